@@ -1,0 +1,66 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// TestCatalogueEntriesOfEnvelopeLifecycleAndTransports holds these areas to CHECKS.md: the
+// IDs and rule letters are a public contract.
+func TestCatalogueEntriesOfEnvelopeLifecycleAndTransports(t *testing.T) {
+	want := []struct{ id, rule, transport string }{
+		{"jsonrpc.parse", "A1", ""},
+		{"jsonrpc.version", "A1", ""},
+		{"jsonrpc.message-shape", "A1, A5", ""},
+		{"jsonrpc.id-echo", "A2, A4", ""},
+		{"jsonrpc.error-shape", "A6", ""},
+		{"jsonrpc.null-id", "A4", ""},
+		{"jsonrpc.notification-silence", "A7", ""},
+		{"lifecycle.initialize", "C1, C2", ""},
+		{"lifecycle.initialize-result", "C2", ""},
+		{"lifecycle.version-negotiation", "C3", ""},
+		{"lifecycle.ping", "C6", ""},
+		{"lifecycle.unknown-method", "B", ""},
+		{"lifecycle.capabilities", "C5, E5", ""},
+		{"lifecycle.early-messages", "C4", ""},
+		{"stdio.stdout-purity", "F1, F2, F4", probe.TransportStdio},
+		{"stdio.spawn", "-", probe.TransportStdio},
+		{"stdio.shutdown", "C7", probe.TransportStdio},
+		{"http.status", "G3", probe.TransportHTTP},
+		{"http.content-type", "G3", probe.TransportHTTP},
+		{"http.notification-accepted", "G4", probe.TransportHTTP},
+		{"http.sse-framing", "G5", probe.TransportHTTP},
+	}
+	var got []Check
+	got = append(got, envelopeChecks()...)
+	got = append(got, lifecycleChecks(nil)...)
+	got = append(got, stdioChecks()...)
+	got = append(got, httpChecks()...)
+	if len(got) != len(want) {
+		t.Fatalf("%d checks, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		c := got[i]
+		if c.ID != w.id || c.Rule != w.rule || c.Transport != w.transport {
+			t.Errorf("check %d is %s (rule %q, transport %q), want %s (rule %q, transport %q)",
+				i, c.ID, c.Rule, c.Transport, w.id, w.rule, w.transport)
+		}
+		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
+			t.Errorf("%s: area %q", c.ID, c.Area)
+		}
+		if !strings.HasPrefix(c.Spec, "https://modelcontextprotocol.io/specification/") || c.Title == "" || c.Evaluate == nil {
+			t.Errorf("%s: spec %q, title %q", c.ID, c.Spec, c.Title)
+		}
+	}
+	reg, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if _, ok := reg.Lookup(w.id); !ok {
+			t.Errorf("Default() lacks %s", w.id)
+		}
+	}
+}

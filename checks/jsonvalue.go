@@ -1,0 +1,183 @@
+package checks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// jsonType names the JSON type of a raw value the way a report reader thinks of it.
+func jsonType(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// jsonString decodes a raw JSON string.
+func jsonString(raw json.RawMessage) (string, bool) {
+	raw = bytes.Trim(raw, " \t\r\n")
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	// Most strings have no escape: take their bytes as they are.
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && bytes.IndexByte(inner, '"') < 0 && utf8.Valid(inner) && !hasControl(inner) {
+		return string(inner), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonInteger decodes a raw JSON number that has an integral value. 7.0 and 7e0 count, as
+// they do for JSON Schema's "integer"; 7.5 does not.
+func jsonInteger(raw json.RawMessage) (int64, bool) {
+	raw = bytes.TrimSpace(raw)
+	if jsonType(raw) != "number" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// strictIDKey is the identity of a request id with its JSON type: 1 and "1" differ, 1 and
+// 1.0 do not (same type, same value). ok is false for types an id can never have.
+func strictIDKey(raw json.RawMessage) (key string, ok bool) {
+	switch jsonType(raw) {
+	case "string":
+		s, ok := jsonString(raw)
+		return "s:" + s, ok
+	case "number":
+		if n, ok := jsonInteger(raw); ok {
+			return "n:" + strconv.FormatInt(n, 10), true
+		}
+		return "n:" + string(bytes.TrimSpace(raw)), true
+	}
+	return "", false
+}
+
+// looseIDKey is the identity of an id by value alone (1 and "1" share it), the way the
+// probe's router matches answers; it tells a type mismatch from an id never sent.
+func looseIDKey(raw json.RawMessage) string {
+	k, ok := strictIDKey(raw)
+	if !ok {
+		return "x:" + string(bytes.TrimSpace(raw))
+	}
+	return k[2:]
+}
+
+// rpcError is the error member of an error response, decoded leniently.
+type rpcError struct {
+	Code    json.RawMessage
+	Message json.RawMessage
+}
+
+// errorOf decodes the error member of a message (ok is false when it is not an object).
+func errorOf(m *Message) (rpcError, bool) {
+	if m == nil {
+		return rpcError{}, false
+	}
+	members, ok := objectMembers(m.Error)
+	if !ok {
+		return rpcError{}, false
+	}
+	return rpcError{Code: members["code"], Message: members["message"]}, true
+}
+
+// errorCode is the integer code of an error response.
+func errorCode(m *Message) (int64, bool) {
+	e, ok := errorOf(m)
+	if !ok {
+		return 0, false
+	}
+	return jsonInteger(e.Code)
+}
+
+// describeError renders an error member for a finding: its code and, clipped, its message.
+func describeError(m *Message) string {
+	e, ok := errorOf(m)
+	if !ok {
+		return "a JSON-RPC error member that is a " + jsonType(m.Error) + " (" + clipJSON(m.Error) + ")"
+	}
+	code := "with code " + clipJSON(e.Code)
+	if n, ok := jsonInteger(e.Code); ok {
+		code = strconv.FormatInt(n, 10)
+	} else if e.Code == nil {
+		code = "without a code"
+	}
+	if msg, ok := jsonString(e.Message); ok && msg != "" {
+		return "JSON-RPC error " + code + " " + Clip([]byte(msg))
+	}
+	return "JSON-RPC error " + code
+}
+
+// clipJSON shows a JSON value as its compact JSON text, cut to about 200 bytes: unlike Clip
+// it does not quote it again, so that the string "1" reads as "1" and the number 1 as 1.
+// Runes that do not print are escaped, so a hostile value cannot garble a terminal. Text
+// that is not JSON falls back to Clip.
+func clipJSON(raw []byte) string {
+	const max = 200
+	var compact bytes.Buffer
+	if len(bytes.TrimSpace(raw)) == 0 || json.Compact(&compact, raw) != nil {
+		return Clip(raw)
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range compact.String() {
+		if n >= max {
+			fmt.Fprintf(&b, "… (%d bytes)", len(raw))
+			break
+		}
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		n += utf8.RuneLen(r)
+	}
+	return b.String()
+}
+
+// article is "a" or "an" for a JSON type name.
+func article(typeName string) string {
+	if typeName == "object" || typeName == "array" {
+		return "an " + typeName
+	}
+	return "a " + typeName
+}

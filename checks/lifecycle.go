@@ -1,0 +1,357 @@
+package checks
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+const (
+	lifecycleSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle"
+	// codeMethodNotFound is JSON-RPC's answer to a method the server does not implement.
+	codeMethodNotFound = -32601
+)
+
+func lifecycleChecks(schemas *mcpschema.Validator) []Check {
+	return []Check{
+		{ID: "lifecycle.initialize", Area: "lifecycle", Rule: "C1, C2", Spec: lifecycleSpec + "#initialization",
+			Title:    "initialize gets a successful result within the timeout",
+			Evaluate: checkInitialize},
+		{ID: "lifecycle.initialize-result", Area: "lifecycle", Rule: "C2", Spec: lifecycleSpec + "#initialization",
+			Title: "the initialize result is an InitializeResult of the negotiated revision",
+			Evaluate: func(r *Run, f *Finding) {
+				checkInitializeResult(r, f, schemas)
+			}},
+		{ID: "lifecycle.version-negotiation", Area: "lifecycle", Rule: "C3", Spec: lifecycleSpec + "#version-negotiation",
+			Title:    "the server answers a known revision, also when offered one it cannot support",
+			Evaluate: checkVersionNegotiation},
+		{ID: "lifecycle.ping", Area: "lifecycle", Rule: "C6",
+			Spec:     "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping",
+			Title:    "ping returns an empty result",
+			Evaluate: checkPing},
+		{ID: "lifecycle.unknown-method", Area: "lifecycle", Rule: "B",
+			Spec:     "https://modelcontextprotocol.io/specification/2025-11-25/basic#responses",
+			Title:    "an unknown method gets error -32601",
+			Evaluate: checkUnknownMethod},
+		{ID: "lifecycle.capabilities", Area: "lifecycle", Rule: "C5, E5", Spec: lifecycleSpec + "#capability-negotiation",
+			Title:    "declared capabilities work, undeclared ones are not served, list_changed only when declared",
+			Evaluate: checkCapabilities},
+		{ID: "lifecycle.early-messages", Area: "lifecycle", Rule: "C4", Spec: lifecycleSpec + "#initialization",
+			Title:    "no server request but ping before the client's initialized notification",
+			Evaluate: checkEarlyMessages},
+	}
+}
+
+// initializeStep is the main connection's initialize, or why it is not there.
+func initializeStep(r *Run) (probe.Step, bool) {
+	return r.FirstStep(probe.StepInitialize)
+}
+
+// initializeFailedReason is the skip reason of checks that need a successful initialize.
+func initializeFailedReason(r *Run) string {
+	st, ok := initializeStep(r)
+	if !ok {
+		if r.Err != "" {
+			return "initialize was never sent: " + Clip([]byte(r.Err))
+		}
+		return "initialize was never sent"
+	}
+	return "initialize did not succeed (" + describeAnswer(r, st) + ")"
+}
+
+func checkInitialize(r *Run, f *Finding) {
+	st, ok := initializeStep(r)
+	if !ok {
+		f.Skip("%s", initializeFailedReason(r))
+		return
+	}
+	if st.Outcome == probe.OutcomeOK {
+		f.Pass("answered in %s", st.Latency.Round(time.Microsecond))
+		return
+	}
+	f.Fail(Seqs(st.Request, st.Response), "expected an initialize result, got %s", describeAnswer(r, st))
+}
+
+func checkInitializeResult(r *Run, f *Finding, schemas *mcpschema.Validator) {
+	st, ok := initializeStep(r)
+	if !ok || st.Outcome != probe.OutcomeOK {
+		f.Skip("%s", initializeFailedReason(r))
+		return
+	}
+	frames := Seqs(st.Response)
+	raw := st.Result
+	ir, ok := objectMembers(raw)
+	if !ok {
+		f.Fail(frames, "expected an InitializeResult object, got a JSON %s %s", jsonType(raw), clipJSON(raw))
+		return
+	}
+	requireType(f, frames, "protocolVersion", ir["protocolVersion"], "string")
+	requireType(f, frames, "capabilities", ir["capabilities"], "object")
+	if requireType(f, frames, "serverInfo", ir["serverInfo"], "object") {
+		impl, _ := objectMembers(ir["serverInfo"])
+		requireType(f, frames, "serverInfo.name", impl["name"], "string")
+		requireType(f, frames, "serverInfo.version", impl["version"], "string")
+	}
+	if in, ok := ir["instructions"]; ok && r.Revision() >= probe.Revision20250326 && jsonType(in) != "string" {
+		f.Fail(frames, "expected instructions to be a string, got a JSON %s %s", jsonType(in), clipJSON(in))
+	}
+	if len(f.Evidence) > 0 {
+		return // the schema would only repeat what is already said
+	}
+	rev := r.Revision()
+	err := schemas.Validate(rev, "InitializeResult", raw)
+	switch {
+	case errors.Is(err, mcpschema.ErrUnknownRevision) || errors.Is(err, mcpschema.ErrUnknownDefinition):
+		// The probe's own limits, not the server's fault: judge by the members read above.
+		f.Pass("protocolVersion, capabilities and serverInfo are present (no schema for %s)", rev)
+	case err != nil:
+		f.Fail(frames, "expected an InitializeResult of %s, got one that does not match: %s", rev, Clip([]byte(err.Error())))
+	default:
+		f.Pass("a valid InitializeResult of %s", rev)
+	}
+}
+
+// requireType fails f unless a member is present with the JSON type want.
+func requireType(f *Finding, frames []int, member string, raw json.RawMessage, want string) bool {
+	switch got := jsonType(raw); {
+	case raw == nil:
+		f.Fail(frames, "expected %s (%s), got none", member, article(want))
+	case got != want:
+		f.Fail(frames, "expected %s to be %s, got a JSON %s %s", member, article(want), got, clipJSON(raw))
+	default:
+		return true
+	}
+	return false
+}
+
+// protocolVersionOf reads protocolVersion from an initialize result.
+func protocolVersionOf(result json.RawMessage) (json.RawMessage, string, bool) {
+	ir, _ := objectMembers(result)
+	v, ok := jsonString(ir["protocolVersion"])
+	return ir["protocolVersion"], v, ok
+}
+
+func checkVersionNegotiation(r *Run, f *Finding) {
+	st, ok := initializeStep(r)
+	if !ok || st.Outcome != probe.OutcomeOK {
+		f.Skip("%s", initializeFailedReason(r))
+		return
+	}
+	raw, v, isString := protocolVersionOf(st.Result)
+	switch {
+	case !isString:
+		f.Fail(Seqs(st.Request, st.Response), "offered %s, expected a known revision in answer, got protocolVersion %s", r.Requested, clipOrNone(raw))
+	case !probe.KnownRevision(v):
+		f.Fail(Seqs(st.Request, st.Response), "offered %s, expected a known revision (%s) in answer, got %s",
+			r.Requested, strings.Join(probe.Revisions(), ", "), Clip([]byte(v)))
+	}
+
+	bogus, sent := r.FirstStep(probe.StepInitializeBogus)
+	if !sent {
+		if len(f.Evidence) == 0 {
+			f.Skip("the negotiation connection sent no initialize (it could not be opened)")
+		}
+		return
+	}
+	frames := Seqs(bogus.Request, bogus.Response)
+	if bogus.Outcome != probe.OutcomeOK {
+		f.Fail(frames, "offered %s, expected a result naming a revision the server supports, got %s", probe.BogusRevision, describeAnswer(r, bogus))
+		return
+	}
+	braw, bv, isString := protocolVersionOf(bogus.Result)
+	switch {
+	case !isString:
+		f.Fail(frames, "offered %s, expected a result naming a revision the server supports, got protocolVersion %s", probe.BogusRevision, clipOrNone(braw))
+	case bv == probe.BogusRevision:
+		f.Fail(frames, "offered %s, expected a revision the server supports, got the bogus revision echoed", probe.BogusRevision)
+	case !probe.KnownRevision(bv):
+		f.Fail(frames, "offered %s, expected a known revision (%s), got %s", probe.BogusRevision, strings.Join(probe.Revisions(), ", "), Clip([]byte(bv)))
+	default:
+		f.Pass("offered %s, got %s; offered %s, got %s", r.Requested, v, probe.BogusRevision, bv)
+	}
+}
+
+func clipOrNone(raw json.RawMessage) string {
+	if raw == nil {
+		return "missing"
+	}
+	return clipJSON(raw)
+}
+
+// sentAfterInitialize finds a step the probe sends only once initialize succeeded; the
+// skip reason says why it is missing.
+func sentAfterInitialize(r *Run, name string, f *Finding) (probe.Step, bool) {
+	st, ok := r.FirstStep(name)
+	if ok {
+		return st, true
+	}
+	if initStep, ok := initializeStep(r); !ok || initStep.Outcome != probe.OutcomeOK {
+		f.Skip("%s was not sent: %s", name, initializeFailedReason(r))
+	} else {
+		f.Skip("%s was not sent: %s", name, probeStopped(r))
+	}
+	return probe.Step{}, false
+}
+
+func checkPing(r *Run, f *Finding) {
+	st, ok := sentAfterInitialize(r, probe.StepPing, f)
+	if !ok {
+		return
+	}
+	frames := Seqs(st.Request, st.Response)
+	if st.Outcome != probe.OutcomeOK {
+		f.Fail(frames, "expected an empty result {}, got %s", describeAnswer(r, st))
+		return
+	}
+	if jsonType(st.Result) != "object" {
+		f.Fail(frames, "expected an empty result {}, got a JSON %s %s", jsonType(st.Result), clipOrNone(st.Result))
+		return
+	}
+	members, _ := objectMembers(st.Result)
+	delete(members, "_meta")
+	if len(members) > 0 {
+		// The schema's EmptyResult admits extra members, but the rule (C6) is a MUST about an
+		// empty result, and CHECKS.md fails anything else.
+		f.Fail(frames, "expected an empty result {}, got %s", clipJSON(st.Result))
+		return
+	}
+	f.Pass("empty result in %s", st.Latency.Round(time.Microsecond))
+}
+
+func checkUnknownMethod(r *Run, f *Finding) {
+	st, ok := sentAfterInitialize(r, probe.StepUnknownMethod, f)
+	if !ok {
+		return
+	}
+	frames := Seqs(st.Request, st.Response)
+	if m := exchangeAnswer(r, st); m != nil && m.Kind == ErrorResponse {
+		if code, ok := errorCode(m); ok && code == codeMethodNotFound {
+			f.Pass("%s got -32601", probe.UnknownMethod)
+			return
+		}
+	}
+	f.Fail(frames, "%s: expected error -32601, got %s", probe.UnknownMethod, describeAnswer(r, st))
+}
+
+// capabilityList is a list method the probe calls whatever the server declares, with the
+// capability it belongs to.
+type capabilityList struct {
+	step, capability string
+	// mustServe is false for the templates list: the spec ties it to the resources
+	// capability without saying that a server with no templates must serve it, so its
+	// failure is a warning only.
+	mustServe bool
+}
+
+// listChangedCapability maps a list_changed notification to its capability.
+func listChangedCapability(method string) (string, bool) {
+	switch method {
+	case "notifications/tools/list_changed":
+		return "tools", true
+	case "notifications/resources/list_changed":
+		return "resources", true
+	case "notifications/prompts/list_changed":
+		return "prompts", true
+	}
+	return "", false
+}
+
+func checkCapabilities(r *Run, f *Finding) {
+	initStep, ok := initializeStep(r)
+	if !ok || initStep.Outcome != probe.OutcomeOK {
+		f.Skip("%s", initializeFailedReason(r))
+		return
+	}
+	caps := r.Capabilities()
+	declared := func(c string) bool {
+		v, ok := caps[c]
+		return ok && jsonType(v) != "null"
+	}
+	lists := [...]capabilityList{
+		{probe.StepToolsList, "tools", true},
+		{probe.StepResourcesList, "resources", true},
+		{probe.StepTemplatesList, "resources", false},
+		{probe.StepPromptsList, "prompts", true},
+	}
+	judged := 0
+	for _, l := range lists {
+		var first probe.Step
+		failed, sent := false, false
+		for _, st := range r.Steps {
+			if st.Name != l.step {
+				continue
+			}
+			if !sent {
+				first, sent = st, true
+			}
+			if st.Outcome != probe.OutcomeOK {
+				first, failed = st, true
+				break
+			}
+		}
+		if !sent {
+			continue
+		}
+		judged++
+		frames := Seqs(first.Request, first.Response)
+		switch {
+		case declared(l.capability) && failed && l.mustServe:
+			f.Fail(frames, "declares %s, expected %s to work, got %s", l.capability, l.step, describeAnswer(r, first))
+		case declared(l.capability) && failed:
+			f.Warn(frames, "declares %s, expected %s to work, got %s", l.capability, l.step, describeAnswer(r, first))
+		case !declared(l.capability) && !failed:
+			f.Warn(frames, "does not declare %s, expected %s to fail with -32601, got %s", l.capability, l.step, describeAnswer(r, first))
+		}
+	}
+	r.Inbound(func(fr probe.Frame, m *Message) {
+		if fr.Conn != probe.ConnMain || m == nil || m.Kind != Notification {
+			return
+		}
+		c, ok := listChangedCapability(m.Method)
+		if !ok {
+			return
+		}
+		capMembers, _ := objectMembers(caps[c])
+		if string(capMembers["listChanged"]) != "true" {
+			f.Warn(Seqs(fr.Seq), "sent %s, expected it only with capabilities.%s.listChanged true, got capabilities.%s %s",
+				m.Method, c, c, clipOrNone(caps[c]))
+		}
+	})
+	if judged == 0 && len(f.Evidence) == 0 {
+		f.Skip("no list method was sent: %s", probeStopped(r))
+		return
+	}
+	f.Pass("the %d list methods the probe called match the declared capabilities", judged)
+}
+
+func checkEarlyMessages(r *Run, f *Finding) {
+	r.Inbound(func(fr probe.Frame, m *Message) {
+		if m == nil || m.Kind != Request || m.Method == "ping" {
+			return
+		}
+		switch {
+		case fr.Conn == probe.ConnNegotiation:
+			// That connection never sends initialized: every request on it is early.
+			f.Warn(Seqs(fr.Seq), "expected no request but ping before initialized, got %s on the negotiation connection, which never sent initialized", Clip([]byte(m.Method)))
+		case fr.Conn == probe.ConnMain && (r.InitializedAt < 0 || fr.Seq < r.InitializedAt):
+			f.Warn(Seqs(fr.Seq, r.InitializedAt), "expected no request but ping before initialized, got %s", Clip([]byte(m.Method)))
+		}
+	})
+	if len(f.Evidence) == 0 && r.InitializedAt < 0 {
+		f.Skip("initialized was never sent: %s", initializeFailedReason(r))
+		return
+	}
+	f.Pass("no server request before initialized")
+}
+
+// probeStopped says why the probe ended before a step, for skip reasons.
+func probeStopped(r *Run) string {
+	if r.Err != "" {
+		return "the probe stopped early (" + Clip([]byte(r.Err)) + ")"
+	}
+	return "the probe stopped early"
+}

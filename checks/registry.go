@@ -1,0 +1,158 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// Check is one rule of CHECKS.md.
+type Check struct {
+	ID    string
+	Area  string // jsonrpc, lifecycle, tools, stdio, http, ...
+	Rule  string // letters of MCP-RULES.md, e.g. "A2, A4"
+	Spec  string // URL of the spec section
+	Title string // one line: what the rule requires (help text, SARIF rule descriptions)
+	// Transport limits the check to one transport ("" for all); on another it is skipped.
+	Transport string
+	// Evaluate records violations on f (Fail/Warn), or Skip/Info; recording nothing passes.
+	Evaluate func(r *Run, f *Finding)
+}
+
+// Registry is the set of checks a probe is judged by.
+type Registry struct {
+	checks []Check
+	byID   map[string]int
+}
+
+// NewRegistry builds a registry of the given checks; IDs must be unique.
+func NewRegistry(cs ...Check) (*Registry, error) {
+	r := &Registry{byID: map[string]int{}}
+	for _, c := range cs {
+		if _, dup := r.byID[c.ID]; dup {
+			return nil, fmt.Errorf("checks: duplicate check id %q", c.ID)
+		}
+		if c.Evaluate == nil {
+			return nil, fmt.Errorf("checks: check %q has no Evaluate", c.ID)
+		}
+		r.byID[c.ID] = len(r.checks)
+		r.checks = append(r.checks, c)
+	}
+	return r, nil
+}
+
+// Default is every check the project implements, grouped by area as the catalogue lists them.
+// It compiles the message schemas, so build it once and reuse it.
+func Default() (*Registry, error) {
+	schemas, err := mcpschema.New()
+	if err != nil {
+		return nil, fmt.Errorf("checks: compiling message schemas: %w", err)
+	}
+	var all []Check
+	all = append(all, envelopeChecks()...)
+	all = append(all, lifecycleChecks(schemas)...)
+	all = append(all, toolChecks(schemas)...)
+	all = append(all, stdioChecks()...)
+	all = append(all, httpChecks()...)
+	return NewRegistry(all...)
+}
+
+// Checks lists the checks in catalogue order.
+func (r *Registry) Checks() []Check { return append([]Check(nil), r.checks...) }
+
+// Lookup finds a check by ID.
+func (r *Registry) Lookup(id string) (Check, bool) {
+	i, ok := r.byID[id]
+	if !ok {
+		return Check{}, false
+	}
+	return r.checks[i], true
+}
+
+// Select keeps the checks matching any of include (all when empty) and none of exclude.
+// Patterns are exact IDs or prefixes ending in ".*" ("http.*"). An unknown pattern is an error,
+// so that a typo does not silently turn a gate off.
+func (r *Registry) Select(include, exclude []string) (*Registry, error) {
+	for _, p := range append(append([]string(nil), include...), exclude...) {
+		if !r.matchesAny(p) {
+			return nil, fmt.Errorf("no check matches %q", p)
+		}
+	}
+	var keep []Check
+	for _, c := range r.checks {
+		if (len(include) == 0 || matchAny(c.ID, include)) && !matchAny(c.ID, exclude) {
+			keep = append(keep, c)
+		}
+	}
+	return NewRegistry(keep...)
+}
+
+func (r *Registry) matchesAny(p string) bool {
+	for _, c := range r.checks {
+		if match(c.ID, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchAny(id string, ps []string) bool {
+	for _, p := range ps {
+		if match(id, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func match(id, p string) bool {
+	if prefix, ok := strings.CutSuffix(p, "*"); ok {
+		return strings.HasPrefix(id, prefix)
+	}
+	return id == p
+}
+
+// Evaluate runs every check on a probe result.
+func (r *Registry) Evaluate(res *probe.Result) []Finding {
+	run := NewRun(res)
+	out := make([]Finding, 0, len(r.checks))
+	for _, c := range r.checks {
+		out = append(out, evaluateOne(c, run))
+	}
+	return out
+}
+
+func evaluateOne(c Check, run *Run) Finding {
+	f := Finding{ID: c.ID, Rule: c.Rule, Spec: c.Spec, Area: c.Area}
+	if c.Transport != "" && c.Transport != run.Transport {
+		f.Skip("applies to the %s transport only", c.Transport)
+	} else {
+		c.Evaluate(run, &f)
+	}
+	f.settle()
+	return f
+}
+
+// Summary counts findings per status.
+type Summary map[Status]int
+
+// Summarize counts findings per status (every status present, zero or not).
+func Summarize(fs []Finding) Summary {
+	s := Summary{StatusPass: 0, StatusFail: 0, StatusWarn: 0, StatusSkip: 0, StatusInfo: 0}
+	for _, f := range fs {
+		s[f.Status]++
+	}
+	return s
+}
+
+// SortForReport orders findings the way people read a report: failures, then warnings, then
+// the rest, each in catalogue order.
+func SortForReport(fs []Finding) []Finding {
+	rank := map[Status]int{StatusFail: 0, StatusWarn: 1, StatusPass: 2, StatusInfo: 3, StatusSkip: 4}
+	out := append([]Finding(nil), fs...)
+	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Status] < rank[out[j].Status] })
+	return out
+}

@@ -1,0 +1,183 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// TextOptions tune the text report.
+type TextOptions struct {
+	// Color uses ANSI colours (only for a terminal; the CLI decides).
+	Color bool
+	// Verbose appends the transcript frame by frame (Build must have had Verbose).
+	Verbose bool
+}
+
+// Layout widths of the text report, sized for an 100-column terminal or CI log.
+const (
+	lineWidth       = 100
+	idColumn        = 34
+	citedPerItem    = 4
+	citedRawWidth   = 110
+	verboseRawWidth = 160
+	stderrLines     = 20
+	stderrWidth     = 160
+)
+
+// WriteText writes the report for people: what was probed, what failed and why (with the
+// frames that show it), what passed, the steps with their latencies, and the verdict.
+func WriteText(w io.Writer, r *Report, o TextOptions) error {
+	t := textWriter{w: bufio.NewWriter(w), p: palette{on: o.Color}, r: r}
+	t.header()
+	t.problems()
+	t.others()
+	t.steps()
+	t.stderr()
+	if o.Verbose {
+		t.transcript()
+	}
+	t.verdict()
+	if err := t.w.Flush(); err != nil {
+		return fmt.Errorf("report: writing text: %w", err)
+	}
+	return nil
+}
+
+func textFormat() Format {
+	return Format{
+		Name:        "text",
+		Description: "for people: failures with their evidence, the steps, the verdict",
+		Write: func(w io.Writer, r *Report, o WriteOptions) error {
+			return WriteText(w, r, TextOptions{Color: o.Color, Verbose: o.Verbose})
+		},
+	}
+}
+
+// textWriter renders one report. bufio keeps the first write error, checked at Flush.
+type textWriter struct {
+	w *bufio.Writer
+	p palette
+	r *Report
+}
+
+func (t *textWriter) line(format string, args ...any) {
+	fmt.Fprintf(t.w, format, args...)
+	t.w.WriteByte('\n')
+}
+
+func (t *textWriter) section(title string) {
+	t.line("")
+	t.line("%s", t.p.bold(title))
+}
+
+func (t *textWriter) header() {
+	r := t.r
+	name := r.Generator.Name
+	if name == "" {
+		name = "mcpwatch"
+	}
+	t.line("%s", t.p.bold("MCP conformance report")+t.p.dim(" · "+strings.TrimSpace(name+" "+r.Generator.Version)))
+	field := func(k, v string) { t.line("  %s %s", t.p.dim(pad(k, 10)), v) }
+	field("target", clip(r.Target, lineWidth-13))
+	field("transport", r.Transport)
+	revision := "none negotiated"
+	if r.ProtocolVersion != nil {
+		revision = clip(*r.ProtocolVersion, 40)
+	}
+	if r.RequestedVersion != "" {
+		revision += t.p.dim(" (requested " + r.RequestedVersion + ")")
+	}
+	if r.ProtocolVersion != nil && r.EvaluatedVersion != *r.ProtocolVersion {
+		revision += t.p.dim(", checked as " + r.EvaluatedVersion)
+	}
+	field("revision", revision)
+	if name, version := r.ServerName(); name != "" || version != "" {
+		field("server", clip(strings.TrimSpace(name+" "+version), lineWidth-13))
+	}
+	if p, ok := t.mainProcess(); ok {
+		field("process", processSummary(p))
+	}
+	field("duration", humanMillis(r.DurationMs))
+	if r.Error != "" {
+		t.line("")
+		t.line("  %s %s", t.p.red("probe error:"), clip(r.Error, 400))
+	}
+}
+
+func (t *textWriter) mainProcess() (Process, bool) {
+	for _, p := range t.r.Processes {
+		if p.Conn == probe.ConnMain {
+			return p, true
+		}
+	}
+	return Process{}, false
+}
+
+func processSummary(p Process) string {
+	var parts []string
+	if p.PID != 0 {
+		parts = append(parts, "pid "+strconv.Itoa(p.PID))
+	}
+	switch {
+	case !p.Started && p.Error != "":
+		parts = append(parts, "not started: "+clip(p.Error, 200))
+	case !p.Started:
+		parts = append(parts, "not started")
+	case !p.Exited:
+		parts = append(parts, "running when the probe ended")
+	case p.Signal != "":
+		parts = append(parts, "killed by "+p.Signal)
+	default:
+		parts = append(parts, "exit "+strconv.Itoa(*p.ExitCode))
+	}
+	if p.EndedBy != "" {
+		s := "ended by " + p.EndedBy
+		if p.ShutdownAfterMs != nil {
+			s += " after " + humanMillis(*p.ShutdownAfterMs)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func (t *textWriter) verdict() {
+	r := t.r
+	s := r.Summary
+	t.line("")
+	t.line("%s", t.p.dim(strings.Repeat("─", 60)))
+	counts := []string{
+		t.p.green(fmt.Sprintf("%d passed", s.Pass)),
+		t.p.red(fmt.Sprintf("%d failed", s.Fail)),
+		t.p.yellow(fmt.Sprintf("%d warned", s.Warn)),
+		fmt.Sprintf("%d skipped", s.Skip),
+		fmt.Sprintf("%d info", s.Info),
+	}
+	if s.Fail == 0 {
+		counts[1] = fmt.Sprintf("%d failed", s.Fail)
+	}
+	if s.Warn == 0 {
+		counts[2] = fmt.Sprintf("%d warned", s.Warn)
+	}
+	t.line("%s  %s", strings.Join(counts, " · "), t.p.dim(fmt.Sprintf("(%s, fail on %s)", plural(s.Total, "check", "checks"), r.FailOn)))
+	if !r.Failed() {
+		extra := ""
+		if s.Warn > 0 {
+			extra = " (" + plural(s.Warn, "warning", "warnings") + " below the threshold)"
+		}
+		t.line("%s %s", t.p.green("PASS"), "no check fails at severity "+r.FailOn+extra)
+		return
+	}
+	var why []string
+	if s.Failing > 0 {
+		why = append(why, fmt.Sprintf("%s at severity %s or above", plural(s.Failing, "check fails", "checks fail"), r.FailOn))
+	}
+	if r.Error != "" {
+		why = append(why, "the probe did not finish")
+	}
+	t.line("%s %s", t.p.red("FAIL"), strings.Join(why, "; "))
+}

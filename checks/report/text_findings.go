@@ -1,0 +1,192 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+)
+
+// problems lists failures and warnings grouped by area: areas with a failure first, and in
+// each area failures before warnings, in catalogue order.
+func (t *textWriter) problems() {
+	type area struct {
+		name   string
+		failed bool
+		checks []Check
+	}
+	var areas []*area
+	byName := map[string]*area{}
+	for _, c := range t.r.Checks {
+		if c.Status != string(checks.StatusFail) && c.Status != string(checks.StatusWarn) {
+			continue
+		}
+		a := byName[c.Area]
+		if a == nil {
+			a = &area{name: c.Area}
+			byName[c.Area] = a
+			areas = append(areas, a)
+		}
+		a.checks = append(a.checks, c)
+		a.failed = a.failed || c.Status == string(checks.StatusFail)
+	}
+	if len(areas) == 0 {
+		return
+	}
+	slices.SortStableFunc(areas, func(a, b *area) int { return boolRank(a.failed) - boolRank(b.failed) })
+	s := t.r.Summary
+	t.section(fmt.Sprintf("Failures and warnings (%d failed, %d warned)", s.Fail, s.Warn))
+	for _, a := range areas {
+		slices.SortStableFunc(a.checks, func(x, y Check) int {
+			return boolRank(x.Status == string(checks.StatusFail)) - boolRank(y.Status == string(checks.StatusFail))
+		})
+		name := a.name
+		if name == "" {
+			name = "other"
+		}
+		t.line("")
+		t.line("%s", t.p.cyan(name))
+		for _, c := range a.checks {
+			t.problem(c)
+		}
+	}
+}
+
+func boolRank(first bool) int {
+	if first {
+		return 0
+	}
+	return 1
+}
+
+func (t *textWriter) problem(c Check) {
+	meta := []string{}
+	if c.Severity != nil {
+		meta = append(meta, *c.Severity)
+	}
+	if c.Rule != "" {
+		meta = append(meta, "rule "+c.Rule)
+	}
+	t.line("  %s %s  %s", t.p.status(c.Status), t.p.bold(c.ID), t.p.dim(strings.Join(meta, " · ")))
+	const indent = "       "
+	if c.Title != "" {
+		t.line("%s%s", indent, t.p.dim(clip(c.Title, lineWidth)))
+	}
+	if len(c.Evidence) == 0 {
+		t.line("%s%s", indent, clip(c.Message, 600))
+	}
+	for _, e := range c.Evidence {
+		mark := t.p.red("✗")
+		switch e.Severity {
+		case string(checks.SeverityWarning):
+			mark = t.p.yellow("!")
+		case "":
+			mark = t.p.dim("·")
+		}
+		msg := clip(e.Message, 600)
+		if e.Tool != "" {
+			msg = t.p.dim("tool "+clip(e.Tool, 80)+": ") + msg
+		}
+		if len(e.Frames) > 0 {
+			msg += "  " + t.p.dim(frameRefs(e.Frames))
+		}
+		t.line("%s%s %s", indent, mark, msg)
+		t.cited(indent+"    ", e.Frames)
+	}
+	if c.MoreEvidence > 0 {
+		t.line("%s%s", indent, t.p.dim(fmt.Sprintf("… and %s not shown", plural(c.MoreEvidence, "more occurrence", "more occurrences"))))
+	}
+	if c.Spec != "" {
+		t.line("%s%s", indent, t.p.dim("spec: "+clip(c.Spec, 200)))
+	}
+}
+
+func frameRefs(seqs []int) string {
+	refs := make([]string, 0, len(seqs))
+	for _, s := range seqs {
+		refs = append(refs, "#"+strconv.Itoa(s))
+	}
+	label := "frame "
+	if len(seqs) > 1 {
+		label = "frames "
+	}
+	return "[" + label + strings.Join(refs, " ") + "]"
+}
+
+// cited shows the first frames an evidence line points at, so that a reader sees the bytes
+// without asking for the whole transcript.
+func (t *textWriter) cited(indent string, seqs []int) {
+	shown := 0
+	for _, seq := range seqs {
+		f, ok := t.r.Frame(seq)
+		if !ok {
+			continue
+		}
+		if shown == citedPerItem {
+			t.line("%s%s", indent, t.p.dim(fmt.Sprintf("… %d more frames", len(seqs)-shown)))
+			return
+		}
+		t.line("%s%s", indent, t.frameLine(f, citedRawWidth))
+		shown++
+	}
+}
+
+// others is the compact part: passes on a few lines, facts and skips one per line.
+func (t *textWriter) others() {
+	var passed []string
+	var infos, skips []Check
+	for _, c := range t.r.Checks {
+		switch checks.Status(c.Status) {
+		case checks.StatusPass:
+			passed = append(passed, c.ID)
+		case checks.StatusInfo:
+			infos = append(infos, c)
+		case checks.StatusSkip:
+			skips = append(skips, c)
+		}
+	}
+	if len(passed) > 0 {
+		t.section(fmt.Sprintf("Passed (%d)", len(passed)))
+		t.wrapped("  ", passed)
+	}
+	if len(infos) > 0 {
+		t.section(fmt.Sprintf("Facts (%d)", len(infos)))
+		for _, c := range infos {
+			t.line("  %s %s", pad(c.ID, idColumn), clip(c.Message, lineWidth+40))
+		}
+	}
+	if len(skips) > 0 {
+		t.section(fmt.Sprintf("Skipped (%d)", len(skips)))
+		for _, c := range skips {
+			t.line("  %s %s", t.p.dim(pad(c.ID, idColumn)), t.p.dim(clip(c.Message, lineWidth+40)))
+		}
+	}
+}
+
+// wrapped prints words separated by commas, wrapped at the line width.
+func (t *textWriter) wrapped(indent string, words []string) {
+	var b strings.Builder
+	b.WriteString(indent)
+	width := len(indent)
+	for i, w := range words {
+		item := w
+		if i < len(words)-1 {
+			item += ","
+		}
+		if width > len(indent) && width+1+len(item) > lineWidth {
+			t.line("%s", t.p.green(b.String()))
+			b.Reset()
+			b.WriteString(indent)
+			width = len(indent)
+		}
+		if width > len(indent) {
+			b.WriteByte(' ')
+			width++
+		}
+		b.WriteString(item)
+		width += len(item)
+	}
+	t.line("%s", t.p.green(b.String()))
+}

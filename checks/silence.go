@@ -1,0 +1,122 @@
+package checks
+
+import (
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+func checkNotificationSilence(r *Run, f *Finding) {
+	if r.Transport == probe.TransportStdio {
+		silenceOnStream(r, f)
+		return
+	}
+	silenceOnHTTP(r, f)
+}
+
+// silenceOnStream judges stdio: a response that answers no request of the probe and comes
+// after a notification can only be an answer to that notification.
+func silenceOnStream(r *Run, f *Finding) {
+	type connState struct {
+		notified    int // Seq of the first notification sent, -1 before
+		malformed   bool
+		requestKeys map[string]bool // loose keys of the requests sent
+	}
+	conns := map[int]*connState{}
+	state := func(conn int) *connState {
+		c := conns[conn]
+		if c == nil {
+			c = &connState{notified: -1, requestKeys: map[string]bool{}}
+			conns[conn] = c
+		}
+		return c
+	}
+	notified := 0
+	for _, fr := range r.Frames {
+		if fr.Kind != probe.KindMessage {
+			continue
+		}
+		m := r.Message(fr.Seq)
+		c := state(fr.Conn)
+		if fr.Dir == probe.Out {
+			switch m.Kind {
+			case Notification:
+				if c.notified < 0 {
+					c.notified = fr.Seq
+					notified++
+				}
+			case Request:
+				c.requestKeys[looseIDKey(m.ID)] = true
+			case NotJSON, NotObject, Malformed:
+				c.malformed = true // a deliberate bad message: its -32700/-32600 is due
+			}
+			continue
+		}
+		if c.notified < 0 || !envelopeSubject(r, fr, m) || !m.IsResponse() {
+			continue
+		}
+		if m.HasID && !m.NullID() {
+			if !c.requestKeys[looseIDKey(m.ID)] {
+				f.Fail(Seqs(c.notified, fr.Seq), "expected no answer to a notification, got a response to id %s, which no request of the probe had", clipJSON(m.ID))
+			}
+			continue
+		}
+		if code, ok := errorCode(m); ok && c.malformed && (code == codeParseError || code == codeInvalidRequest) {
+			continue
+		}
+		f.Fail(Seqs(c.notified, fr.Seq), "expected no answer to a notification, got a response without a request id: %s", clipJSON(fr.Raw))
+	}
+	if notified == 0 {
+		f.Skip("the probe sent no notification (initialize did not succeed)")
+		return
+	}
+	f.Pass("no response to the notifications the probe sent")
+}
+
+// silenceOnHTTP judges Streamable HTTP: the answer to a notification POST is a status, not a
+// message. A rejecting 4xx may carry an id-less error (G4); anything else is an answer.
+func silenceOnHTTP(r *Run, f *Finding) {
+	notified := 0
+	for _, ex := range httpExchanges(r) {
+		if ex.msg == nil || ex.msg.Kind != Notification {
+			continue
+		}
+		notified++
+		status := ex.status(r)
+		// The transport records an error status's JSON body twice, as the head's body and as
+		// a message: judge the message then.
+		bodyIsMessage := false
+		for _, seq := range ex.in {
+			if fr := r.Frames[seq]; fr.Kind == probe.KindMessage && fr.SSE == nil {
+				bodyIsMessage = true
+			}
+		}
+		for _, seq := range ex.in {
+			fr := r.Frames[seq]
+			var m *Message
+			switch fr.Kind {
+			case probe.KindMessage:
+				m = r.Message(seq)
+			case probe.KindHTTPResponse:
+				if len(fr.Raw) == 0 || bodyIsMessage {
+					continue
+				}
+				c := Classify(fr.Raw)
+				m = &c
+			default:
+				continue
+			}
+			if m == nil || !m.IsResponse() {
+				continue
+			}
+			if status >= 400 && m.HasError && (!m.HasID || m.NullID()) {
+				continue
+			}
+			f.Fail(Seqs(ex.request, seq), "expected no JSON-RPC answer to notification %s, got HTTP %d with %s",
+				Clip([]byte(ex.msg.Method)), status, clipJSON(fr.Raw))
+		}
+	}
+	if notified == 0 {
+		f.Skip("the probe sent no notification (initialize did not succeed)")
+		return
+	}
+	f.Pass("no JSON-RPC answer to the %d notifications the probe posted", notified)
+}

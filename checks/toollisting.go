@@ -1,0 +1,310 @@
+package checks
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"sync"
+	"weak"
+
+	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// toolListing is what the main connection's tools/list pages said, decoded once for all the
+// tools checks.
+type toolListing struct {
+	// skip says why the tools checks do not apply to the run ("" when they do).
+	skip  string
+	steps []probe.Step // the tools/list steps, in order
+	pages []*toolPage  // pages[i] is the content of steps[i] (nil when the step failed)
+	// failed is the index of the first step that did not succeed (-1 when none did not).
+	failed int
+}
+
+// cursorKind is what a page said about the next page.
+type cursorKind uint8
+
+const (
+	cursorAbsent cursorKind = iota
+	cursorString
+	cursorOther // present but not a string (null included: the schemas type it as string)
+)
+
+// toolPage is the content of one successful tools/list answer. It depends only on the
+// revision and the result's bytes, so it is shared by every run that saw the same bytes.
+type toolPage struct {
+	verdict    error // against ListToolsResult of the revision; nil when it matches
+	cursor     cursorKind
+	nextCursor string // when cursor is cursorString
+	cursorJSON string // when cursor is cursorOther: what it is, for a message
+	tools      []listedTool
+}
+
+// listedTool is one entry of a page's tools array.
+type listedTool struct {
+	index     int  // position in the page's tools array
+	object    bool // the entry is a JSON object (the fields below are empty otherwise)
+	named     bool // name is a string
+	name      string
+	described bool // description is a string
+	desc      string
+	// input and output are the schemas as canonical JSON (nil when absent).
+	input, output []byte
+	// digest identifies the tool's surface: sha256 of the canonical JSON of its name,
+	// description and schemas.
+	digest [sha256.Size]byte
+}
+
+// tools yields every listed tool with the step of the page it came from.
+func (l *toolListing) tools(fn func(st probe.Step, page int, t *listedTool)) {
+	for i, p := range l.pages {
+		if p == nil {
+			continue
+		}
+		for j := range p.tools {
+			fn(l.steps[i], i+1, &p.tools[j])
+		}
+	}
+}
+
+// okPages counts the pages that were answered with a result.
+func (l *toolListing) okPages() int {
+	n := 0
+	for _, p := range l.pages {
+		if p != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// toolLister builds listings, keeping the decoded pages of recent runs: a monitor probes the
+// same servers over and over and their tool lists rarely change, so most pages are found.
+type toolLister struct {
+	schemas *mcpschema.Validator
+	cache   *pageCache
+
+	// The registry runs the tools checks one after another on one Run; the listing of the
+	// last run is kept so that only the first check builds it. The pointer is weak so that a
+	// finished run's transcript is never kept alive by this.
+	mu       sync.Mutex
+	lastRun  weak.Pointer[Run]
+	lastList *toolListing
+}
+
+func newToolLister(schemas *mcpschema.Validator) *toolLister {
+	return &toolLister{schemas: schemas, cache: newPageCache(pageCacheEntries, pageCacheBytes)}
+}
+
+func (l *toolLister) listing(r *Run) *toolListing {
+	key := weak.Make(r)
+	l.mu.Lock()
+	if l.lastRun == key && l.lastList != nil {
+		defer l.mu.Unlock()
+		return l.lastList
+	}
+	l.mu.Unlock()
+	out := l.build(r)
+	l.mu.Lock()
+	l.lastRun, l.lastList = key, out
+	l.mu.Unlock()
+	return out
+}
+
+func (l *toolLister) build(r *Run) *toolListing {
+	out := &toolListing{failed: -1}
+	switch {
+	case r.Initialize == nil:
+		out.skip = "no initialize result, so no declared capabilities to judge tools by"
+		return out
+	case !r.Declares("tools"):
+		out.skip = "server declares no tools capability"
+		return out
+	}
+	for _, st := range r.Steps {
+		if st.Name != probe.StepToolsList || st.Conn != probe.ConnMain {
+			continue
+		}
+		var page *toolPage
+		if st.Outcome == probe.OutcomeOK {
+			page = l.page(r.Revision(), st.Result)
+		} else if out.failed < 0 {
+			out.failed = len(out.steps)
+		}
+		// The page holds what the result said; the kept listing need not hold its bytes.
+		st.Result = nil
+		out.steps = append(out.steps, st)
+		out.pages = append(out.pages, page)
+	}
+	if len(out.steps) == 0 {
+		out.skip = "tools/list was never sent"
+		if r.Err != "" {
+			out.skip += ": " + r.Err
+		}
+	}
+	return out
+}
+
+func (l *toolLister) page(rev string, raw []byte) *toolPage {
+	if p, ok := l.cache.get(rev, raw); ok {
+		return p
+	}
+	p := l.decodePage(rev, raw)
+	l.cache.put(rev, raw, p)
+	return p
+}
+
+func (l *toolLister) decodePage(rev string, raw []byte) *toolPage {
+	p := &toolPage{}
+	doc, err := mcpschema.Decode(raw)
+	if err != nil {
+		p.verdict = err
+		return p
+	}
+	p.verdict = l.schemas.ValidateValue(rev, "ListToolsResult", doc)
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return p
+	}
+	if nc, ok := m["nextCursor"]; ok {
+		if s, isString := nc.(string); isString {
+			p.cursor, p.nextCursor = cursorString, s
+		} else {
+			p.cursor, p.cursorJSON = cursorOther, describeValue(nc)
+		}
+	}
+	entries, _ := m["tools"].([]any)
+	p.tools = make([]listedTool, len(entries))
+	var buf []byte
+	for i, e := range entries {
+		t := &p.tools[i]
+		t.index = i
+		obj, ok := e.(map[string]any)
+		if !ok {
+			buf = appendCanonical(buf[:0], e)
+			t.digest = sha256.Sum256(buf)
+			continue
+		}
+		t.object = true
+		t.name, t.named = obj["name"].(string)
+		t.desc, t.described = obj["description"].(string)
+		if s, ok := obj["inputSchema"]; ok {
+			t.input = appendCanonical(nil, s)
+		}
+		if s, ok := obj["outputSchema"]; ok {
+			t.output = appendCanonical(nil, s)
+		}
+		surface := map[string]any{}
+		for _, k := range []string{"name", "description", "inputSchema", "outputSchema"} {
+			if v, ok := obj[k]; ok {
+				surface[k] = v
+			}
+		}
+		buf = appendCanonical(buf[:0], surface)
+		t.digest = sha256.Sum256(buf)
+	}
+	return p
+}
+
+// describeValue names a decoded JSON value for a message: its kind and its text, cut short.
+func describeValue(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "an unprintable value"
+	}
+	kind := "an object"
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		kind = "a boolean"
+	case json.Number:
+		kind = "a number"
+	case []any:
+		kind = "an array"
+	}
+	const max = 200
+	text := string(b)
+	if len(text) > max {
+		cut := max
+		for cut > 0 && !isRuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return kind + " " + text
+}
+
+// unknownRevision reports whether a verdict only says the revision has no schema.
+func unknownRevision(err error) bool { return errors.Is(err, mcpschema.ErrUnknownRevision) }
+
+// Bounds of the page cache.
+const (
+	pageCacheEntries = 512
+	pageCacheBytes   = 8 << 20
+	// pageCacheMaxKey: larger pages are decoded every time rather than held.
+	pageCacheMaxKey = 1 << 20
+)
+
+// pageCache holds decoded pages by revision and exact bytes, first in, first out (a page's
+// content never goes stale; only memory matters).
+type pageCache struct {
+	mu      sync.Mutex
+	byRev   map[string]map[string]*toolPage
+	order   []pageKey // insertion order, oldest at head
+	head    int
+	bytes   int
+	entries int
+	max     int
+	maxSize int
+}
+
+type pageKey struct{ rev, raw string }
+
+func newPageCache(entries, bytes int) *pageCache {
+	return &pageCache{byRev: map[string]map[string]*toolPage{}, max: entries, maxSize: bytes}
+}
+
+func (c *pageCache) get(rev string, raw []byte) (*toolPage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.byRev[rev][string(raw)]
+	return p, ok
+}
+
+func (c *pageCache) put(rev string, raw []byte, p *toolPage) {
+	if len(raw) > pageCacheMaxKey {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byRev[rev][string(raw)]; ok {
+		return
+	}
+	for c.entries > 0 && (c.entries >= c.max || c.bytes+len(raw) > c.maxSize) {
+		old := c.order[c.head]
+		c.order[c.head] = pageKey{}
+		c.head++
+		c.entries--
+		c.bytes -= len(old.raw)
+		delete(c.byRev[old.rev], old.raw)
+		if len(c.byRev[old.rev]) == 0 {
+			delete(c.byRev, old.rev)
+		}
+	}
+	if c.head > c.max {
+		c.order = append(c.order[:0], c.order[c.head:]...)
+		c.head = 0
+	}
+	m := c.byRev[rev]
+	if m == nil {
+		m = map[string]*toolPage{}
+		c.byRev[rev] = m
+	}
+	key := pageKey{rev: rev, raw: string(raw)}
+	m[key.raw] = p
+	c.order = append(c.order, key)
+	c.entries++
+	c.bytes += len(key.raw)
+}

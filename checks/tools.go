@@ -1,0 +1,399 @@
+package checks
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+const (
+	specTools      = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools"
+	specPagination = "https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination"
+	specSchemaUse  = "https://modelcontextprotocol.io/specification/2025-11-25/basic#json-schema-usage"
+
+	// Revisions in which tool rules begin.
+	outputSchemaSince = "2025-06-18" // MCP-RULES E2
+	toolNamesSince    = "2025-11-25" // MCP-RULES E4
+	// toolNameMax is the longest name the 2025-11-25 naming rule allows.
+	toolNameMax = 128
+)
+
+// toolChecks judge the tools/list pages of the main connection. They share one lister, so a
+// page is decoded once however many checks read it.
+func toolChecks(schemas *mcpschema.Validator) []Check {
+	l := newToolLister(schemas)
+	return []Check{
+		{ID: "tools.list", Area: "tools", Rule: "E1", Spec: specTools + "#listing-tools",
+			Title:    "tools/list returns a ListToolsResult of the negotiated revision",
+			Evaluate: l.judge(checkToolsList)},
+		{ID: "tools.pagination", Area: "tools", Rule: "D", Spec: specPagination,
+			Title:    "tools/list pages end: no repeated cursor, no duplicate tool across pages, string cursors",
+			Evaluate: l.judge(checkToolsPagination)},
+		{ID: "tools.input-schema", Area: "tools", Rule: "E1, E3", Spec: specSchemaUse,
+			Title:    "every inputSchema is a valid JSON Schema for its dialect with root type object",
+			Evaluate: l.judge(checkInputSchemas)},
+		{ID: "tools.output-schema", Area: "tools", Rule: "E2", Spec: specTools + "#output-schema",
+			Title:    "every outputSchema is a valid JSON Schema (root type object before 2026-07-28)",
+			Evaluate: l.judge(checkOutputSchemas)},
+		{ID: "tools.name-format", Area: "tools", Rule: "E4", Spec: specTools + "#tool-names",
+			Title:    "tool names match ^[A-Za-z0-9_.-]{1,128}$ and are unique (2025-11-25 and later)",
+			Evaluate: l.judge(checkToolNames)},
+		{ID: "tools.description", Area: "tools", Rule: "E", Spec: specTools + "#tool",
+			Title:    "every tool has a description",
+			Evaluate: l.judge(checkToolDescriptions)},
+		{ID: "tools.fingerprint", Area: "tools", Spec: specTools,
+			Title:    "a stable hash of the tool surface (names, descriptions, schemas) and the tool count",
+			Evaluate: l.judge(fingerprintTools)},
+	}
+}
+
+// toolJudge is a tools check proper, called once the common preconditions hold.
+type toolJudge func(r *Run, f *Finding, l *toolListing, schemas *mcpschema.Validator)
+
+// judge wraps a tools check with what all of them need first: a declared tools capability
+// (a server without tools is never failed for them) and a tools/list that was sent.
+func (l *toolLister) judge(fn toolJudge) func(r *Run, f *Finding) {
+	return func(r *Run, f *Finding) {
+		listing := l.listing(r)
+		if listing.skip != "" {
+			f.Skip("%s", listing.skip)
+			return
+		}
+		fn(r, f, listing, l.schemas)
+	}
+}
+
+// needsPages skips a check that reads tools when tools/list failed on its first page.
+func needsPages(f *Finding, l *toolListing) bool {
+	if l.pages[0] == nil {
+		f.Skip("tools/list failed (%s), so there are no tools to judge", describeStep(l.steps[0]))
+		return false
+	}
+	return true
+}
+
+func checkToolsList(r *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
+	rev := r.Revision()
+	if l.failed == 0 {
+		st := l.steps[0]
+		f.Fail(Seqs(st.Request, st.Response), "tools/list failed although the server declares tools: %s", describeStep(st))
+		return
+	}
+	n := 0
+	for i, p := range l.pages {
+		if p == nil {
+			continue
+		}
+		if unknownRevision(p.verdict) {
+			f.Skip("no ListToolsResult schema for revision %s", rev)
+			return
+		}
+		if p.verdict != nil {
+			f.Fail(Seqs(l.steps[i].Response), "page %d does not match ListToolsResult of %s: %v", i+1, rev, p.verdict)
+		}
+		n += len(p.tools)
+	}
+	f.Pass("%d tools on %d page(s) match ListToolsResult of %s", n, l.okPages(), rev)
+}
+
+func checkToolsPagination(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
+	if !needsPages(f, l) {
+		return
+	}
+	cursorPage := map[string]int{} // cursor -> page that returned it
+	namePage := map[string]int{}   // tool name -> first page listing it
+	tools := 0
+	for i, p := range l.pages {
+		st, page := l.steps[i], i+1
+		if p == nil {
+			f.Fail(Seqs(st.Request, st.Response), "page %d (asked for with the cursor page %d returned) failed: %s", page, page-1, describeStep(st))
+			break
+		}
+		tools += len(p.tools)
+		seenHere := map[string]bool{}
+		for _, t := range p.tools {
+			if !t.named || seenHere[t.name] {
+				continue
+			}
+			seenHere[t.name] = true
+			if first, ok := namePage[t.name]; ok {
+				f.FailTool(clipName(t.name), Seqs(st.Response), "tool %s is listed on page %d and again on page %d", quoteName(t.name), first, page)
+				continue
+			}
+			namePage[t.name] = page
+		}
+		switch p.cursor {
+		case cursorOther:
+			f.Fail(Seqs(st.Response), "page %d: nextCursor is %s, not a string", page, p.cursorJSON)
+		case cursorString:
+			if first, ok := cursorPage[p.nextCursor]; ok {
+				f.Fail(Seqs(st.Response), "page %d returned the cursor %s that page %d already returned: the listing loops", page, clipQuote(p.nextCursor), first)
+				break
+			}
+			cursorPage[p.nextCursor] = page
+			if i == len(l.pages)-1 {
+				// The probe follows every new cursor until its page limit; a last page
+				// that still points further means the limit cut the listing.
+				f.Fail(Seqs(st.Response), "page %d still returns a nextCursor; the listing goes beyond the probe's limit of %d pages", page, page)
+			}
+		}
+	}
+	f.Pass("%d tools on %d page(s): cursors are strings, none repeats, no tool is listed twice across pages", tools, l.okPages())
+}
+
+func checkInputSchemas(r *Run, f *Finding, l *toolListing, schemas *mcpschema.Validator) {
+	if !needsPages(f, l) {
+		return
+	}
+	rev, n := r.Revision(), 0
+	l.tools(func(st probe.Step, page int, t *listedTool) {
+		if !t.object {
+			return
+		}
+		n++
+		if n > maxSchemasJudged {
+			return
+		}
+		if t.input == nil {
+			f.FailTool(toolKey(t), Seqs(st.Response), "tool %s has no inputSchema", toolLabel(t, page))
+			return
+		}
+		judgeToolSchema(f, st, page, t, schemas.ToolSchema(rev, t.input, false), "inputSchema")
+	})
+	if n == 0 {
+		f.Skip("tools/list lists no tools")
+		return
+	}
+	noteUnjudged(f, n)
+	f.Pass("the inputSchema of each of %d tools is a valid JSON Schema with root type object", min(n, maxSchemasJudged))
+}
+
+func checkOutputSchemas(r *Run, f *Finding, l *toolListing, schemas *mcpschema.Validator) {
+	rev := r.Revision()
+	if rev < outputSchemaSince {
+		f.Skip("outputSchema exists from %s on; the server speaks %s", outputSchemaSince, rev)
+		return
+	}
+	if !needsPages(f, l) {
+		return
+	}
+	n := 0
+	l.tools(func(st probe.Step, page int, t *listedTool) {
+		if t.output == nil {
+			return
+		}
+		n++
+		if n > maxSchemasJudged {
+			return
+		}
+		judgeToolSchema(f, st, page, t, schemas.ToolSchema(rev, t.output, true), "outputSchema")
+	})
+	if n == 0 {
+		f.Skip("no tool declares an outputSchema")
+		return
+	}
+	noteUnjudged(f, n)
+	f.Pass("each of %d outputSchemas is a valid JSON Schema", min(n, maxSchemasJudged))
+}
+
+// maxSchemasJudged bounds the schema work of one evaluation: judging a schema the validator
+// has not seen costs a metaschema validation, and a hostile server may list a million tools.
+const maxSchemasJudged = 1000
+
+// noteUnjudged records how many schemas were left unjudged (a fact, not a fault).
+func noteUnjudged(f *Finding, n int) {
+	if n > maxSchemasJudged {
+		if f.Data == nil {
+			f.Data = map[string]any{}
+		}
+		f.Data["notChecked"] = n - maxSchemasJudged
+	}
+}
+
+// judgeToolSchema records a ToolSchema verdict: a broken rule fails, a schema the validator
+// cannot judge (an external $ref, an unknown dialect, an ECMA-only pattern) warns.
+func judgeToolSchema(f *Finding, st probe.Step, page int, t *listedTool, err error, member string) {
+	switch {
+	case err == nil:
+	case errors.Is(err, mcpschema.ErrUncheckable):
+		f.WarnTool(toolKey(t), Seqs(st.Response), "%s of tool %s cannot be checked: %v", member, toolLabel(t, page), err)
+	default:
+		f.FailTool(toolKey(t), Seqs(st.Response), "%s of tool %s: %v", member, toolLabel(t, page), err)
+	}
+}
+
+func checkToolNames(r *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
+	rev := r.Revision()
+	if rev < toolNamesSince {
+		f.Skip("the tool name rule exists from %s on; the server speaks %s", toolNamesSince, rev)
+		return
+	}
+	if !needsPages(f, l) {
+		return
+	}
+	count := map[string]int{}
+	var order []string
+	frames := map[string][]int{}
+	l.tools(func(st probe.Step, page int, t *listedTool) {
+		if !t.named {
+			return
+		}
+		if count[t.name] == 0 {
+			order = append(order, t.name)
+			if !validToolName(t.name) {
+				f.WarnTool(clipName(t.name), Seqs(st.Response), "tool name %s is outside ^[A-Za-z0-9_.-]{1,128}$", quoteName(t.name))
+			}
+		}
+		count[t.name]++
+		frames[t.name] = appendUnique(frames[t.name], st.Response)
+	})
+	for _, name := range order {
+		if count[name] > 1 {
+			f.WarnTool(clipName(name), frames[name], "tool name %s is listed %d times", quoteName(name), count[name])
+		}
+	}
+	if len(order) == 0 {
+		f.Skip("tools/list lists no named tools")
+		return
+	}
+	f.Pass("%d tool names match ^[A-Za-z0-9_.-]{1,128}$ and are unique", len(order))
+}
+
+// validToolName is ^[A-Za-z0-9_.-]{1,128}$ without a regexp.
+func validToolName(s string) bool {
+	if s == "" || len(s) > toolNameMax {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func checkToolDescriptions(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
+	if !needsPages(f, l) {
+		return
+	}
+	n := 0
+	l.tools(func(st probe.Step, page int, t *listedTool) {
+		if !t.object {
+			return
+		}
+		n++
+		if !t.described || strings.TrimSpace(t.desc) == "" {
+			f.WarnTool(toolKey(t), Seqs(st.Response), "tool %s has no description", toolLabel(t, page))
+		}
+	})
+	if n == 0 {
+		f.Skip("tools/list lists no tools")
+		return
+	}
+	f.Pass("all %d tools have a description", n)
+}
+
+// fingerprintTools hashes the tool surface. The hash is over the sorted digests of the tools
+// (each the sha256 of the canonical JSON of its name, description, inputSchema and
+// outputSchema) and their count, so it ignores tool order, member order and whitespace, and
+// changes whenever a tool is added, removed, renamed, re-described or re-typed.
+func fingerprintTools(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
+	if l.failed >= 0 {
+		f.Skip("tools/list did not complete (page %d: %s), so the tool surface is unknown", l.failed+1, describeStep(l.steps[l.failed]))
+		return
+	}
+	var digests [][sha256.Size]byte
+	l.tools(func(_ probe.Step, _ int, t *listedTool) { digests = append(digests, t.digest) })
+	sortDigests(digests)
+	h := sha256.New()
+	fmt.Fprintf(h, "mcpwatch tools v1\n%d\n", len(digests))
+	for _, d := range digests {
+		h.Write(d[:])
+	}
+	sum := "sha256:" + hex.EncodeToString(h.Sum(nil))
+	f.Data = map[string]any{"hash": sum, "count": len(digests)}
+	f.Info("%d tools, %s", len(digests), sum)
+}
+
+func sortDigests(ds [][sha256.Size]byte) {
+	slices.SortFunc(ds, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
+}
+
+// describeStep says how a request failed: the exact error code, HTTP status or transport
+// error.
+func describeStep(st probe.Step) string {
+	switch {
+	case st.Outcome == probe.OutcomeError && st.ErrorCode != nil:
+		return fmt.Sprintf("JSON-RPC error %d", *st.ErrorCode)
+	case st.Outcome == probe.OutcomeError:
+		return "JSON-RPC error with code " + Clip(st.ErrorCodeRaw)
+	case st.HTTPStatus != 0 && st.HTTPStatus != 200:
+		return fmt.Sprintf("HTTP status %d", st.HTTPStatus)
+	case st.Outcome == probe.OutcomeNoAnswer && st.Err != "":
+		return "no answer: " + st.Err
+	case st.Outcome == probe.OutcomeNoAnswer:
+		return "no answer"
+	case st.Err != "":
+		return st.Err
+	}
+	return string(st.Outcome)
+}
+
+// toolKey is what evidence names a tool by (baselines match on it).
+func toolKey(t *listedTool) string {
+	if t.named {
+		return clipName(t.name)
+	}
+	return ""
+}
+
+// toolLabel names a tool in a message, by name when it has one, by position otherwise.
+func toolLabel(t *listedTool, page int) string {
+	if t.named {
+		return quoteName(t.name)
+	}
+	return fmt.Sprintf("tools[%d] of page %d", t.index, page)
+}
+
+const maxNameShown = 200
+
+func clipName(s string) string {
+	if len(s) <= maxNameShown {
+		return s
+	}
+	cut := maxNameShown
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+func quoteName(s string) string { return clipQuote(s) }
+
+func clipQuote(s string) string {
+	if len(s) <= maxNameShown {
+		return strconv.Quote(s)
+	}
+	return Clip([]byte(s))
+}
+
+func appendUnique(seqs []int, seq int) []int {
+	if seq < 0 {
+		return seqs
+	}
+	for _, s := range seqs {
+		if s == seq {
+			return seqs
+		}
+	}
+	return append(seqs, seq)
+}

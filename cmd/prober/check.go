@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// check runs `prober check`: parse, probe, judge, report, and turn the verdict into the
+// exit code.
+func (e environment) check(ctx context.Context, args []string) int {
+	cfg, err := parseCheckArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		writeCheckHelp(e.stdout)
+		return exitOK
+	}
+	if err != nil {
+		return e.usageError(err)
+	}
+	catalog, err := checks.Default()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "prober check: %v\n", err)
+		return exitFailed
+	}
+	selected, err := catalog.Select(cfg.include, cfg.exclude)
+	if err != nil {
+		return e.usageError(fmt.Errorf("--checks/--skip: %w", err))
+	}
+	red := report.NewRedactor(cfg.secrets...)
+	logger := newLogger(e.stderr, cfg.level, red)
+	sink, err := openSink(cfg.output, e.stdout)
+	if err != nil {
+		return e.usageError(err)
+	}
+	defer sink.abort()
+
+	version := buildVersion()
+	opts := cfg.options
+	opts.Logger = logger
+	opts.ClientVersion = version
+	logger.Info("probing", "target", cfg.target.String(), "transport", cfg.target.Kind(), "checks", len(selected.Checks()))
+	res, err := probe.Run(ctx, cfg.target, opts)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
+		return exitFailed
+	}
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		res.Err = "interrupted before the probe finished"
+	}
+	rep := report.Build(res, selected.Evaluate(res), report.BuildOptions{
+		FailOn:        cfg.failOn,
+		Verbose:       cfg.verbose,
+		Catalog:       catalog,
+		Generator:     report.Generator{Name: "mcpwatch prober", Version: version},
+		Redactor:      red,
+		SecretHeaders: cfg.headerNames,
+	})
+	err = cfg.format.Write(sink.w, rep, report.WriteOptions{Color: e.color(cfg, sink), Verbose: cfg.verbose})
+	if err == nil {
+		err = sink.commit()
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
+		return exitFailed
+	}
+	logger.Info("probe finished", "verdict", rep.Verdict, "failing", rep.Summary.Failing, "durationMs", rep.DurationMs)
+	switch {
+	case interrupted:
+		return exitInterrupted
+	case rep.Failed():
+		return exitFailed
+	}
+	return exitOK
+}
+
+// color decides on terminal colours: only for a report on a terminal, and never when the
+// user said no (--no-color, or NO_COLOR set to anything but "", as no-color.org asks).
+func (e environment) color(cfg *checkConfig, sink *reportSink) bool {
+	if cfg.noColor || sink.toFile {
+		return false
+	}
+	if v, ok := e.lookupEnv("NO_COLOR"); ok && v != "" {
+		return false
+	}
+	return isTerminal(sink.w)
+}

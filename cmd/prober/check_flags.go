@@ -1,0 +1,218 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// Defaults of `prober check`; the help text prints these same values.
+const (
+	defaultTimeout        = 60 * time.Second
+	defaultInitTimeout    = 45 * time.Second
+	defaultRequestTimeout = 10 * time.Second
+	defaultShutdownGrace  = 2 * time.Second
+	defaultMaxMessageSize = 16 << 20
+	defaultFailOn         = "error"
+	defaultLogLevel       = "warn"
+	minMessageSize        = 1 << 10
+	maxMessageSize        = 1 << 30
+)
+
+// checkConfig is a parsed and validated `prober check` command line.
+type checkConfig struct {
+	target  probe.Target
+	options probe.Options
+	format  report.Format
+	output  string // "" or "-" for stdout
+	failOn  checks.Severity
+	include []string
+	exclude []string
+	verbose bool
+	noColor bool
+	level   slog.Level
+	// headerNames are the names given with --header; secrets are the values to redact.
+	headerNames []string
+	secrets     []string
+}
+
+// repeated collects a flag given several times. Set never fails: a failing Set makes the
+// flag package quote the value in its error, and header values are secrets.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ", ") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// byteSize is a flag value such as 16MiB.
+type byteSize int64
+
+func (b *byteSize) String() string { return formatSize(int64(*b)) }
+func (b *byteSize) Set(v string) error {
+	n, err := parseSize(v)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+// checkFlags are the raw flag values before validation.
+type checkFlags struct {
+	format, output, failOn, protocol, checks, skip, dir, logLevel string
+	timeout, initTimeout, requestTimeout, shutdownGrace           time.Duration
+	headers, env                                                  repeated
+	maxMessage                                                    byteSize
+	verbose, noColor                                              bool
+}
+
+// newCheckFlagSet declares every flag of `prober check`. Errors and usage are the caller's
+// to print, so the flag package is silenced.
+func newCheckFlagSet(v *checkFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("prober check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&v.format, "format", report.FormatNames()[0], "")
+	fs.StringVar(&v.output, "output", "", "")
+	fs.StringVar(&v.output, "o", "", "")
+	fs.DurationVar(&v.timeout, "timeout", defaultTimeout, "")
+	fs.DurationVar(&v.initTimeout, "init-timeout", defaultInitTimeout, "")
+	fs.DurationVar(&v.requestTimeout, "request-timeout", defaultRequestTimeout, "")
+	fs.DurationVar(&v.shutdownGrace, "shutdown-grace", defaultShutdownGrace, "")
+	fs.Var(&v.headers, "header", "")
+	fs.Var(&v.headers, "H", "")
+	fs.Var(&v.env, "env", "")
+	fs.StringVar(&v.dir, "dir", "", "")
+	fs.StringVar(&v.failOn, "fail-on", defaultFailOn, "")
+	fs.StringVar(&v.protocol, "protocol-version", probe.LatestRevision, "")
+	fs.StringVar(&v.checks, "checks", "", "")
+	fs.StringVar(&v.skip, "skip", "", "")
+	fs.BoolVar(&v.verbose, "verbose", false, "")
+	fs.BoolVar(&v.verbose, "v", false, "")
+	v.maxMessage = defaultMaxMessageSize
+	fs.Var(&v.maxMessage, "max-message-size", "")
+	fs.BoolVar(&v.noColor, "no-color", false, "")
+	fs.StringVar(&v.logLevel, "log-level", defaultLogLevel, "")
+	return fs
+}
+
+// parseCheckArgs parses and validates a `prober check` command line. Flags may come before
+// or after the URL; everything after -- is the server command. It returns flag.ErrHelp for
+// -h/--help; any other error is a usage error.
+func parseCheckArgs(args []string) (*checkConfig, error) {
+	var v checkFlags
+	fs := newCheckFlagSet(&v)
+	var positional, command []string
+	sawDashes := false
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			sawDashes, command = true, rest
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	return v.validate(positional, command, sawDashes)
+}
+
+func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*checkConfig, error) {
+	target, err := targetOf(positional, command, sawDashes)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &checkConfig{target: target, output: v.output, verbose: v.verbose, noColor: v.noColor}
+	stdio := cfg.target.Kind() == probe.TransportStdio
+
+	f, ok := report.LookupFormat(v.format)
+	if !ok {
+		return nil, fmt.Errorf("--format %q: want one of %s", v.format, strings.Join(report.FormatNames(), ", "))
+	}
+	cfg.format = f
+
+	switch v.failOn {
+	case string(checks.SeverityError), string(checks.SeverityWarning):
+		cfg.failOn = checks.Severity(v.failOn)
+	default:
+		return nil, fmt.Errorf("--fail-on %q: want error or warning", v.failOn)
+	}
+	if !probe.KnownRevision(v.protocol) {
+		return nil, fmt.Errorf("--protocol-version %q: want one of %s", v.protocol, strings.Join(probe.Revisions(), ", "))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"timeout", v.timeout}, {"init-timeout", v.initTimeout}, {"request-timeout", v.requestTimeout}, {"shutdown-grace", v.shutdownGrace}} {
+		if d.v <= 0 {
+			return nil, fmt.Errorf("--%s %s: want a positive duration such as 30s", d.name, d.v)
+		}
+	}
+	if v.maxMessage < minMessageSize || v.maxMessage > maxMessageSize {
+		return nil, fmt.Errorf("--max-message-size %s: want between %s and %s", formatSize(int64(v.maxMessage)), formatSize(minMessageSize), formatSize(maxMessageSize))
+	}
+	level, err := parseLevel(v.logLevel)
+	if err != nil {
+		return nil, err
+	}
+	cfg.level = level
+	cfg.include, cfg.exclude = splitIDs(v.checks), splitIDs(v.skip)
+
+	if len(v.headers) > 0 && stdio {
+		return nil, errors.New("--header applies to an HTTP URL, not to a stdio command (use --env for the server's environment)")
+	}
+	if len(v.env) > 0 && !stdio {
+		return nil, errors.New("--env applies to a stdio command, not to an HTTP URL")
+	}
+	if v.dir != "" && !stdio {
+		return nil, errors.New("--dir applies to a stdio command, not to an HTTP URL")
+	}
+	header, names, secrets, err := parseHeaders(v.headers)
+	if err != nil {
+		return nil, err
+	}
+	cfg.headerNames, cfg.secrets = names, secrets
+	cfg.target.Header = header
+	env, envSecrets, err := parseEnv(v.env)
+	if err != nil {
+		return nil, err
+	}
+	cfg.secrets = append(cfg.secrets, envSecrets...)
+	cfg.target.Env = env
+	cfg.target.Dir = v.dir
+	if u, err := url.Parse(cfg.target.URL); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			cfg.secrets = append(cfg.secrets, pw)
+		}
+	}
+	if err := cfg.target.Validate(); err != nil {
+		return nil, err
+	}
+
+	// The probe's bound on all bytes read stays, unless it would not hold four messages of
+	// the largest size the user allows.
+	maxTotal := probe.Limits{}.WithDefaults().MaxTotalBytes
+	maxTotal = max(maxTotal, 4*int64(v.maxMessage))
+	cfg.options = probe.Options{
+		ProtocolVersion: v.protocol,
+		Timeout:         v.timeout,
+		InitTimeout:     v.initTimeout,
+		RequestTimeout:  v.requestTimeout,
+		ShutdownGrace:   v.shutdownGrace,
+		Limits:          probe.Limits{MaxMessageBytes: int(v.maxMessage), MaxTotalBytes: maxTotal},
+	}
+	return cfg, nil
+}

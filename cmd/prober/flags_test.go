@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+)
+
+// runCLI runs prober in-process and returns its exit code and output.
+func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(ctx, args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsageErrorsExitTwoWithAMessageAndAPointerToHelp(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "Usage:"},
+		{"unknown command", []string{"probe"}, `unknown command "probe"`},
+		{"neither URL nor command", []string{"check"}, "give the server to probe"},
+		{"only flags", []string{"check", "--format", "json"}, "give the server to probe"},
+		{"both URL and command", []string{"check", "http://127.0.0.1:1/mcp", "--", "srv"}, "not both"},
+		{"nothing after dashes", []string{"check", "--"}, "nothing after --"},
+		{"command without dashes", []string{"check", "npx", "my-server"}, "is not an http(s) URL"},
+		{"extra argument after URL", []string{"check", "http://127.0.0.1:1/mcp", "extra"}, `unexpected argument "extra"`},
+		{"bad URL scheme", []string{"check", "ftp://127.0.0.1/mcp"}, "is not an http(s) URL"},
+		{"URL without host", []string{"check", "http:///mcp"}, "has no host"},
+		{"unknown flag", []string{"check", "--bogus", "http://127.0.0.1:1/mcp"}, "flag provided but not defined: -bogus"},
+		{"unknown flag after URL", []string{"check", "http://127.0.0.1:1/mcp", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"unknown format", []string{"check", "--format", "xml", "http://127.0.0.1:1/mcp"}, `--format "xml": want one of text, json`},
+		{"unknown fail-on", []string{"check", "--fail-on", "fatal", "http://127.0.0.1:1/mcp"}, `--fail-on "fatal": want error or warning`},
+		{"unknown revision", []string{"check", "--protocol-version", "2099-01-01", "http://127.0.0.1:1/mcp"}, "want one of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25"},
+		{"zero timeout", []string{"check", "--timeout", "0s", "http://127.0.0.1:1/mcp"}, "--timeout 0s: want a positive duration"},
+		{"negative init timeout", []string{"check", "--init-timeout", "-5s", "http://127.0.0.1:1/mcp"}, "--init-timeout -5s"},
+		{"zero request timeout", []string{"check", "--request-timeout", "0", "http://127.0.0.1:1/mcp"}, "--request-timeout"},
+		{"zero shutdown grace", []string{"check", "--shutdown-grace", "0s", "--", "srv"}, "--shutdown-grace"},
+		{"unparsable duration", []string{"check", "--timeout", "soon", "http://127.0.0.1:1/mcp"}, `invalid value "soon" for flag -timeout`},
+		{"bad size unit", []string{"check", "--max-message-size", "12XB", "http://127.0.0.1:1/mcp"}, "is not a size"},
+		{"size too small", []string{"check", "--max-message-size", "10", "http://127.0.0.1:1/mcp"}, "want between 1KiB and 1GiB"},
+		{"size too large", []string{"check", "--max-message-size", "2GiB", "http://127.0.0.1:1/mcp"}, "want between 1KiB and 1GiB"},
+		{"header without colon", []string{"check", "--header", "NoColonHere", "http://127.0.0.1:1/mcp"}, "--header #1 is not in the form 'Name: value'"},
+		{"header with bad name", []string{"check", "-H", "Bad Name: v", "http://127.0.0.1:1/mcp"}, "--header #1 is not in the form"},
+		{"header for a command", []string{"check", "--header", "X-A: b", "--", "srv"}, "--header applies to an HTTP URL"},
+		{"env without equals", []string{"check", "--env", "NOVALUE", "--", "srv"}, "--env #1 is not in the form KEY=VALUE"},
+		{"env for a URL", []string{"check", "--env", "A=b", "http://127.0.0.1:1/mcp"}, "--env applies to a stdio command"},
+		{"dir for a URL", []string{"check", "--dir", dir, "http://127.0.0.1:1/mcp"}, "--dir applies to a stdio command"},
+		{"unknown check", []string{"check", "--checks", "nosuch.check", "http://127.0.0.1:1/mcp"}, `no check matches "nosuch.check"`},
+		{"unknown skip prefix", []string{"check", "--skip", "nosuch.*", "http://127.0.0.1:1/mcp"}, `no check matches "nosuch.*"`},
+		{"unknown log level", []string{"check", "--log-level", "loud", "http://127.0.0.1:1/mcp"}, `--log-level "loud"`},
+		{"output in a missing directory", []string{"check", "--output", filepath.Join(dir, "missing", "r.json"), "http://127.0.0.1:1/mcp"}, "cannot be written"},
+		{"output is a directory", []string{"check", "-o", dir, "http://127.0.0.1:1/mcp"}, "is a directory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, context.Background(), tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr does not say %q:\n%s", tc.want, stderr)
+			}
+			if len(tc.args) > 0 && !strings.Contains(stderr, "--help") {
+				t.Errorf("stderr has no pointer to --help:\n%s", stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout not empty on a usage error:\n%s", stdout)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("usage errors left files behind: %v", entries)
+	}
+}
+
+func TestUsageErrorsNeverEchoHeaderOrEnvValues(t *testing.T) {
+	const secret = "tok-3c1e2f9b7a"
+	for _, args := range [][]string{
+		{"check", "--header", secret, "http://127.0.0.1:1/mcp"},
+		{"check", "--header", "Authorization: Bearer " + secret + "\r\nX: y", "http://127.0.0.1:1/mcp"},
+		{"check", "--header", "Authorization: Bearer " + secret, "--", "srv"},
+		{"check", "--env", secret, "--", "srv"},
+		{"check", "--env", "API_TOKEN=" + secret, "http://127.0.0.1:1/mcp"},
+	} {
+		code, stdout, stderr := runCLI(t, context.Background(), args...)
+		if code != exitUsage {
+			t.Errorf("%q: exit %d", args, code)
+		}
+		if strings.Contains(stdout+stderr, secret) {
+			t.Errorf("%q: the value was echoed:\n%s", args, stderr)
+		}
+	}
+}
+
+func TestParseCheckArgsReadsBothForms(t *testing.T) {
+	cfg, err := parseCheckArgs([]string{"--format", "json", "http://127.0.0.1:9/mcp", "-v", "--fail-on", "warning",
+		"-H", "Authorization: Bearer abc123", "--header", "x-tenant:  blue ", "--checks", "jsonrpc.*, lifecycle.ping,",
+		"--skip", "http.origin", "--max-message-size", "2MiB", "--timeout", "30s", "--protocol-version", "2025-06-18",
+		"-o", "-", "--no-color", "--log-level", "debug"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.target.URL != "http://127.0.0.1:9/mcp" || cfg.target.Command != nil {
+		t.Errorf("target = %+v", cfg.target)
+	}
+	if cfg.format.Name != "json" || !cfg.verbose || cfg.failOn != checks.SeverityWarning || !cfg.noColor || cfg.output != "-" {
+		t.Errorf("cfg = %+v", cfg)
+	}
+	if got := cfg.target.Header.Get("X-Tenant"); got != "blue" {
+		t.Errorf("X-Tenant = %q", got)
+	}
+	if !slices.Equal(cfg.headerNames, []string{"Authorization", "X-Tenant"}) || !slices.Contains(cfg.secrets, "Bearer abc123") {
+		t.Errorf("header names %v secrets %d", cfg.headerNames, len(cfg.secrets))
+	}
+	if !slices.Equal(cfg.include, []string{"jsonrpc.*", "lifecycle.ping"}) || !slices.Equal(cfg.exclude, []string{"http.origin"}) {
+		t.Errorf("include %v exclude %v", cfg.include, cfg.exclude)
+	}
+	o := cfg.options
+	if o.Limits.MaxMessageBytes != 2<<20 || o.Timeout != 30*time.Second || o.InitTimeout != defaultInitTimeout ||
+		o.RequestTimeout != defaultRequestTimeout || o.ProtocolVersion != "2025-06-18" || o.ShutdownGrace != defaultShutdownGrace {
+		t.Errorf("options = %+v", o)
+	}
+
+	cfg, err = parseCheckArgs([]string{"--env", "A=1", "--env", "SERVICE_TOKEN=s3cr3t", "--dir", "/tmp", "--shutdown-grace", "500ms",
+		"--", "npx", "-y", "server", "--verbose", "--", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cfg.target.Command, []string{"npx", "-y", "server", "--verbose", "--", "x"}) {
+		t.Errorf("command = %q: flags after -- belong to the server", cfg.target.Command)
+	}
+	if cfg.verbose {
+		t.Error("the server's --verbose was taken as prober's")
+	}
+	if !slices.Equal(cfg.target.Env, []string{"A=1", "SERVICE_TOKEN=s3cr3t"}) || cfg.target.Dir != "/tmp" || cfg.options.ShutdownGrace != 500*time.Millisecond {
+		t.Errorf("target = %+v", cfg.target)
+	}
+	if !slices.Equal(cfg.secrets, []string{"s3cr3t"}) {
+		t.Errorf("secrets = %q: a credential-looking variable's value is a secret, others are not", cfg.secrets)
+	}
+	if cfg.format.Name != "text" || cfg.failOn != checks.SeverityError || cfg.options.ProtocolVersion != "2025-11-25" {
+		t.Errorf("defaults: format %q failOn %q revision %q", cfg.format.Name, cfg.failOn, cfg.options.ProtocolVersion)
+	}
+}
+
+func TestParseCheckArgsTreatsAURLPasswordAsASecret(t *testing.T) {
+	cfg, err := parseCheckArgs([]string{"http://user:hunter2pw@127.0.0.1:9/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(cfg.secrets, "hunter2pw") {
+		t.Errorf("secrets = %q", cfg.secrets)
+	}
+}
+
+func TestParseCheckArgsHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"http://127.0.0.1:9/mcp", "--help"}} {
+		if _, err := parseCheckArgs(args); !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%q: err = %v, want flag.ErrHelp", args, err)
+		}
+	}
+	if _, err := parseCheckArgs([]string{"--", "srv", "--help"}); err != nil {
+		t.Errorf("--help after -- belongs to the server: err = %v", err)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"1048576", 1 << 20, false},
+		{"16MiB", 16 << 20, false},
+		{"16mib", 16 << 20, false},
+		{"16M", 16 << 20, false},
+		{"512KiB", 512 << 10, false},
+		{"512k", 512 << 10, false},
+		{"1GiB", 1 << 30, false},
+		{"2MB", 2_000_000, false},
+		{"1.5MiB", 3 << 19, false},
+		{" 8 MiB ", 8 << 20, false},
+		{"100B", 100, false},
+		{"", 0, true},
+		{"MiB", 0, true},
+		{"-1", 0, true},
+		{"12XB", 0, true},
+		{"NaN", 0, true},
+		{"Inf", 0, true},
+		{"99999999999999999999", 0, true},
+	}
+	for _, tc := range tests {
+		got, err := parseSize(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+	for _, n := range []int64{16 << 20, 1 << 30, 512 << 10, 1000} {
+		if back, err := parseSize(formatSize(n)); err != nil || back != n {
+			t.Errorf("formatSize(%d) = %q does not parse back", n, formatSize(n))
+		}
+	}
+}
+
+func TestHelpDocumentsEveryFlagWithItsDefault(t *testing.T) {
+	code, stdout, _ := runCLI(t, context.Background(), "check", "--help")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var v checkFlags
+	newCheckFlagSet(&v).VisitAll(func(f *flag.Flag) {
+		dashes := "--"
+		if len(f.Name) == 1 {
+			dashes = "-"
+		}
+		if !strings.Contains(stdout, dashes+f.Name+" ") && !strings.Contains(stdout, dashes+f.Name+",") {
+			t.Errorf("help does not document %s%s", dashes, f.Name)
+		}
+	})
+	for _, want := range []string{
+		"prober check [flags] URL", "prober check [flags] -- COMMAND [ARGS...]",
+		"prober check -- npx -y", "--format json --output", "--fail-on warning", "--header \"Authorization: Bearer",
+		"(default text)", "(default error)", "(default 2025-11-25", "(default 60s)", "(default 45s)", "(default 10s)",
+		"(default 16MiB)", "(default 2s)", "(default warn)",
+		"Exit codes:", "0    no check fails", "1    a check fails", "2    usage error", "130  interrupted",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("check help lacks %q", want)
+		}
+	}
+}
+
+func TestHelpAndVersionCommands(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--help"}, exitOK, "prober check [flags] -- COMMAND [ARGS...]"},
+		{[]string{"-h"}, exitOK, "Commands:"},
+		{[]string{"help"}, exitOK, "Run 'prober check --help'"},
+		{[]string{"help", "check"}, exitOK, "--max-message-size"},
+		{[]string{"check", "-h"}, exitOK, "Exit codes:"},
+		{[]string{"version"}, exitOK, "prober "},
+		{[]string{"--version"}, exitOK, "prober "},
+	}
+	for _, tc := range tests {
+		code, stdout, stderr := runCLI(t, context.Background(), tc.args...)
+		if code != tc.code || !strings.Contains(stdout, tc.want) {
+			t.Errorf("%q: exit %d, stdout %q (stderr %q); want %d and %q", tc.args, code, stdout, stderr, tc.code, tc.want)
+		}
+	}
+	code, _, stderr := runCLI(t, context.Background())
+	if code != exitUsage || !strings.Contains(stderr, "Usage:") {
+		t.Errorf("no arguments: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestColourOnlyForATerminalWithoutNoColor(t *testing.T) {
+	// /dev/null is a character device like a terminal, which is all the check looks at.
+	chardev, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chardev.Close()
+	noColor := func(val string, set bool) func(string) (string, bool) {
+		return func(k string) (string, bool) {
+			if k == "NO_COLOR" {
+				return val, set
+			}
+			return "", false
+		}
+	}
+	tests := []struct {
+		name string
+		sink *reportSink
+		flag bool
+		env  func(string) (string, bool)
+		want bool
+	}{
+		{"buffer", &reportSink{w: &bytes.Buffer{}}, false, noColor("", false), false},
+		{"character device", &reportSink{w: chardev}, false, noColor("", false), true},
+		{"NO_COLOR set", &reportSink{w: chardev}, false, noColor("1", true), false},
+		{"NO_COLOR empty", &reportSink{w: chardev}, false, noColor("", true), true},
+		{"--no-color", &reportSink{w: chardev}, true, noColor("", false), false},
+		{"report file", &reportSink{w: chardev, toFile: true}, false, noColor("", false), false},
+	}
+	for _, tc := range tests {
+		e := environment{lookupEnv: tc.env}
+		if got := e.color(&checkConfig{noColor: tc.flag}, tc.sink); got != tc.want {
+			t.Errorf("%s: color = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+func writeMainHelp(w io.Writer) {
+	fmt.Fprint(w, `prober checks that an MCP (Model Context Protocol) server speaks the protocol correctly.
+
+Usage:
+  prober check [flags] URL                   probe a Streamable HTTP endpoint
+  prober check [flags] -- COMMAND [ARGS...]  start a stdio server and probe it
+  prober version                             print the version
+  prober help [check]                        this help, or the help of check
+
+Commands:
+  check     probe one server once: report what it does wrong, exit 1 when something fails
+            (a CI gate)
+  version   print the version
+
+Examples:
+  prober check -- npx -y @modelcontextprotocol/server-everything
+  prober check http://127.0.0.1:3000/mcp
+  prober check --format json --output report.json -- go run ./cmd/my-server
+  prober check --fail-on warning https://mcp.example.com/mcp
+
+Run 'prober check --help' for every flag, its default and the exit codes.
+`)
+}
+
+func writeCheckHelp(w io.Writer) {
+	formats := report.Formats()
+	var formatLines []string
+	for _, f := range formats {
+		formatLines = append(formatLines, fmt.Sprintf("                              %-5s %s", f.Name, f.Description))
+	}
+	fmt.Fprintf(w, `prober check: probe one MCP server once and report how well it follows the specification.
+
+Usage:
+  prober check [flags] URL                   probe a Streamable HTTP endpoint
+  prober check [flags] -- COMMAND [ARGS...]  start a stdio server and probe it
+
+The probe talks to the server the way a client would: initialize, initialized, the tools,
+resources, templates and prompts lists (following pagination), ping, an unknown method and an
+unknown notification, and on a second connection an initialize offering a revision that does
+not exist. It records every frame and judges them by the checks of the MCP specification.
+Everything after -- is the server command; put prober's flags before the --.
+
+Examples:
+  # A stdio server run by npx (a first run downloads it, which --init-timeout allows for)
+  prober check -- npx -y @modelcontextprotocol/server-everything
+
+  # A Go server compiled on the fly, with an environment variable and a working directory
+  prober check --env LOG_LEVEL=debug --dir ./server -- go run .
+
+  # An HTTP server behind a token; header values never appear in any output
+  prober check --header "Authorization: Bearer $MCP_TOKEN" https://mcp.example.com/mcp
+
+  # The JSON report to a file, for a dashboard or a baseline (stdout stays empty)
+  prober check --format json --output mcp-report.json http://127.0.0.1:3000/mcp
+
+  # A CI gate that fails on SHOULD-level warnings too, with the transcript for the log
+  prober check --fail-on warning --verbose -- ./bin/my-server --stdio
+
+Report:
+  --format FORMAT             report format (default %[1]s):
+%[2]s
+  -o, --output FILE           write the report to FILE instead of stdout; stdout then stays
+                              empty (errors still go to stderr)
+  -v, --verbose               add the transcript: every frame sent and received, with times
+  --no-color                  no colours on a terminal (colours are also off when NO_COLOR is
+                              set or stdout is not a terminal)
+
+Verdict:
+  --fail-on SEVERITY          lowest severity that fails the run: error (a broken MUST) or
+                              warning (a broken SHOULD too) (default %[3]s)
+  --checks IDS                run only these checks: comma-separated ids or prefixes, e.g.
+                              jsonrpc.*,lifecycle.ping (default all)
+  --skip IDS                  leave these checks out (same form as --checks)
+
+Protocol and time:
+  --protocol-version REV      revision offered in initialize (default %[4]s; one of
+                              %[5]s)
+  --timeout DURATION          bound on the whole probe (default %[6]s)
+  --init-timeout DURATION     bound on the answer to the first initialize (default %[7]s):
+                              a first npx or go run downloads and compiles
+  --request-timeout DURATION  bound on the answer to every other request (default %[8]s)
+  --max-message-size SIZE     largest message read from the server, e.g. 16MiB, 512KiB or
+                              a number of bytes (default %[9]s)
+
+HTTP servers:
+  -H, --header 'NAME: VALUE'  header sent with every request; repeatable. Values are secrets:
+                              they never appear in the report, the transcript or the logs
+
+stdio servers:
+  --env KEY=VALUE             environment variable for the server, on top of prober's own;
+                              repeatable
+  --dir DIR                   working directory of the server (default the current one)
+  --shutdown-grace DURATION   time the server gets to exit once stdin is closed, and again
+                              after SIGTERM, before SIGKILL (default %[10]s)
+
+Other:
+  --log-level LEVEL           debug, info, warn or error; logs go to stderr (default %[11]s)
+  -h, --help                  this help
+
+Exit codes:
+  0    no check fails at or above --fail-on
+  1    a check fails at or above --fail-on, or the probe could not finish: the server is
+       unreachable, its command cannot start, or initialize never succeeded
+  2    usage error: an unknown flag, a bad value, both a URL and a command, or neither
+  130  interrupted (Ctrl-C): the stdio server is still shut down and the partial report written
+`, formats[0].Name, strings.Join(formatLines, "\n"), defaultFailOn, probe.LatestRevision,
+		strings.Join(probe.Revisions(), ", "), durationText(defaultTimeout), durationText(defaultInitTimeout),
+		durationText(defaultRequestTimeout), formatSize(defaultMaxMessageSize), durationText(defaultShutdownGrace),
+		defaultLogLevel)
+}
+
+// durationText prints whole seconds as "60s" rather than time.Duration's "1m0s".
+func durationText(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}

@@ -1,0 +1,69 @@
+// Command prober checks MCP servers for conformance to the Model Context Protocol
+// specification. `prober check` probes one server once and exits non-zero when it fails,
+// which makes it a CI gate.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first Ctrl-C the probe winds down (shutting the server down); a second
+		// one gets the default behaviour and ends prober at once.
+		<-ctx.Done()
+		stop()
+	}()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is prober without the process around it: tests call it directly.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	env := environment{stdout: stdout, stderr: stderr, lookupEnv: os.LookupEnv}
+	if len(args) == 0 {
+		writeMainHelp(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "check":
+		return env.check(ctx, args[1:])
+	case "version", "--version", "-version":
+		return runVersion(stdout)
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[1] == "check" {
+			writeCheckHelp(stdout)
+		} else {
+			writeMainHelp(stdout)
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "prober: unknown command %q\nRun 'prober --help' for usage.\n", args[0])
+	return exitUsage
+}
+
+// environment is what prober gets from the process: its output streams and environment.
+type environment struct {
+	stdout, stderr io.Writer
+	lookupEnv      func(string) (string, bool)
+}
+
+func (e environment) usageError(err error) int {
+	fmt.Fprintf(e.stderr, "prober check: %v\nRun 'prober check --help' for usage.\n", err)
+	return exitUsage
+}

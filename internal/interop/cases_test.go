@@ -1,0 +1,243 @@
+//go:build linux
+
+package interop
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// The tool lists of the servers, as their sources define them (server-everything
+// 2026.8.31 dist/tools/index.js registers 13 without options; go-sdk v1.8.0
+// examples/server/everything/main.go adds 10; mcp-go v1.2.1 examples/everything/main.go adds 6
+// and examples/conformance/main.go 12).
+const (
+	serverEverythingTools = 13
+	goSDKEverythingTools  = 10
+	mcpGoEverythingTools  = 6
+	mcpGoConformanceTools = 12
+)
+
+// goSDKBadToolNames are the go-sdk everything tools whose names break the 2025-11-25 rule
+// ^[A-Za-z0-9_.-]{1,128}$ (spaces and parentheses).
+var goSDKBadToolNames = []string{
+	"greet (structured)", "greet (with Icons)", "greet (content with ResourceLink)",
+	"elicit (form)", "elicit (url)",
+}
+
+func serverCases() []serverCase {
+	return []serverCase{
+		{
+			name:       "server-everything/stdio",
+			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{npmEverything(t), "stdio"}} },
+			negotiated: probe.Revision20251125,
+			tools:      serverEverythingTools,
+			known:      serverEverythingKnown(),
+			more:       serverEverythingListChanged,
+		},
+		{
+			name: "server-everything/http",
+			target: func(t *testing.T) probe.Target {
+				bin := npmEverything(t)
+				_, port := startOnFreePort(t, func(port int) ServerSpec {
+					return ServerSpec{
+						Command: []string{bin, "streamableHttp"},
+						Env:     []string{"PORT=" + strconv.Itoa(port), "NODE_OPTIONS=--require " + LoopbackPreload(built.root)},
+						Ready:   HostPort(port),
+					}
+				})
+				requireLoopbackOnly(t, port)
+				return probe.Target{URL: fmt.Sprintf("http://%s/mcp", HostPort(port))}
+			},
+			negotiated: probe.Revision20251125,
+			tools:      serverEverythingTools,
+			known:      append(serverEverythingKnown(), answersWithEventStreams),
+		},
+		{
+			name:       "go-sdk-everything/stdio",
+			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, GoSDKEverything)}} },
+			negotiated: probe.Revision20251125,
+			tools:      goSDKEverythingTools,
+			known:      goSDKEverythingKnown(),
+		},
+		{
+			name: "go-sdk-everything/http",
+			target: func(t *testing.T) probe.Target {
+				bin := goServer(t, GoSDKEverything)
+				_, port := startOnFreePort(t, func(port int) ServerSpec {
+					return ServerSpec{Command: []string{bin, "-http", HostPort(port)}, Ready: HostPort(port)}
+				})
+				requireLoopbackOnly(t, port)
+				return probe.Target{URL: "http://" + HostPort(port) + "/mcp"}
+			},
+			negotiated: probe.Revision20251125,
+			tools:      goSDKEverythingTools,
+			known:      append(goSDKEverythingHTTPKnown(), answersWithEventStreams),
+		},
+		{
+			name:       "mcp-go-everything/stdio",
+			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, MCPGoEverything)}} },
+			negotiated: probe.Revision20251125,
+			tools:      mcpGoEverythingTools,
+			known:      mcpGoEverythingKnown(),
+		},
+		{
+			name: "mcp-go-everything/http",
+			target: func(t *testing.T) probe.Target {
+				// The example has no address flag: it listens on :8080, every interface.
+				if !PortFree(":8080") {
+					msg := "port 8080 is taken; mcp-go's everything example can listen nowhere else"
+					if os.Getenv("CI") == "true" {
+						t.Fatal(msg)
+					}
+					t.Skip(msg)
+				}
+				startHTTP(t, ServerSpec{Command: []string{goServer(t, MCPGoEverything), "-t", "http"}, Ready: "127.0.0.1:8080"})
+				return probe.Target{URL: "http://127.0.0.1:8080/mcp"}
+			},
+			negotiated: probe.Revision20251125,
+			tools:      mcpGoEverythingTools,
+			known:      append(mcpGoEverythingKnown(), answersWithJSON),
+		},
+		{
+			name: "mcp-go-conformance/http",
+			target: func(t *testing.T) probe.Target {
+				bin := goServer(t, MCPGoConformance)
+				_, port := startOnFreePort(t, func(port int) ServerSpec {
+					return ServerSpec{Command: []string{bin}, Env: []string{"CONFORMANCE_ADDR=" + HostPort(port)}, Ready: HostPort(port)}
+				})
+				requireLoopbackOnly(t, port)
+				return probe.Target{URL: "http://" + HostPort(port) + "/mcp"}
+			},
+			negotiated: probe.Revision20251125,
+			tools:      mcpGoConformanceTools,
+			known: []known{
+				{id: "jsonrpc.id-echo", status: checks.StatusPass, why: "answers are matched by id, not by order"},
+				answersWithJSON,
+			},
+		},
+	}
+}
+
+// commonKnown is what every server here does right, so those checks must pass on each: a
+// finding that turns to skip or fail on all of them means the probe or the check broke.
+func commonKnown(transport string) []known {
+	ks := []known{
+		{id: "lifecycle.initialize", status: checks.StatusPass, why: "initialize succeeds"},
+		{id: "lifecycle.initialize-result", status: checks.StatusPass, why: "a valid InitializeResult"},
+		{id: "lifecycle.version-negotiation", status: checks.StatusPass,
+			why: "asked for 1900-01-01 each answers 2025-11-25, a revision of its own (C3)"},
+		{id: "lifecycle.ping", status: checks.StatusPass, why: "ping gets {}"},
+		{id: "tools.list", status: checks.StatusPass, why: "a valid ListToolsResult"},
+	}
+	switch transport {
+	case probe.TransportStdio:
+		ks = append(ks,
+			known{id: "stdio.stdout-purity", status: checks.StatusPass, why: "logs go to stderr"},
+			known{id: "stdio.shutdown", status: checks.StatusPass, why: "each exits when stdin closes"})
+	case probe.TransportHTTP:
+		ks = append(ks, known{id: "http.content-type", status: checks.StatusPass, why: "JSON or event-stream answers"})
+	}
+	return ks
+}
+
+// How a Streamable HTTP server answers POSTed requests: server-everything and the go-sdk open
+// an event stream per request; mcp-go answers with one application/json body.
+var (
+	answersWithEventStreams = known{id: "http.sse-framing", status: checks.StatusPass,
+		why: "every request is answered on a well-formed event stream"}
+	answersWithJSON = known{id: "http.sse-framing", status: checks.StatusSkip,
+		why: "mcp-go answers every request with application/json, never a stream"}
+)
+
+// withCommon is the case's own list after the common one, an ID of the case replacing the
+// common entry.
+func withCommon(transport string, own []known) []known {
+	mine := map[string]bool{}
+	for _, k := range own {
+		mine[k.id] = true
+	}
+	var out []known
+	for _, k := range commonKnown(transport) {
+		if !mine[k.id] {
+			out = append(out, k)
+		}
+	}
+	return append(out, own...)
+}
+
+func serverEverythingKnown() []known {
+	return []known{
+		// It announces notifications/tools/list_changed as soon as notifications/initialized
+		// registers its conditional tools, and it declares tools.listChanged: E5 is kept.
+		{id: "lifecycle.capabilities", status: checks.StatusPass,
+			why: "list_changed is sent with listChanged declared"},
+		// A notification is not a server-to-client request (C4 limits requests only).
+		{id: "lifecycle.early-messages", status: checks.StatusPass,
+			why: "an early notification is not an early request"},
+		// Its "id": null errors answer requests the probe does not send (HTTP POSTs without a
+		// session, invalid JSON); every error the probe draws carries the request's id.
+		{id: "jsonrpc.null-id", status: checks.StatusPass,
+			why: "every error the probe draws echoes the request id"},
+	}
+}
+
+// serverEverythingListChanged asserts that the stdio transcript holds the list_changed
+// notification the server sends once initialized, so that the passes above were earned.
+func serverEverythingListChanged(t *testing.T, res *probe.Result, _ map[string]checks.Finding) {
+	t.Helper()
+	initialized := res.InitializedAt
+	for _, f := range res.Frames {
+		if f.Conn != probe.ConnMain || f.Dir != probe.In || f.Kind != probe.KindMessage {
+			continue
+		}
+		m := checks.Classify(f.Raw)
+		if m.Kind == checks.Notification && m.Method == "notifications/tools/list_changed" {
+			t.Logf("notifications/tools/list_changed at frame %d (notifications/initialized sent at frame %d)", f.Seq, initialized)
+			return
+		}
+	}
+	t.Error("no notifications/tools/list_changed on the main connection: the server no longer sends it, or the probe lost it")
+}
+
+func goSDKEverythingKnown() []known {
+	return []known{
+		{id: "tools.name-format", status: checks.StatusWarn, tools: goSDKBadToolNames,
+			why: "five tool names hold spaces and parentheses (E4)"},
+		{id: "tools.description", status: checks.StatusWarn,
+			tools: []string{"greet (structured)", "greet (with Icons)", "greet (content with ResourceLink)",
+				"ping", "log", "sample", "elicit (form)", "elicit (url)", "roots"},
+			why: "nine of its ten tools have no description (only greet has one)"},
+	}
+}
+
+// goSDKEverythingHTTPKnown adds what the go-sdk's Streamable HTTP handler does to methods it
+// does not know (mcp/streamable.go checks every POSTed request against its method table
+// before the session sees it): an HTTP 400 with a text/plain body "JSON RPC not handled: ...
+// unsupported", for requests and notifications alike.
+func goSDKEverythingHTTPKnown() []known {
+	return append(goSDKEverythingKnown(),
+		known{id: "lifecycle.unknown-method", status: checks.StatusFail,
+			why: "an unknown method gets HTTP 400 text/plain, not JSON-RPC error -32601 (B)"},
+		known{id: "http.status", status: checks.StatusFail,
+			why: "a POSTed request must be answered with JSON or an event stream (G3), not a 400"},
+		known{id: "http.notification-accepted", status: checks.StatusWarn,
+			why: "the unknown notification gets 400 rather than 202 (G4 allows refusing it, hence a warning)"},
+	)
+}
+
+func mcpGoEverythingKnown() []known {
+	return []known{
+		{id: "tools.description", status: checks.StatusWarn, tools: []string{"notify"},
+			why: "the notify tool has no description"},
+		// mcp-go handles requests concurrently and may answer out of order; answers are
+		// matched by id, so the echo is judged per id, never by position.
+		{id: "jsonrpc.id-echo", status: checks.StatusPass,
+			why: "every answer echoes its request's id"},
+	}
+}

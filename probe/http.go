@@ -1,0 +1,253 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Header names of the Streamable HTTP transport.
+const (
+	headerSessionID       = "Mcp-Session-Id"
+	headerProtocolVersion = "MCP-Protocol-Version"
+	acceptBoth            = "application/json, text/event-stream"
+)
+
+// httpDeleteTimeout bounds the DELETE that ends a session on Close.
+const httpDeleteTimeout = 3 * time.Second
+
+// httpTransport is one Streamable HTTP connection (MCP-RULES G): every message is a POST to
+// the endpoint, answered by one JSON body or by an event stream. A "connection" is the
+// probe's notion, not TCP's: it owns a session id, a negotiated revision and an exchange
+// counter, and (unless the caller gave a client) an HTTP client of its own.
+type httpTransport struct {
+	conn      int
+	url       string // as requested
+	shownURL  string // as recorded (no password)
+	host      string
+	header    http.Header // the user's headers (secrets)
+	w         Wire
+	o         Options
+	client    *http.Client
+	ownClient bool
+	secrets   *redactor
+	certs     *certChecker
+
+	// base ends with Close or the dial context: every exchange and event stream hangs off it.
+	base context.Context
+	stop context.CancelFunc
+
+	outMu     sync.Mutex   // orders the recording of requests with their numbering
+	exchanges int          // the last exchange number handed out (1-based)
+	read      atomic.Int64 // bytes read from the server on this connection
+
+	mu        sync.Mutex
+	closed    bool
+	sessionID string
+	version   string
+	active    sync.WaitGroup // running Sends and event-stream readers
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var (
+	_ Transport    = (*httpTransport)(nil)
+	_ VersionAware = (*httpTransport)(nil)
+)
+
+// limitWatcher is implemented by the session's wire: it says when the connection has read all
+// it may, so that readers stop.
+type limitWatcher interface{ overLimit() bool }
+
+// dialHTTP opens a Streamable HTTP connection. Nothing is sent yet: the first exchange is the
+// first Send. Event streams and in-flight exchanges end when ctx does, or at Close.
+func dialHTTP(ctx context.Context, t Target, conn int, w Wire, o Options) (Transport, error) {
+	o = o.WithDefaults()
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, fmt.Errorf("http transport: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("http transport: URL scheme must be http or https, got %q", u.Scheme)
+	}
+	secrets := newRedactor(t.Header)
+	tr := &httpTransport{
+		conn: conn, url: t.URL, shownURL: u.Redacted(), host: u.Hostname(),
+		header: t.Header.Clone(), w: w, o: o, secrets: secrets, certs: &certChecker{},
+	}
+	tr.client = o.HTTPClient
+	if tr.client == nil {
+		hasCredentials := len(t.Header) > 0 || u.User != nil
+		tr.client = newProbeClient(o, tr.host, secrets, hasCredentials, tr.certs)
+		tr.ownClient = true
+	}
+	// The dial context bounds the connection's life; Close's DELETE runs on Close's context.
+	tr.base, tr.stop = context.WithCancel(ctx)
+	return tr, nil
+}
+
+// SetProtocolVersion is the negotiated revision: from 2025-06-18 on, every later request
+// carries it in MCP-Protocol-Version.
+func (t *httpTransport) SetProtocolVersion(v string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.version = v
+}
+
+// Send POSTs one message and records the answer (see Transport). The exchange is bounded by
+// InitTimeout for initialize and RequestTimeout otherwise, up to the response head for an
+// event stream and up to the whole body else.
+func (t *httpTransport) Send(ctx context.Context, msg []byte) (int, error) {
+	if err := t.enter(); err != nil {
+		return -1, err
+	}
+	defer t.active.Done()
+	if t.overLimit() {
+		return -1, fmt.Errorf("http transport: not sending: %w", ErrLimit)
+	}
+	x := t.newExchange(t.base, ctx, http.MethodPost, msg, t.deadlineFor(msg))
+	resp, err := x.do()
+	if err != nil {
+		x.release()
+		return x.outSeq, t.exchangeFailed(x, err)
+	}
+	t.noteSession(resp.Header)
+	info := t.responseInfo(resp)
+	if resp.StatusCode == http.StatusOK && isMediaType(info.ContentType, "text/event-stream") {
+		return x.outSeq, t.openStream(x, resp, info)
+	}
+	defer x.release()
+	defer resp.Body.Close()
+	return x.outSeq, t.recordBody(x, resp, info)
+}
+
+// enter registers a Send, unless the connection is closed.
+func (t *httpTransport) enter() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return fmt.Errorf("http transport: %w", ErrClosed)
+	}
+	t.active.Add(1)
+	return nil
+}
+
+// overLimit reports whether the connection has read all it may.
+func (t *httpTransport) overLimit() bool {
+	if t.read.Load() > t.o.Limits.MaxTotalBytes {
+		return true
+	}
+	lw, ok := t.w.(limitWatcher)
+	return ok && lw.overLimit()
+}
+
+// deadlineFor is the time an exchange carrying msg may take: initialize may meet a server
+// that is still starting.
+func (t *httpTransport) deadlineFor(msg []byte) time.Duration {
+	if env, ok := peekEnvelope(msg); ok && env.hasMethod && env.method == "initialize" {
+		return t.o.InitTimeout
+	}
+	return t.o.RequestTimeout
+}
+
+// requestHeader is what every request carries: the user's headers, then the transport's.
+func (t *httpTransport) requestHeader(method string) http.Header {
+	h := t.header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if h.Get("User-Agent") == "" {
+		h.Set("User-Agent", t.o.ClientName+"/"+t.o.ClientVersion)
+	}
+	if method == http.MethodPost {
+		h.Set("Content-Type", "application/json")
+		h.Set("Accept", acceptBoth)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sessionID != "" {
+		h.Set(headerSessionID, t.sessionID)
+	}
+	if SendsProtocolHeader(t.version) {
+		h.Set(headerProtocolVersion, t.version)
+	}
+	return h
+}
+
+// noteSession keeps the session id of the first response that carries one.
+func (t *httpTransport) noteSession(h http.Header) {
+	id := h.Get(headerSessionID)
+	if id == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sessionID == "" {
+		t.sessionID = id
+	}
+}
+
+// Close stops every event stream and in-flight exchange, ends the session with a DELETE
+// when the server issued one, and releases the client's idle connections.
+func (t *httpTransport) Close(ctx context.Context) error {
+	t.closeOnce.Do(func() { t.closeErr = t.shutdown(ctx) })
+	return t.closeErr
+}
+
+func (t *httpTransport) shutdown(ctx context.Context) error {
+	t.mu.Lock()
+	t.closed = true
+	sessionID := t.sessionID
+	t.mu.Unlock()
+
+	t.stop()
+	done := make(chan struct{})
+	go func() {
+		t.active.Wait()
+		close(done)
+	}()
+	var errs []error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("http transport: waiting for readers to stop: %w", ctx.Err()))
+	}
+	if sessionID != "" {
+		if err := t.deleteSession(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if t.ownClient {
+		t.client.CloseIdleConnections()
+	}
+	return errors.Join(errs...)
+}
+
+// deleteSession ends the server's session (MCP-RULES G7), recording the exchange.
+func (t *httpTransport) deleteSession(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, min(httpDeleteTimeout, t.o.RequestTimeout))
+	defer cancel()
+	x := t.newExchange(ctx, nil, http.MethodDelete, nil, min(httpDeleteTimeout, t.o.RequestTimeout))
+	defer x.release()
+	resp, err := x.do()
+	if err != nil {
+		return t.exchangeFailed(x, err)
+	}
+	defer resp.Body.Close()
+	info := t.responseInfo(resp)
+	body, truncated, rerr := t.readBody(resp.Body, min(t.o.Limits.MaxMessageBytes, 64<<10))
+	info.Timing = x.trace.timing(t.w.Now())
+	f := Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: x.trace.firstByteAt(),
+		Raw: t.secrets.bytes(body), Truncated: truncated}
+	if rerr != nil {
+		f.Detail = t.secrets.text(fmt.Sprintf("reading the body failed after %d bytes: %v", len(body), rerr))
+	}
+	t.w.Record(f)
+	return nil
+}

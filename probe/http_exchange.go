@@ -1,0 +1,258 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// errReadBudget: the connection read more than Limits.MaxTotalBytes.
+var errReadBudget = fmt.Errorf("read more than the connection may: %w", ErrLimit)
+
+// exchange is one HTTP request/response pair of a connection.
+type exchange struct {
+	t        *httpTransport
+	n        int // the exchange number, set when the request is recorded
+	method   string
+	deadline time.Duration
+	req      *http.Request
+	reqErr   error
+	trace    *exchangeTrace
+
+	out     Frame
+	outOnce sync.Once
+	outSeq  int
+
+	onBase   bool // ends with the connection (the DELETE of Close does not)
+	cancel   context.CancelFunc
+	timer    *time.Timer
+	timedOut atomic.Bool
+	unwatch  func() bool
+}
+
+// newExchange prepares a request whose context is a child of parent, also cancelled when
+// watch ends (the caller's context, which must not outlive Send for an event stream) and
+// when deadline passes (until the exchange is detached).
+func (t *httpTransport) newExchange(parent, watch context.Context, method string, body []byte, deadline time.Duration) *exchange {
+	x := &exchange{t: t, method: method, deadline: deadline, outSeq: -1, onBase: parent == t.base}
+	ctx, cancel := context.WithCancel(parent)
+	x.cancel = cancel
+	if watch != nil {
+		x.unwatch = context.AfterFunc(watch, cancel)
+	}
+	x.timer = time.AfterFunc(deadline, func() {
+		x.timedOut.Store(true)
+		cancel()
+	})
+
+	header := t.requestHeader(method)
+	kind := KindHTTPRequest
+	var rd io.Reader
+	if body != nil {
+		kind = KindMessage
+		body = bytes.Clone(body)
+		rd = bytes.NewReader(body)
+	}
+	x.out = Frame{Dir: Out, Kind: kind, Raw: body,
+		HTTP: &HTTPInfo{Method: method, URL: t.shownURL, Header: t.secrets.header(header)}}
+	// The Out frame is recorded the moment the request is written, so its time is the start
+	// of the latency; do() records it anyway if that moment was not observed.
+	x.trace = newExchangeTrace(t.w.Now, x.recordOut)
+	x.req, x.reqErr = http.NewRequestWithContext(httptrace.WithClientTrace(ctx, x.trace.hooks()), method, t.url, rd)
+	if x.reqErr == nil {
+		x.req.Header = header
+	}
+	return x
+}
+
+// do runs the request. The Out frame is recorded before it returns, and before any frame
+// of the response.
+func (x *exchange) do() (*http.Response, error) {
+	if x.reqErr != nil {
+		x.recordOut(0)
+		return nil, x.reqErr
+	}
+	resp, err := x.t.client.Do(x.req)
+	x.recordOut(x.trace.wroteAt())
+	return resp, err
+}
+
+// recordOut records the request and gives the exchange its number. Numbers are handed out
+// as requests are recorded, not as Sends start, so that they rise along the transcript even
+// when a later Send was written first (a reply to a server request dialling a new socket).
+func (x *exchange) recordOut(at time.Duration) {
+	x.outOnce.Do(func() {
+		t := x.t
+		t.outMu.Lock()
+		defer t.outMu.Unlock()
+		t.exchanges++
+		x.n = t.exchanges
+		f := x.out
+		f.At, f.Exchange = at, x.n
+		x.outSeq = t.w.Record(f)
+	})
+}
+
+// detach lets the exchange outlive its deadline and the caller's context: an event stream
+// goes on after Send returned, until it ends or the connection is closed.
+func (x *exchange) detach() {
+	x.timer.Stop()
+	if x.unwatch != nil {
+		x.unwatch()
+	}
+}
+
+// release ends the exchange.
+func (x *exchange) release() {
+	x.detach()
+	x.cancel()
+}
+
+// why names the sentinel for an exchange that failed with err: the deadline, the closing
+// connection or a limit.
+func (t *httpTransport) why(x *exchange, err error) error {
+	switch {
+	case x.timedOut.Load():
+		return ErrTimeout
+	case errors.Is(err, ErrLimit):
+		return ErrLimit
+	case x.onBase && t.base.Err() != nil:
+		return ErrClosed
+	}
+	return nil
+}
+
+// exchangeFailed records why no response came and returns the error for Send.
+func (t *httpTransport) exchangeFailed(x *exchange, err error) error {
+	f := Frame{Dir: In, Kind: KindNote, Note: NoteSendError, Exchange: x.n}
+	sentinel := t.why(x, err)
+	switch sentinel {
+	case ErrTimeout:
+		f.Note = NoteTimeout
+		f.Detail = fmt.Sprintf("%s %s: no response within %s", x.method, t.shownURL, x.deadline)
+	case ErrClosed:
+		f.Detail = fmt.Sprintf("%s %s: the probe closed the connection", x.method, t.shownURL)
+	default:
+		f.Detail = fmt.Sprintf("%s %s: %v", x.method, t.shownURL, err)
+	}
+	f.Detail = t.secrets.text(f.Detail)
+	t.w.Record(f)
+	t.o.Logger.Debug("http exchange failed", "conn", t.conn, "exchange", x.n, "detail", f.Detail)
+	if sentinel != nil {
+		return fmt.Errorf("http transport: %s: %w", f.Detail, sentinel)
+	}
+	return fmt.Errorf("http transport: %s %s: %w", x.method, t.shownURL, err)
+}
+
+// responseInfo is the HTTP side of the frames of a response (the Timing is set by the caller).
+// URL is set only when a redirect was followed.
+func (t *httpTransport) responseInfo(resp *http.Response) *HTTPInfo {
+	host, final := t.host, ""
+	if resp.Request != nil && resp.Request.URL != nil {
+		host = resp.Request.URL.Hostname()
+		if u := resp.Request.URL.Redacted(); u != t.shownURL {
+			final = u // redirected: the answer came from elsewhere
+		}
+	}
+	return &HTTPInfo{
+		URL:         final,
+		Status:      resp.StatusCode,
+		ContentType: resp.Header.Get("Content-Type"),
+		Header:      t.secrets.header(resp.Header),
+		TLS:         t.certs.tlsInfo(resp.TLS, host),
+	}
+}
+
+// recordBody reads a response that is not an event stream and records it: a 200 JSON body
+// as one message, anything else as the response head with its body (and an error status's
+// JSON body once more as a message, for the checks that judge it).
+func (t *httpTransport) recordBody(x *exchange, resp *http.Response, info *HTTPInfo) error {
+	body, over, err := t.readBody(resp.Body, t.o.Limits.MaxMessageBytes)
+	info.Timing = x.trace.timing(t.w.Now())
+	at := x.trace.firstByteAt()
+	body = t.secrets.bytes(body)
+	if err != nil {
+		t.w.Record(Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: at, Raw: body,
+			Detail: t.secrets.text(fmt.Sprintf("reading the body failed after %d bytes: %v", len(body), err))})
+		return t.bodyFailed(x, err)
+	}
+	isJSON := isMediaType(info.ContentType, "application/json")
+	asMessage := resp.StatusCode == http.StatusOK && isJSON && len(body) > 0
+	kind := KindHTTPResponse
+	if asMessage {
+		kind = KindMessage
+	}
+	t.w.Record(Frame{Dir: In, Kind: kind, Exchange: x.n, HTTP: info, At: at, Raw: body, Truncated: over})
+	if !asMessage && resp.StatusCode >= 400 && isJSON && len(body) > 0 {
+		t.w.Record(Frame{Dir: In, Kind: KindMessage, Exchange: x.n, HTTP: info, At: at, Raw: body, Truncated: over})
+	}
+	if over {
+		t.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteTooLarge, Exchange: x.n,
+			Detail: fmt.Sprintf("the response body is longer than %d bytes", t.o.Limits.MaxMessageBytes)})
+		return fmt.Errorf("http transport: response body over %d bytes: %w", t.o.Limits.MaxMessageBytes, ErrLimit)
+	}
+	return nil
+}
+
+// bodyFailed records why a body could not be read whole (the head is recorded already).
+func (t *httpTransport) bodyFailed(x *exchange, err error) error {
+	switch t.why(x, err) {
+	case ErrTimeout:
+		detail := fmt.Sprintf("%s %s: the body was not complete within %s", x.method, t.shownURL, x.deadline)
+		t.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteTimeout, Exchange: x.n, Detail: detail})
+		return fmt.Errorf("http transport: %s: %w", detail, ErrTimeout)
+	case ErrLimit:
+		t.noteReadBudget(x.n)
+		return fmt.Errorf("http transport: reading the body: %w", ErrLimit)
+	case ErrClosed:
+		return fmt.Errorf("http transport: reading the body: %w", ErrClosed)
+	}
+	return fmt.Errorf("http transport: reading the body: %w", err)
+}
+
+// noteReadBudget records that the connection read all it may (which gives it up).
+func (t *httpTransport) noteReadBudget(exchange int) {
+	t.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteTooLarge, Exchange: exchange,
+		Detail: fmt.Sprintf("the connection read more than %d bytes", t.o.Limits.MaxTotalBytes)})
+}
+
+// readBody reads at most limit bytes of r; over says there was more (which is left unread).
+func (t *httpTransport) readBody(r io.Reader, limit int) (data []byte, over bool, err error) {
+	data, err = io.ReadAll(io.LimitReader(budgetReader{r: r, t: t}, int64(limit)+1))
+	if len(data) > limit {
+		return data[:limit], true, nil
+	}
+	return data, false, err
+}
+
+// budgetReader counts what the connection reads and stops it at Limits.MaxTotalBytes.
+type budgetReader struct {
+	r io.Reader
+	t *httpTransport
+}
+
+func (b budgetReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if b.t.read.Add(int64(n)) > b.t.o.Limits.MaxTotalBytes {
+		return n, errReadBudget
+	}
+	return n, err
+}
+
+// isMediaType reports whether a Content-Type value names the media type want (parameters
+// such as charset allowed; case-insensitive).
+func isMediaType(contentType, want string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil && !errors.Is(err, mime.ErrInvalidMediaParameter) {
+		return false
+	}
+	return mt == want
+}

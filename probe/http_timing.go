@@ -1,0 +1,112 @@
+package probe
+
+import (
+	"crypto/tls"
+	"net/http/httptrace"
+	"sync"
+	"time"
+)
+
+// exchangeTrace collects the phase times of one HTTP exchange from net/http/httptrace. The
+// hooks run on the transport's goroutines, hence the lock. Times are frame times (offsets
+// from the transcript start), so they compare directly with frames' At.
+type exchangeTrace struct {
+	clock func() time.Duration
+	// onWrote is called once the request was written without error (it may be called again
+	// when net/http retries on a fresh connection).
+	onWrote func(at time.Duration)
+
+	mu                 sync.Mutex
+	start              time.Duration
+	dnsStart, dnsDone  time.Duration
+	connStart, connEnd time.Duration
+	tlsStart, tlsEnd   time.Duration
+	wrote, firstByte   time.Duration
+	reused             bool
+}
+
+func newExchangeTrace(clock func() time.Duration, onWrote func(time.Duration)) *exchangeTrace {
+	return &exchangeTrace{clock: clock, onWrote: onWrote, start: clock()}
+}
+
+func (x *exchangeTrace) set(field *time.Duration) {
+	now := x.clock()
+	x.mu.Lock()
+	*field = now
+	x.mu.Unlock()
+}
+
+func (x *exchangeTrace) hooks() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			x.mu.Lock()
+			x.reused = info.Reused
+			x.mu.Unlock()
+		},
+		DNSStart: func(httptrace.DNSStartInfo) { x.set(&x.dnsStart) },
+		DNSDone:  func(httptrace.DNSDoneInfo) { x.set(&x.dnsDone) },
+		ConnectStart: func(string, string) {
+			now := x.clock()
+			x.mu.Lock()
+			if x.connStart == 0 { // several addresses may be tried; the phase starts with the first
+				x.connStart = now
+			}
+			x.mu.Unlock()
+		},
+		ConnectDone:       func(string, string, error) { x.set(&x.connEnd) },
+		TLSHandshakeStart: func() { x.set(&x.tlsStart) },
+		TLSHandshakeDone:  func(tls.ConnectionState, error) { x.set(&x.tlsEnd) },
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err != nil {
+				return
+			}
+			now := x.clock()
+			x.mu.Lock()
+			x.wrote = now
+			x.mu.Unlock()
+			if x.onWrote != nil {
+				x.onWrote(now)
+			}
+		},
+		GotFirstResponseByte: func() { x.set(&x.firstByte) },
+	}
+}
+
+// wroteAt is when the request was written (0 if that was not observed).
+func (x *exchangeTrace) wroteAt() time.Duration {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.wrote
+}
+
+// firstByteAt is when the first response byte arrived, or now if that was not observed.
+func (x *exchangeTrace) firstByteAt() time.Duration {
+	x.mu.Lock()
+	at := x.firstByte
+	x.mu.Unlock()
+	if at == 0 {
+		at = x.clock()
+	}
+	return at
+}
+
+// timing is the phase split of the exchange, ending at end.
+func (x *exchangeTrace) timing(end time.Duration) *HTTPTiming {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	span := func(from, to time.Duration) time.Duration {
+		if from == 0 || to < from {
+			return 0
+		}
+		return to - from
+	}
+	return &HTTPTiming{
+		DNS:       span(x.dnsStart, x.dnsDone),
+		Connect:   span(x.connStart, x.connEnd),
+		TLS:       span(x.tlsStart, x.tlsEnd),
+		Wrote:     span(x.start, x.wrote),
+		FirstByte: span(x.wrote, x.firstByte),
+		Total:     span(x.start, end),
+		Reused:    x.reused,
+	}
+}

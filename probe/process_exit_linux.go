@@ -1,0 +1,66 @@
+package probe
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"strconv"
+	"syscall"
+	"unsafe"
+)
+
+// pPID is P_PID of waitid(2); pfExiting is PF_EXITING of the kernel's task flags, which
+// /proc/<pid>/stat shows.
+const (
+	pPID      = 1
+	pfExiting = 0x4
+)
+
+// exitingOrExited reports whether the process has already ended or begun to end, without
+// reaping it (its exit status stays for exec.Cmd.Wait). Close asks this before it closes
+// stdin: a server that died on its own must not be reported as one that left politely on
+// EOF just because the exit watcher had not been scheduled yet, or because the kernel had
+// closed the server's pipes (which is how the probe saw it die) but not yet made it a zombie.
+func exitingOrExited(pid int) bool {
+	var info [32]int32 // siginfo_t is 128 bytes; si_signo comes first
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
+			uintptr(unsafe.Pointer(&info)), syscall.WEXITED|syscall.WNOHANG|syscall.WNOWAIT, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno == syscall.ECHILD {
+			return true // already reaped: the watcher is recording the exit right now
+		}
+		// With WNOHANG and nothing to report, Linux leaves the zeroed siginfo alone.
+		if errno == 0 && info[0] == int32(syscall.SIGCHLD) {
+			return true
+		}
+		break
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	switch {
+	case errors.Is(err, syscall.ESRCH):
+		return true // reaped between open and read
+	case errors.Is(err, fs.ErrNotExist):
+		_, selfErr := os.Stat("/proc/self/stat")
+		return selfErr == nil // gone, unless there is no /proc at all
+	case err != nil:
+		return false
+	}
+	// "pid (comm) state ppid pgrp session tty_nr tpgid flags ..."; comm may hold anything.
+	end := bytes.LastIndexByte(stat, ')')
+	if end < 0 {
+		return false
+	}
+	fields := bytes.Fields(stat[end+1:])
+	if len(fields) < 7 {
+		return false
+	}
+	if s := fields[0]; len(s) == 1 && (s[0] == 'Z' || s[0] == 'X') {
+		return true
+	}
+	flags, err := strconv.ParseUint(string(fields[6]), 10, 64)
+	return err == nil && flags&pfExiting != 0
+}

@@ -1,0 +1,21 @@
+package probe
+
+import (
+	"fmt"
+	"syscall"
+)
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
+const prSetChildSubreaper = 36
+
+// AdoptOrphans makes this process a child subreaper: processes that a stdio server leaves
+// behind (children of a leader that died first) are re-parented to the prober instead of to
+// PID 1, so the stdio transport can reap them once it has killed their process group. Without
+// it they are killed all the same, but stay zombies until PID 1 reaps them, and in many
+// containers PID 1 never does. Call it once at program start; it affects the whole process.
+func AdoptOrphans() error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
+		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", errno)
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"sync"
+	"time"
+)
+
+// answer is what a waiting request gets: the frame that answered it, or why nothing will.
+type answer struct {
+	seq   int
+	frame Frame
+	err   error // ErrClosed, ErrLimit or a transport error: no message will come
+}
+
+type waiter struct {
+	ch       chan answer
+	exchange int
+	done     bool
+}
+
+// connWire is the Wire of one connection: it appends to the shared transcript, routes
+// answers to the request waiting for them (matched by id value, loosely, so that a server
+// that echoes 1 as "1" still lets the probe go on; the checks judge the echo strictly), and
+// hands server-to-client requests to the session.
+type connWire struct {
+	conn       int
+	transcript *Transcript
+	limits     Limits
+	onRequest  func(f Frame, id json.RawMessage, method string)
+
+	mu        sync.Mutex
+	waiters   map[string]*waiter
+	heads     map[int]int // exchange -> Seq of its response head (or JSON message frame)
+	processes []ProcessInfo
+	frames    int
+	bytes     int64
+	closed    error
+}
+
+var _ Wire = (*connWire)(nil)
+
+func newConnWire(conn int, t *Transcript, l Limits, onRequest func(Frame, json.RawMessage, string)) *connWire {
+	return &connWire{
+		conn: conn, transcript: t, limits: l, onRequest: onRequest,
+		waiters: map[string]*waiter{}, heads: map[int]int{},
+	}
+}
+
+func (w *connWire) Now() time.Duration { return time.Since(w.transcript.Start()) }
+
+func (w *connWire) Stamp(seq int, at time.Duration) { w.transcript.SetAt(seq, at) }
+
+func (w *connWire) Process(p ProcessInfo) {
+	p.Conn = w.conn
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range w.processes {
+		if w.processes[i].PID == p.PID {
+			w.processes[i] = p
+			return
+		}
+	}
+	w.processes = append(w.processes, p)
+}
+
+// expect registers interest in the answer to id before the request is sent.
+func (w *connWire) expect(id string) *waiter {
+	wt := &waiter{ch: make(chan answer, 1)}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed != nil {
+		wt.done = true
+		wt.ch <- answer{seq: -1, err: w.closed}
+		return wt
+	}
+	w.waiters[id] = wt
+	return wt
+}
+
+func (w *connWire) forget(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.waiters, id)
+}
+
+// head returns the Seq of the response head of an HTTP exchange, or -1.
+func (w *connWire) head(exchange int) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if s, ok := w.heads[exchange]; ok {
+		return s
+	}
+	return -1
+}
+
+func (w *connWire) Record(f Frame) int {
+	f.Conn = w.conn
+	if f.At == 0 {
+		f.At = w.Now()
+	}
+	seq := w.transcript.Append(f)
+	f.Seq = seq
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if f.Dir == In {
+		w.frames++
+		w.bytes += int64(len(f.Raw))
+	}
+	if f.Exchange != 0 && f.Dir == In && f.HTTP != nil {
+		if _, ok := w.heads[f.Exchange]; !ok {
+			w.heads[f.Exchange] = seq
+		}
+	}
+	switch {
+	case f.Dir == Out && f.Kind == KindMessage && f.Exchange != 0:
+		if env, ok := peekEnvelope(f.Raw); ok && env.hasID && env.hasMethod {
+			if wt := w.waiters[idKey(env.id)]; wt != nil {
+				wt.exchange = f.Exchange
+			}
+		}
+	case f.Dir == In && f.Kind == KindMessage:
+		env, ok := peekEnvelope(f.Raw)
+		if !ok {
+			if f.Exchange != 0 && f.SSE == nil {
+				w.failExchange(f.Exchange, seq, f, ErrUnanswered)
+			}
+			break
+		}
+		if env.hasMethod {
+			if env.hasID && w.onRequest != nil {
+				go w.onRequest(f, env.id, env.method)
+			}
+			break
+		}
+		if env.hasID {
+			if wt := w.waiters[idKey(env.id)]; wt != nil && !wt.done {
+				wt.done = true
+				wt.ch <- answer{seq: seq, frame: f}
+			}
+		}
+		if f.Exchange != 0 && f.SSE == nil {
+			// A plain JSON body is all an exchange will ever answer: a request of that
+			// exchange still waiting (wrong id, not a response) gets nothing more.
+			w.failExchange(f.Exchange, seq, f, ErrUnanswered)
+		}
+	case f.Dir == In && f.Kind == KindHTTPResponse && f.Exchange != 0:
+		// A response head whose body carries no message: the request of that exchange will
+		// get no answer. (An SSE head is followed by events, so it does not count here.)
+		if f.HTTP != nil && isEventStream(f.HTTP.ContentType) && f.HTTP.Status == 200 {
+			break
+		}
+		w.failExchange(f.Exchange, seq, f, ErrUnanswered)
+	case f.Dir == In && f.Kind == KindNote:
+		switch f.Note {
+		case NoteStreamNoAnswer, NoteStreamEnded:
+			if f.Exchange != 0 {
+				w.failExchange(f.Exchange, seq, f, ErrUnanswered)
+			}
+		case NoteStdoutClosed, NoteProcessExit, NoteReadError:
+			w.failAll(ErrClosed)
+		case NoteTooLarge, NoteTooMany:
+			w.failAll(ErrLimit)
+		}
+	}
+	if f.Dir == In && w.closed == nil &&
+		(w.frames >= w.limits.MaxFrames || w.bytes >= w.limits.MaxTotalBytes) {
+		w.failAll(ErrLimit)
+	}
+	return seq
+}
+
+// overLimit reports whether the connection has read all it may (transports stop reading).
+func (w *connWire) overLimit() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.closed != nil && w.closed == ErrLimit
+}
+
+func (w *connWire) failExchange(exchange, seq int, f Frame, err error) {
+	for _, wt := range w.waiters {
+		if wt.exchange == exchange && !wt.done {
+			wt.done = true
+			wt.ch <- answer{seq: seq, frame: f, err: err}
+		}
+	}
+}
+
+func (w *connWire) failAll(err error) {
+	if w.closed == nil {
+		w.closed = err
+	}
+	for _, wt := range w.waiters {
+		if !wt.done {
+			wt.done = true
+			wt.ch <- answer{seq: -1, err: err}
+		}
+	}
+}
+
+func (w *connWire) processInfo() []ProcessInfo {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]ProcessInfo(nil), w.processes...)
+}
+
+// envelope is the little the router needs to know of a message.
+type envelope struct {
+	id        json.RawMessage
+	hasID     bool
+	method    string
+	hasMethod bool
+}
+
+// peekEnvelope reads id and method from a message without validating anything else.
+func peekEnvelope(raw []byte) (envelope, bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return envelope{}, false
+	}
+	e := envelope{id: m.ID, hasID: m.ID != nil && !bytes.Equal(m.ID, []byte("null"))}
+	if m.Method != nil {
+		e.hasMethod = true
+		_ = json.Unmarshal(m.Method, &e.method)
+	}
+	return e, true
+}
+
+// idKey is the loose identity of an id: 7 and "7" share it.
+func idKey(id json.RawMessage) string {
+	id = bytes.TrimSpace(id)
+	if len(id) > 0 && id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return s
+		}
+	}
+	return string(id)
+}
+
+func isEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
+}

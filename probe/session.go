@@ -1,0 +1,365 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// dialFunc opens one connection to a target. It records through w; a stdio dial that cannot
+// start the command returns an error wrapping ErrSpawn after recording the ProcessInfo.
+type dialFunc func(ctx context.Context, t Target, conn int, w Wire, o Options) (Transport, error)
+
+func dialerFor(t Target) dialFunc {
+	if t.Kind() == TransportStdio {
+		return dialStdio
+	}
+	return dialHTTP
+}
+
+// Run probes a target the way a client would and returns everything it observed. Server
+// misbehaviour is never an error here (it is evidence in the Result); only an invalid target
+// or options are.
+func Run(ctx context.Context, t Target, o Options) (*Result, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	o = o.WithDefaults()
+	return run(ctx, t, o, dialerFor(t))
+}
+
+func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+
+	transcript := NewTranscript()
+	res := &Result{
+		Target: t.String(), Transport: t.Kind(), Requested: o.ProtocolVersion,
+		InitializedAt: -1, Start: transcript.Start(),
+	}
+	main := newSession(ConnMain, t, o, transcript, dial)
+	neg := newSession(ConnNegotiation, t, o, transcript, dial)
+
+	// The negotiation connection runs beside the main session so that a slow-starting stdio
+	// server costs its start-up time once, not twice.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		neg.negotiate(ctx)
+	}()
+	main.run(ctx, res)
+	wg.Wait()
+
+	res.Steps = append(main.steps, neg.steps...)
+	// Transcript order; a step whose request was never recorded (the transport refused it)
+	// goes last rather than first.
+	order := func(s Step) int {
+		if s.Request < 0 {
+			return int(^uint(0) >> 1)
+		}
+		return s.Request
+	}
+	sort.SliceStable(res.Steps, func(i, j int) bool { return order(res.Steps[i]) < order(res.Steps[j]) })
+	res.Processes = append(main.wire.processInfo(), neg.wire.processInfo()...)
+	res.Frames = transcript.Frames()
+	res.Duration = time.Since(res.Start)
+	if res.Err == "" && ctx.Err() != nil {
+		res.Err = fmt.Sprintf("probe did not finish within %s", o.Timeout)
+	}
+	return res, nil
+}
+
+// session is one connection's conversation.
+type session struct {
+	conn       int
+	target     Target
+	o          Options
+	transcript *Transcript
+	dial       dialFunc
+	wire       *connWire
+
+	ready  chan struct{} // closed once tr is set (or the dial failed)
+	tr     Transport
+	nextID int
+	steps  []Step
+
+	replies sync.WaitGroup // answers to server-to-client requests still being sent
+}
+
+func newSession(conn int, t Target, o Options, tr *Transcript, dial dialFunc) *session {
+	s := &session{conn: conn, target: t, o: o, transcript: tr, dial: dial, ready: make(chan struct{})}
+	s.wire = newConnWire(conn, tr, o.Limits, s.answerServerRequest)
+	return s
+}
+
+func (s *session) open(ctx context.Context) error {
+	defer close(s.ready)
+	tr, err := s.dial(ctx, s.target, s.conn, s.wire, s.o)
+	if err != nil {
+		return err
+	}
+	s.tr = tr
+	return nil
+}
+
+// close ends the connection even when ctx is already done: the shutdown sequence must run so
+// that no server process outlives the probe.
+func (s *session) close(ctx context.Context) {
+	if s.tr == nil {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*s.o.ShutdownGrace+5*time.Second)
+	defer cancel()
+	if err := s.tr.Close(cctx); err != nil {
+		s.o.Logger.Debug("closing connection", "conn", s.conn, "err", err)
+	}
+	s.replies.Wait()
+}
+
+func (s *session) run(ctx context.Context, res *Result) {
+	if err := s.open(ctx); err != nil {
+		res.Err = err.Error()
+		return
+	}
+	defer s.close(ctx)
+
+	init := s.call(ctx, StepInitialize, "initialize", initializeParams(s.o), s.o.InitTimeout, 0)
+	if init.Outcome != OutcomeOK {
+		res.Err = "initialize failed: " + describeFailure(init)
+		return
+	}
+	res.Initialize = init.Result
+	var ir struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(init.Result, &ir)
+	res.Negotiated = ir.ProtocolVersion
+	res.ProtocolVersion = res.Requested
+	if KnownRevision(ir.ProtocolVersion) {
+		res.ProtocolVersion = ir.ProtocolVersion
+	}
+	if va, ok := s.tr.(VersionAware); ok {
+		va.SetProtocolVersion(res.ProtocolVersion)
+	}
+
+	res.InitializedAt = s.notify(ctx, StepInitialized, "notifications/initialized").Request
+	s.notify(ctx, StepUnknownNotification, UnknownNotificationMethod)
+
+	s.list(ctx, StepToolsList, "tools/list")
+	s.list(ctx, StepResourcesList, "resources/list")
+	s.list(ctx, StepTemplatesList, "resources/templates/list")
+	s.list(ctx, StepPromptsList, "prompts/list")
+	// A string id, so that the echo of both id types is observed.
+	s.callWithID(ctx, StepPing, "ping", nil, json.RawMessage(`"mcpwatch-ping"`), s.o.RequestTimeout, 0)
+	s.call(ctx, StepUnknownMethod, UnknownMethod, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
+}
+
+// negotiate offers a revision that does not exist on a fresh connection (MCP-RULES C3).
+func (s *session) negotiate(ctx context.Context) {
+	if err := s.open(ctx); err != nil {
+		return
+	}
+	defer s.close(ctx)
+	o := s.o
+	o.ProtocolVersion = BogusRevision
+	s.call(ctx, StepInitializeBogus, "initialize", initializeParams(o), s.o.InitTimeout, 0)
+}
+
+// list follows nextCursor until it is absent, repeats, is not a string, or MaxPages is reached.
+func (s *session) list(ctx context.Context, name, method string) {
+	cursor := ""
+	seen := map[string]bool{}
+	for page := 1; page <= s.o.Limits.MaxPages; page++ {
+		var params json.RawMessage
+		if page > 1 {
+			params, _ = json.Marshal(map[string]string{"cursor": cursor})
+		}
+		st := s.call(ctx, name, method, params, s.o.RequestTimeout, page)
+		if st.Outcome != OutcomeOK {
+			return
+		}
+		var r struct {
+			NextCursor json.RawMessage `json:"nextCursor"`
+		}
+		if json.Unmarshal(st.Result, &r) != nil || r.NextCursor == nil || bytes.Equal(r.NextCursor, []byte("null")) {
+			return
+		}
+		var next string
+		if json.Unmarshal(r.NextCursor, &next) != nil || seen[next] {
+			return
+		}
+		seen[next] = true
+		cursor = next
+	}
+}
+
+func (s *session) call(ctx context.Context, name, method string, params json.RawMessage, timeout time.Duration, page int) Step {
+	s.nextID++
+	return s.callWithID(ctx, name, method, params, json.RawMessage(strconv.Itoa(s.nextID)), timeout, page)
+}
+
+func (s *session) callWithID(ctx context.Context, name, method string, params, id json.RawMessage, timeout time.Duration, page int) Step {
+	st := Step{Name: name, Method: method, Conn: s.conn, ID: string(id), Page: page, Request: -1, Response: -1}
+	defer func() { s.steps = append(s.steps, st) }()
+
+	msg := encodeMessage(id, method, params)
+	key := idKey(id)
+	wt := s.wire.expect(key)
+	defer s.wire.forget(key)
+
+	seq, err := s.tr.Send(ctx, msg)
+	st.Request = seq
+	if err != nil {
+		st.Outcome, st.Err = OutcomeTransport, err.Error()
+		if errors.Is(err, ErrTimeout) {
+			// The HTTP transport bounds a whole exchange itself and records the timeout.
+			st.Outcome = OutcomeNoAnswer
+		}
+		// An HTTP exchange can fail after its head arrived; a stdio write after the server
+		// died fails at once. Either way nothing more will come for this id.
+		return st
+	}
+	sent, _ := s.transcript.Frame(seq)
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var a answer
+	select {
+	case a = <-wt.ch:
+	case <-timer.C:
+		a = answer{seq: -1, err: ErrTimeout}
+	case <-ctx.Done():
+		a = answer{seq: -1, err: ErrTimeout}
+	}
+	if a.seq >= 0 {
+		st.Response = a.seq
+		st.Latency = a.frame.At - sent.At
+		if a.frame.HTTP != nil {
+			st.HTTPStatus = a.frame.HTTP.Status
+		}
+	}
+	if a.err != nil {
+		st.Err = a.err.Error()
+		st.Outcome = OutcomeTransport
+		if errors.Is(a.err, ErrUnanswered) && st.HTTPStatus >= 200 && st.HTTPStatus <= 299 {
+			st.Outcome = OutcomeNoAnswer
+		}
+		if a.err == ErrTimeout {
+			st.Outcome = OutcomeNoAnswer
+			s.wire.Record(Frame{Dir: In, Kind: KindNote, Note: NoteTimeout, Exchange: sent.Exchange,
+				Detail: fmt.Sprintf("no answer to %s (id %s) within %s", method, id, timeout)})
+		}
+		return st
+	}
+	var m struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	_ = json.Unmarshal(a.frame.Raw, &m)
+	if m.Error != nil && !bytes.Equal(m.Error, []byte("null")) {
+		st.Outcome = OutcomeError
+		var e struct {
+			Code json.RawMessage `json:"code"`
+		}
+		if json.Unmarshal(m.Error, &e) == nil && e.Code != nil {
+			st.ErrorCodeRaw = e.Code
+			if c, err := strconv.ParseInt(string(e.Code), 10, 64); err == nil {
+				st.ErrorCode = &c
+			}
+		}
+		return st
+	}
+	st.Outcome = OutcomeOK
+	st.Result = m.Result
+	return st
+}
+
+func (s *session) notify(ctx context.Context, name, method string) Step {
+	st := Step{Name: name, Method: method, Conn: s.conn, Request: -1, Response: -1, Outcome: OutcomeSent}
+	seq, err := s.tr.Send(ctx, encodeMessage(nil, method, nil))
+	st.Request = seq
+	if err != nil {
+		st.Outcome, st.Err = OutcomeTransport, err.Error()
+	} else if sent, _ := s.transcript.Frame(seq); sent.Exchange != 0 {
+		if head := s.wire.head(sent.Exchange); head >= 0 {
+			hf, _ := s.transcript.Frame(head)
+			st.Response = head
+			st.Latency = hf.At - sent.At
+			st.HTTPStatus = hf.HTTP.Status
+			st.Outcome = OutcomeOK
+			if hf.HTTP.Status < 200 || hf.HTTP.Status > 299 {
+				st.Outcome = OutcomeTransport
+			}
+		}
+	}
+	s.steps = append(s.steps, st)
+	return st
+}
+
+// answerServerRequest answers what a server asks of the probe: ping with an empty result,
+// anything else with method-not-found, since the probe declares no client capabilities.
+func (s *session) answerServerRequest(_ Frame, id json.RawMessage, method string) {
+	<-s.ready
+	if s.tr == nil {
+		return
+	}
+	s.replies.Add(1)
+	defer s.replies.Done()
+	var reply []byte
+	if method == "ping" {
+		reply = []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{}}`)
+	} else {
+		reply = []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32601,"message":"method not found"}}`)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.o.RequestTimeout)
+	defer cancel()
+	_, _ = s.tr.Send(ctx, reply)
+}
+
+func encodeMessage(id json.RawMessage, method string, params json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0"`)
+	if id != nil {
+		b.WriteString(`,"id":`)
+		b.Write(id)
+	}
+	b.WriteString(`,"method":`)
+	m, _ := json.Marshal(method)
+	b.Write(m)
+	if params != nil {
+		b.WriteString(`,"params":`)
+		b.Write(params)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func initializeParams(o Options) json.RawMessage {
+	p, _ := json.Marshal(map[string]any{
+		"protocolVersion": o.ProtocolVersion,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]string{"name": o.ClientName, "version": o.ClientVersion},
+	})
+	return p
+}
+
+func describeFailure(st Step) string {
+	switch {
+	case st.Outcome == OutcomeError && st.ErrorCode != nil:
+		return fmt.Sprintf("JSON-RPC error %d", *st.ErrorCode)
+	case st.Outcome == OutcomeError:
+		return "JSON-RPC error with code " + string(st.ErrorCodeRaw)
+	case st.HTTPStatus != 0 && st.HTTPStatus != 200:
+		return fmt.Sprintf("HTTP status %d", st.HTTPStatus)
+	case st.Err != "":
+		return st.Err
+	}
+	return string(st.Outcome)
+}

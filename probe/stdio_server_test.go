@@ -1,0 +1,186 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// stdioServerEnv makes the test binary act as a stdio server (the mode is the value) instead
+// of running tests: the stdio tests start their servers by re-executing themselves, so that
+// every behaviour, well-behaved or hostile, is plain Go beside the test that needs it.
+const stdioServerEnv = "MCPWATCH_TEST_STDIO_SERVER"
+
+// stdioServerEchoEnv is echoed by the "env" mode, to see that Target.Env reaches the server.
+const stdioServerEchoEnv = "MCPWATCH_TEST_ECHO"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(stdioServerEnv); mode != "" {
+		os.Exit(runStdioTestServer(mode))
+	}
+	// Orphans of the fork tests' servers are then re-parented to this process and reaped by
+	// the transport, so the tests can demand that not even a zombie is left.
+	if err := AdoptOrphans(); err != nil {
+		fmt.Fprintln(os.Stderr, "stdio tests: no subreaper, zombies of killed orphans are not checked:", err)
+	}
+	os.Exit(m.Run())
+}
+
+func runStdioTestServer(mode string) int {
+	out := os.Stdout
+	switch mode {
+	case "mcp": // a well-behaved server: answers until stdin ends, then exits 0
+		serveTestMCP(os.Stdin, out)
+		return 0
+	case "ignores-eof": // keeps running after stdin ends, but dies on SIGTERM
+		serveTestMCP(os.Stdin, out)
+		time.Sleep(time.Hour)
+		return 0
+	case "stubborn": // ignores both stdin EOF and SIGTERM
+		signal.Ignore(syscall.SIGTERM)
+		serveTestMCP(os.Stdin, out)
+		time.Sleep(time.Hour)
+		return 0
+	case "deaf": // never reads stdin
+		time.Sleep(time.Hour)
+		return 0
+	case "exit3":
+		fmt.Fprintln(os.Stderr, "fatal: cannot open config file")
+		return 3
+	case "answer-exit": // answers one request and exits at once
+		r := bufio.NewReader(os.Stdin)
+		line, _ := r.ReadBytes('\n')
+		answerTestRequest(out, line)
+		return 0
+	case "flood": // short non-JSON lines without end
+		chunk := bytes.Repeat([]byte("log: still starting up\n"), 512)
+		for {
+			if _, err := out.Write(chunk); err != nil {
+				return 1
+			}
+		}
+	case "flood-long": // one endless line
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		for {
+			if _, err := out.Write(chunk); err != nil {
+				return 1
+			}
+		}
+	case "huge-line": // a 20 MiB line, then normal service
+		chunk := bytes.Repeat([]byte("a"), 64<<10)
+		for range (20 << 20) / len(chunk) {
+			if _, err := out.Write(chunk); err != nil {
+				return 1
+			}
+		}
+		_, _ = out.WriteString("\n")
+		serveTestMCP(os.Stdin, out)
+		return 0
+	case "stall": // half a message, then nothing, and never reads stdin
+		_, _ = out.WriteString(`{"jsonrpc":"2.0","id":1,"result":`)
+		time.Sleep(time.Hour)
+		return 0
+	case "trickle": // one byte at a time, never a newline
+		for {
+			if _, err := out.WriteString("x"); err != nil {
+				return 1
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	case "raw-lines": // lines the purity checks need byte-exact, then a partial line and exit
+		_, _ = out.WriteString("Server starting...\n\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\r\n\xff\xfe not utf-8\n  \npartial")
+		return 0
+	case "env": // tells what it was started with
+		dir, _ := os.Getwd()
+		msg, _ := json.Marshal(map[string]string{"echo": os.Getenv(stdioServerEchoEnv), "dir": dir})
+		_, _ = out.Write(append(msg, '\n'))
+		serveTestMCP(os.Stdin, out)
+		return 0
+	case "stderr-flood": // numbered stderr lines, then normal service
+		var b strings.Builder
+		for i := range 10000 {
+			fmt.Fprintf(&b, "stderr line %05d\n", i)
+		}
+		_, _ = os.Stderr.WriteString(b.String())
+		serveTestMCP(os.Stdin, out)
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "unknown test server mode", mode)
+	return 2
+}
+
+// serveTestMCP answers requests line by line until stdin ends.
+func serveTestMCP(in io.Reader, out io.Writer) {
+	r := bufio.NewReader(in)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			answerTestRequest(out, line)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// answerTestRequest writes the answer to one request line (nothing for notifications).
+func answerTestRequest(out io.Writer, line []byte) {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+			Cursor          string `json:"cursor"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &req) != nil || req.ID == nil {
+		return
+	}
+	var result any
+	switch req.Method {
+	case "initialize":
+		v := req.Params.ProtocolVersion
+		if !KnownRevision(v) {
+			v = LatestRevision
+		}
+		result = map[string]any{
+			"protocolVersion": v,
+			"capabilities":    map[string]any{"tools": map[string]any{}, "resources": map[string]any{}, "prompts": map[string]any{}},
+			"serverInfo":      map[string]string{"name": "stdio-test-server", "version": "1.0.0"},
+		}
+	case "tools/list":
+		if req.Params.Cursor == "" {
+			result = map[string]any{"tools": []any{testTool("first")}, "nextCursor": "page-2"}
+		} else {
+			result = map[string]any{"tools": []any{testTool("second")}}
+		}
+	case "resources/list":
+		result = map[string]any{"resources": []any{}}
+	case "resources/templates/list":
+		result = map[string]any{"resourceTemplates": []any{}}
+	case "prompts/list":
+		result = map[string]any{"prompts": []any{}}
+	case "ping":
+		result = map[string]any{}
+	}
+	var msg []byte
+	if result == nil {
+		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID,
+			"error": map[string]any{"code": -32601, "message": "method not found"}})
+	} else {
+		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	}
+	_, _ = out.Write(append(msg, '\n'))
+}
+
+func testTool(name string) map[string]any {
+	return map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}}
+}

@@ -1,0 +1,318 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Outcomes of a run.
+const (
+	OutcomeUp       = "up"       // every MUST check passed
+	OutcomeDegraded = "degraded" // the server answered, but some check failed
+	OutcomeDown     = "down"     // no successful initialize (or discover)
+)
+
+// Bounds on what one run may carry; the probe bounds these already, the store again so that
+// no caller can make one batch unbounded. Steps and findings beyond them are not stored.
+const (
+	MaxStepsPerRun    = 1000
+	MaxFindingsPerRun = 1000
+)
+
+// RunRecord is one probe run of one server from one region, as written and as read back.
+type RunRecord struct {
+	// ID is made by the writer with NewRunID before the first attempt to write.
+	ID       RunID
+	ServerID int64
+	Region   string
+	Worker   string
+	// Start is stored to the microsecond.
+	Start    time.Time
+	Duration time.Duration
+	Outcome  string
+	// ProtocolVersion is the negotiated revision ("" when initialize failed).
+	ProtocolVersion string
+	ServerName      string
+	ServerVersion   string
+	// ErrorCode is the exact JSON-RPC error code that made the run fail, if one did.
+	ErrorCode       *int64
+	HTTPStatus      *int
+	ExitStatus      *int
+	ToolCount       *int
+	ToolFingerprint string
+	// Error says in words why the run is down or degraded.
+	Error    string
+	Steps    []StepRecord
+	Findings []FindingRecord
+	// Transcript is opaque to the store (the monitor's encoding of the probe transcript); it
+	// is stored gzip-compressed. Read it back with Store.Transcript.
+	Transcript []byte
+}
+
+// StepRecord is one request or notification of a run.
+type StepRecord struct {
+	Name       string
+	Method     string
+	Outcome    string
+	Latency    time.Duration
+	ErrorCode  *int64
+	HTTPStatus *int
+}
+
+// FindingRecord is one check's verdict in a run.
+type FindingRecord struct {
+	CheckID  string
+	Status   string
+	Severity string
+	Message  string
+}
+
+// Validate reports what makes a run unstorable, wrapping ErrInvalidRun. Such a run would fail
+// every retry, so a buffering writer should drop it rather than keep it.
+func (r *RunRecord) Validate() error {
+	bad := func(what string) error { return fmt.Errorf("%w %s: %s", ErrInvalidRun, r.ID, what) }
+	switch {
+	case r.ID.IsZero():
+		return bad("no id")
+	case r.ServerID <= 0:
+		return bad("no server id")
+	case r.Region == "":
+		return bad("no region")
+	case r.Start.IsZero():
+		return bad("no start time")
+	case r.Start.After(time.Now().Add(day)):
+		// A skewed clock would otherwise leave partitions that retention never reaches.
+		return bad(fmt.Sprintf("start %v is in the future", r.Start))
+	case r.Duration < 0:
+		return bad("negative duration")
+	case r.Outcome != OutcomeUp && r.Outcome != OutcomeDegraded && r.Outcome != OutcomeDown:
+		return bad(fmt.Sprintf("outcome %q is not up, degraded or down", r.Outcome))
+	}
+	for _, f := range r.Findings {
+		if f.CheckID == "" || f.Status == "" {
+			return bad("a finding without check id or status")
+		}
+	}
+	return nil
+}
+
+// runBatch is a batch ready for the database: validated, de-duplicated, sorted by id, text
+// cleaned and bounded, transcripts compressed.
+type runBatch struct {
+	runs []RunRecord
+	zips [][]byte // compressed transcripts, nil where none is stored
+	days []int64  // the UTC days the runs started on
+}
+
+func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
+	b := &runBatch{}
+	seen := make(map[RunID]bool, len(runs))
+	for i := range runs {
+		if err := runs[i].Validate(); err != nil {
+			return nil, err
+		}
+		if !seen[runs[i].ID] {
+			seen[runs[i].ID] = true
+			b.runs = append(b.runs, runs[i]) // a copy: the caller's records stay as they were
+		}
+	}
+	// Inserting in id order keeps two writers of overlapping batches (a retry racing the
+	// attempt it repeats) from deadlocking on each other's unique index entries.
+	slices.SortFunc(b.runs, func(x, y RunRecord) int { return bytes.Compare(x.ID[:], y.ID[:]) })
+	daySet := map[int64]bool{}
+	for i := range b.runs {
+		r := &b.runs[i]
+		r.Start = r.Start.Truncate(time.Microsecond)
+		r.Region = cleanText(r.Region, maxShortText)
+		r.Worker = cleanText(r.Worker, maxShortText)
+		r.ProtocolVersion = cleanText(r.ProtocolVersion, maxShortText)
+		r.ServerName = cleanText(r.ServerName, maxShortText)
+		r.ServerVersion = cleanText(r.ServerVersion, maxShortText)
+		r.ToolFingerprint = cleanText(r.ToolFingerprint, maxShortText)
+		r.Error = cleanText(r.Error, maxLongText)
+		r.Steps = slices.Clone(r.Steps[:min(len(r.Steps), MaxStepsPerRun)])
+		for j := range r.Steps {
+			st := &r.Steps[j]
+			st.Name = cleanText(st.Name, maxShortText)
+			st.Method = cleanText(st.Method, maxShortText)
+			st.Outcome = cleanText(st.Outcome, maxShortText)
+		}
+		r.Findings = slices.Clone(r.Findings[:min(len(r.Findings), MaxFindingsPerRun)])
+		for j := range r.Findings {
+			f := &r.Findings[j]
+			f.CheckID = cleanText(f.CheckID, maxShortText)
+			f.Status = cleanText(f.Status, maxShortText)
+			f.Severity = cleanText(f.Severity, maxShortText)
+			f.Message = cleanText(f.Message, maxLongText)
+		}
+		var zipped []byte
+		if len(r.Transcript) > 0 && len(r.Transcript) <= MaxTranscriptBytes {
+			var err error
+			if zipped, err = s.compress(r.Transcript); err != nil {
+				return nil, err
+			}
+		}
+		if day := dayOf(r.Start); !daySet[day] {
+			daySet[day] = true
+			b.days = append(b.days, day)
+		}
+		b.zips = append(b.zips, zipped)
+	}
+	return b, nil
+}
+
+// WriteRuns stores runs with their steps, findings and transcripts and updates the hourly
+// rollups, all in one transaction, and returns how many runs were new. A run whose id is
+// stored already is skipped whole, so a batch retried after an unknown outcome (a timeout on
+// commit, say) is never counted twice.
+func (s *Store) WriteRuns(ctx context.Context, runs []RunRecord) (int, error) {
+	if len(runs) == 0 {
+		return 0, nil
+	}
+	b, err := s.prepare(runs)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.ensureDays(ctx, b.days); err != nil {
+		return 0, err
+	}
+	n, err := s.writeBatch(ctx, b)
+	if isNoPartition(err) {
+		// Another process dropped a partition this one believed in (retention on a day
+		// a late run belongs to): forget what we knew, create, and try once more.
+		s.forgetDays()
+		if err := s.ensureDays(ctx, b.days); err != nil {
+			return 0, err
+		}
+		n, err = s.writeBatch(ctx, b)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: write %d runs: %w", len(b.runs), err)
+	}
+	return n, nil
+}
+
+func (s *Store) writeBatch(ctx context.Context, b *runBatch) (int, error) {
+	var inserted int
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		fresh, err := insertRuns(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		inserted = len(fresh)
+		if inserted == 0 {
+			return nil
+		}
+		if err := copyDetails(ctx, tx, b, fresh); err != nil {
+			return err
+		}
+		return upsertRollups(ctx, tx, rollupsOf(b, fresh))
+	})
+	return inserted, err
+}
+
+// insertRuns inserts the runs not stored yet and returns the indexes (into b.runs) of those
+// it inserted.
+func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
+	n := len(b.runs)
+	var (
+		ids                             = make([]RunID, n)
+		starts                          = make([]time.Time, n)
+		serverIDs, durations            = make([]int64, n), make([]int64, n)
+		regions, workers, outcomes      = make([]string, n), make([]string, n), make([]string, n)
+		protocols, names, versions, fps = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		errs                            = make([]string, n)
+		errorCodes                      = make([]*int64, n)
+		httpStatuses, exits, toolCounts = make([]*int, n), make([]*int, n), make([]*int, n)
+	)
+	for i, r := range b.runs {
+		ids[i], starts[i] = r.ID, r.Start
+		serverIDs[i], durations[i] = r.ServerID, r.Duration.Microseconds()
+		regions[i], workers[i], outcomes[i] = r.Region, r.Worker, r.Outcome
+		protocols[i], names[i], versions[i], fps[i] = r.ProtocolVersion, r.ServerName, r.ServerVersion, r.ToolFingerprint
+		errs[i] = r.Error
+		errorCodes[i], httpStatuses[i], exits[i], toolCounts[i] = r.ErrorCode, r.HTTPStatus, r.ExitStatus, r.ToolCount
+	}
+	rows, err := tx.Query(ctx, `INSERT INTO runs (id, started_at, server_id, region, worker, duration_us,
+			outcome, protocol_version, server_name, server_version, error_code, http_status,
+			exit_status, tool_count, tool_fingerprint, error)
+		SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::text[], $5::text[],
+			$6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[],
+			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[])
+		ON CONFLICT DO NOTHING
+		RETURNING id`,
+		ids, starts, serverIDs, regions, workers, durations, outcomes, protocols, names,
+		versions, errorCodes, httpStatuses, exits, toolCounts, fps, errs)
+	if err != nil {
+		return nil, fmt.Errorf("insert runs: %w", err)
+	}
+	index := make(map[RunID]int, n)
+	for i, id := range ids {
+		index[id] = i
+	}
+	var fresh []int
+	var id RunID
+	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error {
+		fresh = append(fresh, index[id])
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("insert runs: %w", err)
+	}
+	slices.Sort(fresh)
+	return fresh, nil
+}
+
+// copyDetails copies the steps, findings and transcripts of the fresh runs.
+func copyDetails(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) error {
+	var steps, findings, transcripts [][]any
+	for _, i := range fresh {
+		r := &b.runs[i]
+		for seq, st := range r.Steps {
+			steps = append(steps, []any{r.ID, r.Start, int16(seq), st.Name, st.Method, st.Outcome,
+				st.Latency.Microseconds(), st.ErrorCode, st.HTTPStatus})
+		}
+		if n := len(r.Findings); n > 0 {
+			ids, statuses, severities, messages := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+			for j, f := range r.Findings {
+				ids[j], statuses[j], severities[j], messages[j] = f.CheckID, f.Status, f.Severity, f.Message
+			}
+			findings = append(findings, []any{r.ID, r.Start, ids, statuses, severities, messages})
+		}
+		if b.zips[i] != nil {
+			transcripts = append(transcripts, []any{r.ID, r.Start, encodingGzip, int32(len(r.Transcript)), b.zips[i]})
+		}
+	}
+	copies := []struct {
+		table   string
+		columns []string
+		rows    [][]any
+	}{
+		{"run_steps", []string{"run_id", "started_at", "seq", "name", "method", "outcome", "latency_us", "error_code", "http_status"}, steps},
+		{"run_finding_sets", []string{"run_id", "started_at", "check_ids", "statuses", "severities", "messages"}, findings},
+		{"run_transcripts", []string{"run_id", "started_at", "encoding", "raw_bytes", "body"}, transcripts},
+	}
+	for _, c := range copies {
+		if len(c.rows) == 0 {
+			continue
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{c.table}, c.columns, pgx.CopyFromRows(c.rows)); err != nil {
+			return fmt.Errorf("copy %s: %w", c.table, err)
+		}
+	}
+	return nil
+}
+
+// isNoPartition reports a check violation, the class of Postgres refusing a row for which no
+// partition exists. The message, which would tell it from other check violations, may be
+// translated; the other violations fail the one retry they cause again, which costs nothing.
+func isNoPartition(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23514"
+}

@@ -1,0 +1,183 @@
+package store
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestServerValidate(t *testing.T) {
+	t.Parallel()
+	stdio := Server{Name: "s", Source: SourceConfig, Transport: TransportStdio, Command: "npx",
+		Args: []string{"-y", "pkg"}, Env: []EnvVar{{Name: "A", Value: "1"}, {Name: "KEY", FromEnv: "MY_KEY"}},
+		Schedule: "@every 1m", Timeout: time.Second}
+	tests := []struct {
+		name   string
+		edit   func(*Server)
+		server Server
+		valid  bool
+	}{
+		{"http server", nil, httpServer("h"), true},
+		{"stdio server", nil, stdio, true},
+		{"no name", func(v *Server) { v.Name = "" }, httpServer("h"), false},
+		{"no source", func(v *Server) { v.Source = "" }, httpServer("h"), false},
+		{"no schedule", func(v *Server) { v.Schedule = "" }, httpServer("h"), false},
+		{"no timeout", func(v *Server) { v.Timeout = 0 }, httpServer("h"), false},
+		{"http without URL", func(v *Server) { v.URL = "" }, httpServer("h"), false},
+		{"http with a command", func(v *Server) { v.Command = "sh" }, httpServer("h"), false},
+		{"stdio without command", func(v *Server) { v.Command = "" }, stdio, false},
+		{"stdio with URL", func(v *Server) { v.URL = "http://x" }, stdio, false},
+		{"header holding a value instead of a reference", func(v *Server) {
+			v.Headers = []HeaderRef{{Name: "Authorization", Prefix: "Bearer secret"}}
+		}, httpServer("h"), false},
+		{"env with value and fromEnv", func(v *Server) { v.Env = []EnvVar{{Name: "A", Value: "1", FromEnv: "B"}} }, stdio, false},
+		{"env without name", func(v *Server) { v.Env = []EnvVar{{Value: "1"}} }, stdio, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := tt.server
+			if tt.edit != nil {
+				tt.edit(&v)
+			}
+			err := v.Validate()
+			if tt.valid && err != nil {
+				t.Errorf("Validate: %v, want nil", err)
+			}
+			if !tt.valid && !errors.Is(err, ErrInvalidServer) {
+				t.Errorf("Validate: %v, want ErrInvalidServer", err)
+			}
+		})
+	}
+}
+
+func TestUpsertServerRoundTripsEveryField(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	stdio := Server{Name: "local", Source: SourceConfig, Transport: TransportStdio, Command: "npx",
+		Args: []string{"-y", "@modelcontextprotocol/server-everything", "stdio"},
+		Env:  []EnvVar{{Name: "LOG", Value: "debug"}, {Name: "API_KEY", FromEnv: "PROBER_API_KEY"}},
+		Dir:  "/srv", Schedule: "*/5 * * * *", Timeout: 30 * time.Second,
+		Labels: map[string]string{"team": "core", "tier": "1"}, Enabled: true}
+	for _, want := range []Server{httpServer("remote"), stdio} {
+		got := mustUpsert(t, ctx, s, want)
+		if got.ID == 0 || got.CreatedAt.IsZero() {
+			t.Fatalf("stored %s has no id or creation time: %+v", want.Name, got)
+		}
+		want.ID, want.CreatedAt, want.UpdatedAt = got.ID, got.CreatedAt, got.UpdatedAt
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("stored server differs:\n got %+v\nwant %+v", got, want)
+		}
+		byName, err := s.ServerByName(ctx, want.Name)
+		if err != nil || !reflect.DeepEqual(byName, got) {
+			t.Errorf("ServerByName = %+v, %v; want %+v", byName, err, got)
+		}
+	}
+
+	// An update by name keeps the id.
+	edited := httpServer("remote")
+	edited.URL = "https://elsewhere.example.com/mcp"
+	edited.Enabled = false
+	got := mustUpsert(t, ctx, s, edited)
+	first, _ := s.ServerByName(ctx, "local")
+	all, err := s.Servers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || got.URL != edited.URL || got.Enabled {
+		t.Errorf("after update: %d servers, URL %q, enabled %v", len(all), got.URL, got.Enabled)
+	}
+	if err := s.DeleteServer(ctx, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Server(ctx, first.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Server after delete: %v, want ErrNotFound", err)
+	}
+	if err := s.DeleteServer(ctx, first.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second delete: %v, want ErrNotFound", err)
+	}
+}
+
+func TestUpsertServerRefusesANameOfAnotherSource(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	mustUpsert(t, ctx, s, httpServer("shared"))
+	api := httpServer("shared")
+	api.Source = SourceAPI
+	if _, err := s.UpsertServer(ctx, api); !errors.Is(err, ErrNameTaken) {
+		t.Fatalf("UpsertServer from the API over a config server: %v, want ErrNameTaken", err)
+	}
+	if _, err := s.SyncServers(ctx, SourceAPI, []Server{api}); !errors.Is(err, ErrNameTaken) {
+		t.Fatalf("SyncServers from the API over a config server: %v, want ErrNameTaken", err)
+	}
+}
+
+func TestSyncServersDisablesWhatTheSourceNoLongerLists(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	if err := s.RegisterRegion(ctx, "eu"); err != nil {
+		t.Fatal(err)
+	}
+	api := httpServer("from-api")
+	api.Source = SourceAPI
+	mustUpsert(t, ctx, s, api)
+
+	report, err := s.SyncServers(ctx, SourceConfig, []Server{httpServer("a"), httpServer("b"), httpServer("c")})
+	if err != nil || report.Upserted != 3 || len(report.Disabled) != 0 {
+		t.Fatalf("first sync: %+v, %v", report, err)
+	}
+	if n := count(t, ctx, s, `SELECT count(*) FROM schedule`); n != 4 {
+		t.Fatalf("%d schedule slots after sync, want 4", n)
+	}
+
+	report, err = s.SyncServers(ctx, SourceConfig, []Server{httpServer("a")})
+	if err != nil || !reflect.DeepEqual(report.Disabled, []string{"b", "c"}) && !reflect.DeepEqual(report.Disabled, []string{"c", "b"}) {
+		t.Fatalf("second sync: %+v, %v; want b and c disabled", report, err)
+	}
+	for name, want := range map[string]bool{"a": true, "b": false, "c": false, "from-api": true} {
+		v, err := s.ServerByName(ctx, name)
+		if err != nil || v.Enabled != want {
+			t.Errorf("%s: enabled %v, err %v; want enabled %v", name, v.Enabled, err, want)
+		}
+	}
+	if n := count(t, ctx, s, `SELECT count(*) FROM schedule`); n != 2 {
+		t.Errorf("%d schedule slots after removal, want 2 (a and from-api)", n)
+	}
+
+	// Listed again, a server comes back with a slot.
+	if _, err := s.SyncServers(ctx, SourceConfig, []Server{httpServer("a"), httpServer("b")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, ctx, s, `SELECT count(*) FROM schedule`); n != 3 {
+		t.Errorf("%d schedule slots after re-adding b, want 3", n)
+	}
+}
+
+func TestChangingAScheduleMakesTheServerDueNow(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	if err := s.RegisterRegion(ctx, "eu"); err != nil {
+		t.Fatal(err)
+	}
+	mustUpsert(t, ctx, s, httpServer("a"))
+	claimed, err := s.Claim(ctx, "eu", "w", 10, time.Minute)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("Claim: %v, %v", claimed, err)
+	}
+	if err := s.Complete(ctx, claimed[0].Lease, time.Now().Add(24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	same := httpServer("a")
+	same.Timeout = time.Minute // not the schedule: stays where it was
+	mustUpsert(t, ctx, s, same)
+	if got, _ := s.Claim(ctx, "eu", "w", 10, time.Minute); len(got) != 0 {
+		t.Fatalf("claimed %d servers after an edit that kept the schedule, want 0", len(got))
+	}
+	changed := httpServer("a")
+	changed.Schedule = "@every 10s"
+	mustUpsert(t, ctx, s, changed)
+	got, err := s.Claim(ctx, "eu", "w", 10, time.Minute)
+	if err != nil || len(got) != 1 || got[0].Server.Schedule != "@every 10s" {
+		t.Fatalf("Claim after a schedule change: %+v, %v; want the server with its new schedule", got, err)
+	}
+}

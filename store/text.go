@@ -1,0 +1,33 @@
+package store
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Length bounds for text that reaches the store from a probed server (names, versions,
+// messages): Postgres rejects NUL bytes and invalid UTF-8 in text, and one hostile run must
+// not fail the batch it is written with.
+const (
+	maxShortText = 512
+	maxLongText  = 4096
+)
+
+// cleanText makes s storable as Postgres text: valid UTF-8, no NUL, at most limit bytes
+// (cut at a character boundary).
+func cleanText(s string, limit int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
