@@ -132,7 +132,7 @@ func (s *session) run(ctx context.Context, res *Result) {
 
 	init := s.call(ctx, StepInitialize, "initialize", initializeParams(s.o), s.o.InitTimeout, 0)
 	if init.Outcome != OutcomeOK {
-		res.Err = "initialize failed: " + describeFailure(init)
+		res.Err = "initialize failed: " + describeFailure(init) + s.processFate()
 		return
 	}
 	res.Initialize = init.Result
@@ -348,6 +348,20 @@ func initializeParams(o Options) json.RawMessage {
 		"clientInfo":      map[string]string{"name": o.ClientName, "version": o.ClientVersion},
 	})
 	return p
+}
+
+// processFate says how a stdio server process ended, when it did, for error messages.
+func (s *session) processFate() string {
+	for _, p := range s.wire.processInfo() {
+		switch {
+		case !p.Exited:
+		case p.Signal != "":
+			return fmt.Sprintf(" (the server process was killed by %s)", p.Signal)
+		default:
+			return fmt.Sprintf(" (the server process exited with status %d)", p.ExitCode)
+		}
+	}
+	return ""
 }
 
 func describeFailure(st Step) string {

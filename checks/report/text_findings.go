@@ -77,6 +77,9 @@ func (t *textWriter) problem(c Check) {
 	if len(c.Evidence) == 0 {
 		t.line("%s%s", indent, clip(c.Message, 600))
 	}
+	// Many violations can point at one frame (every badly named tool of one tools/list
+	// page): its bytes are shown once, at the first, and only referred to afterwards.
+	shown := map[int]bool{}
 	for _, e := range c.Evidence {
 		mark := t.p.red("✗")
 		switch e.Severity {
@@ -93,7 +96,7 @@ func (t *textWriter) problem(c Check) {
 			msg += "  " + t.p.dim(frameRefs(e.Frames))
 		}
 		t.line("%s%s %s", indent, mark, msg)
-		t.cited(indent+"    ", e.Frames)
+		t.cited(indent+"    ", e.Frames, shown)
 	}
 	if c.MoreEvidence > 0 {
 		t.line("%s%s", indent, t.p.dim(fmt.Sprintf("… and %s not shown", plural(c.MoreEvidence, "more occurrence", "more occurrences"))))
@@ -116,19 +119,24 @@ func frameRefs(seqs []int) string {
 }
 
 // cited shows the first frames an evidence line points at, so that a reader sees the bytes
-// without asking for the whole transcript.
-func (t *textWriter) cited(indent string, seqs []int) {
+// without asking for the whole transcript. Frames in already (shown for an earlier line of
+// the same finding) are skipped; the ones shown here are added to it.
+func (t *textWriter) cited(indent string, seqs []int, already map[int]bool) {
 	shown := 0
-	for _, seq := range seqs {
+	for i, seq := range seqs {
+		if already[seq] {
+			continue
+		}
 		f, ok := t.r.Frame(seq)
 		if !ok {
 			continue
 		}
 		if shown == citedPerItem {
-			t.line("%s%s", indent, t.p.dim(fmt.Sprintf("… %d more frames", len(seqs)-shown)))
+			t.line("%s%s", indent, t.p.dim(fmt.Sprintf("… %d more frames", len(seqs)-i)))
 			return
 		}
 		t.line("%s%s", indent, t.frameLine(f, citedRawWidth))
+		already[seq] = true
 		shown++
 	}
 }

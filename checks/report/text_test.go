@@ -257,3 +257,18 @@ func BenchmarkVerboseReportOfTenThousandFrames(b *testing.B) {
 	b.ReportMetric(float64(text.Len()), "text-bytes")
 	b.ReportMetric(float64(js.Len()), "json-bytes")
 }
+
+func TestTextCitesAFrameOncePerFinding(t *testing.T) {
+	f := checks.Finding{ID: "tools.name-format", Status: checks.StatusWarn, Severity: checks.SeverityWarning,
+		Area: "tools", Message: "bad names", Evidence: []checks.Evidence{
+			{Severity: checks.SeverityWarning, Message: `tool name "a b" is outside the pattern`, Frames: []int{5}, Tool: "a b"},
+			{Severity: checks.SeverityWarning, Message: `tool name "c d" is outside the pattern`, Frames: []int{5}, Tool: "c d"},
+		}}
+	out := renderText(t, Build(stdioResult(), []checks.Finding{f}, BuildOptions{}), TextOptions{})
+	if n := strings.Count(out, `"name":"echo"`); n != 1 {
+		t.Fatalf("frame #5 cited %d times, want once:\n%s", n, out)
+	}
+	if n := strings.Count(out, "[frame #5]"); n != 2 {
+		t.Fatalf("want both evidence lines to refer to frame #5, got %d:\n%s", n, out)
+	}
+}
