@@ -242,9 +242,22 @@ func TestNotificationSilenceOnStdio(t *testing.T) {
 		{name: "a result without an id fails",
 			res:  serverSends(`{"jsonrpc":"2.0","result":{}}`),
 			want: StatusFail, msg: "got a response without a request id"},
-		{name: "a response to an id no request had fails",
+		{name: "a response to an id no request had is left to jsonrpc.id-echo",
 			res:  serverSends(`{"jsonrpc":"2.0","id":0,"result":{}}`),
-			want: StatusFail, msg: `got a response to id 0, which no request of the probe had`},
+			want: StatusPass},
+		{name: "a null-id error while a request still waits for its answer answers that request",
+			res: scriptedSession(stdio, afterNotifications(func(w *wireScript) {
+				w.out(probe.ConnMain, `{"jsonrpc":"2.0","id":99,"method":"mcpwatch/unknown-method","params":{}}`)
+				w.in(probe.ConnMain, `{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}`)
+			})),
+			want: StatusPass},
+		{name: "a null-id error after the waiting request got its own answer fails",
+			res: scriptedSession(stdio, afterNotifications(func(w *wireScript) {
+				w.out(probe.ConnMain, `{"jsonrpc":"2.0","id":99,"method":"mcpwatch/unknown-method","params":{}}`)
+				w.in(probe.ConnMain, `{"jsonrpc":"2.0","id":99,"error":{"code":-32601,"message":"Method not found"}}`)
+				w.in(probe.ConnMain, `{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}`)
+			})),
+			want: StatusFail, msg: "while every request had its own answer"},
 		{name: "a server notification is no answer",
 			res:  serverSends(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}`),
 			want: StatusPass},

@@ -1,0 +1,106 @@
+package bench
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binaries are built once in TestMain when a benchmark is asked for; tests alone build nothing.
+type binaries struct {
+	prober, fixture string
+}
+
+var built binaries // written once by TestMain, read-only afterwards
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
+		dir, err := os.MkdirTemp("", "mcpwatch-bench")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		built = binaries{prober: filepath.Join(dir, "prober"), fixture: filepath.Join(dir, "mcpfixture")}
+		for pkg, out := range map[string]string{"../../cmd/prober": built.prober, "../fixture/cmd/mcpfixture": built.fixture} {
+			cmd := exec.Command("go", "build", "-o", out, pkg)
+			cmd.Stderr = os.Stderr
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintf(os.Stderr, "building %s: %v\n", pkg, err)
+				os.Exit(1)
+			}
+		}
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+const initializeLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n"
+
+// serverStartup is the server's own start-up as a minimal client sees it: spawn, the answer
+// to initialize, stdin closed, process gone.
+func serverStartup(b *testing.B) time.Duration {
+	start := time.Now()
+	cmd := exec.Command(built.fixture)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.WriteString(stdin, initializeLine); err != nil {
+		b.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"result"`) {
+		b.Fatalf("initialize answer %q: %v", line, err)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// BenchmarkCheckCommandStdio runs the real binary, `prober check -- mcpfixture`, against the
+// server's own start-up. Targets: the difference of the two under 30 ms, the prober's peak
+// RSS under 30 MB.
+func BenchmarkCheckCommandStdio(b *testing.B) {
+	if built.prober == "" {
+		b.Skip("binaries are built only when benchmarks run")
+	}
+	b.Run("server-startup", func(b *testing.B) {
+		for b.Loop() {
+			serverStartup(b)
+		}
+	})
+	b.Run("prober-check", func(b *testing.B) {
+		var peak int64
+		for b.Loop() {
+			cmd := exec.Command(built.prober, "check", "--format", "json", "--", built.fixture)
+			out, err := cmd.Output()
+			if err != nil {
+				b.Fatalf("prober check: %v\n%s", err, out)
+			}
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > peak {
+				peak = ru.Maxrss // KiB on Linux
+			}
+		}
+		b.ReportMetric(float64(peak)/1024, "peak-RSS-MiB")
+	})
+}
