@@ -134,6 +134,7 @@ func commonKnown(transport string) []known {
 			why: "asked for 1900-01-01 each answers 2025-11-25, a revision of its own (C3)"},
 		{id: "lifecycle.ping", status: checks.StatusPass, why: "ping gets {}"},
 		{id: "tools.list", status: checks.StatusPass, why: "a valid ListToolsResult"},
+		{id: "tools.fingerprint", status: checks.StatusInfo, why: "the tool surface is hashed"},
 	}
 	switch transport {
 	case probe.TransportStdio:
