@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
 	"testing"
+	"time"
 
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -85,6 +85,12 @@ func BenchmarkEvaluateCold(b *testing.B) {
 	// Variants are numbered across the rounds of each sub-benchmark (b.N grows round by
 	// round, and a number used twice would find a warm cache).
 	variants := 0
+	// Warm the process up first (its heap grown, the revision's schemas compiled), so that
+	// whichever case runs first does not pay for that.
+	for range 300 {
+		variants++
+		reg.Evaluate(variantOf(b, base, variants, true))
+	}
 	for _, bc := range []struct {
 		name        string
 		fresh       bool
@@ -95,24 +101,32 @@ func BenchmarkEvaluateCold(b *testing.B) {
 		{"warm", false, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			// Variants are made before the clock starts.
-			results := make([]*probe.Result, b.N)
-			for i := range results {
-				results[i] = base
-				if bc.fresh {
-					variants++
-					results[i] = variantOf(b, base, variants, bc.everySchema)
-				}
-			}
 			reg.Evaluate(base)
-			runtime.GC()
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := processCPU()
-			for i := 0; i < b.N; i++ {
-				reg.Evaluate(results[i])
+			var cpu time.Duration
+			// Variants are made in small batches with the clock stopped, so that the heap
+			// holds few of them at a time (a large heap would make every collection dearer
+			// than a probe's own).
+			batch := make([]*probe.Result, 0, 32)
+			for done := 0; done < b.N; done += len(batch) {
+				b.StopTimer()
+				batch = batch[:0]
+				for i := 0; i < min(cap(batch), b.N-done); i++ {
+					res := base
+					if bc.fresh {
+						variants++
+						res = variantOf(b, base, variants, bc.everySchema)
+					}
+					batch = append(batch, res)
+				}
+				b.StartTimer()
+				cpu0 := processCPU()
+				for _, res := range batch {
+					reg.Evaluate(res)
+				}
+				cpu += processCPU() - cpu0
 			}
-			cpu := processCPU() - cpu0
 			b.StopTimer()
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
@@ -139,12 +153,29 @@ func TestEverythingRecordingPassesTheToolChecks(t *testing.T) {
 		got := map[string]Status{}
 		for _, f := range reg.Evaluate(res) {
 			got[f.ID] = f.Status
-			if f.Area == "tools" && f.Status != StatusPass && f.Status != StatusInfo {
+			// The recording predates the rule probes: their checks find no evidence in it.
+			ruleProbe := f.ID == "tools.unknown-tool" || f.ID == "tools.invalid-cursor"
+			if f.Area == "tools" && f.Status != StatusPass && f.Status != StatusInfo && !(ruleProbe && f.Status == StatusSkip) {
 				t.Errorf("%s: %s %s", f.ID, f.Status, f.Message)
 			}
 		}
 		if got["tools.input-schema"] != StatusPass || got["tools.output-schema"] != StatusPass {
 			t.Errorf("schema checks: %v", got)
 		}
+	}
+}
+
+// BenchmarkFirstEvaluation is what `prober check` pays for judging after the probe: building
+// the registry and evaluating one transcript with nothing compiled or cached yet (the
+// revision's schemas are compiled on this first use).
+func BenchmarkFirstEvaluation(b *testing.B) {
+	res := readEverything(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		reg, err := Default()
+		if err != nil {
+			b.Fatal(err)
+		}
+		reg.Evaluate(res)
 	}
 }

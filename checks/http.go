@@ -37,8 +37,10 @@ func bodyOf(r *Run, ex *httpExchange) string {
 
 func checkHTTPStatus(r *Run, f *Finding) {
 	n := 0
+	bent := deliberateRequests(r)
+	addEraExemptions(r, bent)
 	for _, ex := range httpExchanges(r) {
-		if ex.msg == nil || ex.msg.Kind != Request || ex.head < 0 {
+		if ex.msg == nil || ex.msg.Kind != Request || ex.head < 0 || bent[ex.request] {
 			continue
 		}
 		n++
@@ -55,9 +57,11 @@ func checkHTTPStatus(r *Run, f *Finding) {
 
 func checkHTTPContentType(r *Run, f *Finding) {
 	n := 0
+	bent := deliberateRequests(r)
+	addEraExemptions(r, bent)
 	for _, ex := range httpExchanges(r) {
 		// Other statuses are http.status's; their bodies may be anything.
-		if ex.msg == nil || ex.msg.Kind != Request || ex.status(r) != 200 {
+		if ex.msg == nil || ex.msg.Kind != Request || ex.status(r) != 200 || bent[ex.request] {
 			continue
 		}
 		n++

@@ -36,7 +36,9 @@ func checkIDEcho(r *Run, f *Finding) {
 		}
 		m := r.Message(fr.Seq)
 		if fr.Dir == probe.Out {
-			if m != nil && m.Kind == Request {
+			// A request the probe sent without a method on purpose still has an id that a
+			// server may echo in its -32600.
+			if m != nil && (m.Kind == Request || m.Kind == Malformed && m.HasID) {
 				if sent[fr.Conn] == nil {
 					sent[fr.Conn] = &probeRequests{}
 				}

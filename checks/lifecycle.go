@@ -64,6 +64,9 @@ func initializeFailedReason(r *Run) string {
 }
 
 func checkInitialize(r *Run, f *Finding) {
+	if skipUnderStateless(r, f, "initialize") {
+		return
+	}
 	st, ok := initializeStep(r)
 	if !ok {
 		f.Skip("%s", initializeFailedReason(r))
@@ -77,6 +80,9 @@ func checkInitialize(r *Run, f *Finding) {
 }
 
 func checkInitializeResult(r *Run, f *Finding, schemas *mcpschema.Validator) {
+	if skipUnderStateless(r, f, "initialize") {
+		return
+	}
 	st, ok := initializeStep(r)
 	if !ok || st.Outcome != probe.OutcomeOK {
 		f.Skip("%s", initializeFailedReason(r))
@@ -136,6 +142,9 @@ func protocolVersionOf(result json.RawMessage) (json.RawMessage, string, bool) {
 }
 
 func checkVersionNegotiation(r *Run, f *Finding) {
+	if skipUnderStateless(r, f, "version negotiation in initialize") {
+		return
+	}
 	st, ok := initializeStep(r)
 	if !ok || st.Outcome != probe.OutcomeOK {
 		f.Skip("%s", initializeFailedReason(r))
@@ -145,9 +154,9 @@ func checkVersionNegotiation(r *Run, f *Finding) {
 	switch {
 	case !isString:
 		f.Fail(Seqs(st.Request, st.Response), "offered %s, expected a known revision in answer, got protocolVersion %s", r.Requested, clipOrNone(raw))
-	case !probe.KnownRevision(v):
+	case !probe.KnownSessionRevision(v):
 		f.Fail(Seqs(st.Request, st.Response), "offered %s, expected a known revision (%s) in answer, got %s",
-			r.Requested, strings.Join(probe.Revisions(), ", "), Clip([]byte(v)))
+			r.Requested, strings.Join(probe.SessionRevisions(), ", "), Clip([]byte(v)))
 	}
 
 	bogus, sent := r.FirstStep(probe.StepInitializeBogus)
@@ -168,8 +177,8 @@ func checkVersionNegotiation(r *Run, f *Finding) {
 		f.Fail(frames, "offered %s, expected a result naming a revision the server supports, got protocolVersion %s", probe.BogusRevision, clipOrNone(braw))
 	case bv == probe.BogusRevision:
 		f.Fail(frames, "offered %s, expected a revision the server supports, got the bogus revision echoed", probe.BogusRevision)
-	case !probe.KnownRevision(bv):
-		f.Fail(frames, "offered %s, expected a known revision (%s), got %s", probe.BogusRevision, strings.Join(probe.Revisions(), ", "), Clip([]byte(bv)))
+	case !probe.KnownSessionRevision(bv):
+		f.Fail(frames, "offered %s, expected a known revision (%s), got %s", probe.BogusRevision, strings.Join(probe.SessionRevisions(), ", "), Clip([]byte(bv)))
 	default:
 		f.Pass("offered %s, got %s; offered %s, got %s", r.Requested, v, probe.BogusRevision, bv)
 	}
@@ -189,6 +198,14 @@ func sentAfterInitialize(r *Run, name string, f *Finding) (probe.Step, bool) {
 	if ok {
 		return st, true
 	}
+	if r.Stateless() {
+		if r.Discover == nil {
+			f.Skip("%s was not sent: %s", name, discoverFailedReason(r))
+		} else {
+			f.Skip("%s was not sent: %s", name, probeStopped(r))
+		}
+		return probe.Step{}, false
+	}
 	if initStep, ok := initializeStep(r); !ok || initStep.Outcome != probe.OutcomeOK {
 		f.Skip("%s was not sent: %s", name, initializeFailedReason(r))
 	} else {
@@ -198,6 +215,9 @@ func sentAfterInitialize(r *Run, name string, f *Finding) (probe.Step, bool) {
 }
 
 func checkPing(r *Run, f *Finding) {
+	if skipUnderStateless(r, f, "ping") {
+		return
+	}
 	st, ok := sentAfterInitialize(r, probe.StepPing, f)
 	if !ok {
 		return
@@ -261,8 +281,11 @@ func listChangedCapability(method string) (string, bool) {
 }
 
 func checkCapabilities(r *Run, f *Finding) {
-	initStep, ok := initializeStep(r)
-	if !ok || initStep.Outcome != probe.OutcomeOK {
+	if r.Stateless() && r.Discover == nil {
+		f.Skip("%s", discoverFailedReason(r))
+		return
+	}
+	if initStep, ok := initializeStep(r); !r.Stateless() && (!ok || initStep.Outcome != probe.OutcomeOK) {
 		f.Skip("%s", initializeFailedReason(r))
 		return
 	}
@@ -329,6 +352,9 @@ func checkCapabilities(r *Run, f *Finding) {
 }
 
 func checkEarlyMessages(r *Run, f *Finding) {
+	if skipUnderStateless(r, f, "the initialized notification") {
+		return
+	}
 	r.Inbound(func(fr probe.Frame, m *Message) {
 		if m == nil || m.Kind != Request || m.Method == "ping" {
 			return

@@ -45,18 +45,28 @@ func NewRegistry(cs ...Check) (*Registry, error) {
 }
 
 // Default is every check the project implements, grouped by area as the catalogue lists them.
-// It compiles the message schemas, so build it once and reuse it.
+// Building it is cheap (schemas compile on first use), but a registry keeps what it has
+// compiled and cached, so reuse it across evaluations.
 func Default() (*Registry, error) {
 	schemas, err := mcpschema.New()
 	if err != nil {
-		return nil, fmt.Errorf("checks: compiling message schemas: %w", err)
+		return nil, fmt.Errorf("checks: loading message schemas: %w", err)
 	}
 	var all []Check
 	all = append(all, envelopeChecks()...)
 	all = append(all, lifecycleChecks(schemas)...)
+	all = append(all, lifecycleRobustnessChecks()...)
+	all = append(all, statelessChecks(schemas)...)
 	all = append(all, toolChecks(schemas)...)
+	all = append(all, toolProbeChecks()...)
+	all = append(all, listChecks(schemas)...)
 	all = append(all, stdioChecks()...)
 	all = append(all, httpChecks()...)
+	all = append(all, httpRuleChecks()...)
+	all = append(all, sseChecks()...)
+	all = append(all, authChecks()...)
+	all = append(all, tlsChecks()...)
+	all = append(all, versionSupportCheck())
 	return NewRegistry(all...)
 }
 

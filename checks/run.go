@@ -15,6 +15,10 @@ type Run struct {
 	// exchanges groups the frames of HTTP exchanges, built on first use (see httpExchanges).
 	exchangesOnce sync.Once
 	exchanges     []httpExchange
+
+	// The declared capabilities, decoded the first time a check asks: several do.
+	capsOnce sync.Once
+	caps     map[string]json.RawMessage
 }
 
 // NewRun decodes the message frames of a result.
@@ -75,14 +79,27 @@ func (r *Run) Revision() string {
 	return r.Requested
 }
 
-// Capabilities decodes the server's declared capabilities from the initialize result.
+// Capabilities is the server's declared capabilities from the initialize result, or from
+// the server/discover result of a stateless server (nil when there are none). The map is
+// shared by every caller: read it, do not change it.
 func (r *Run) Capabilities() map[string]json.RawMessage {
-	var ir struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	_ = json.Unmarshal(r.Initialize, &ir)
-	return ir.Capabilities
+	r.capsOnce.Do(func() {
+		declared := r.Initialize
+		if declared == nil {
+			declared = r.Discover
+		}
+		init, ok := objectMembers(declared)
+		if !ok {
+			return
+		}
+		r.caps, _ = objectMembers(init["capabilities"])
+	})
+	return r.caps
 }
+
+// Stateless reports whether the server was probed under a stateless revision (2026-07-28
+// and later): no initialize, no session, server/discover instead.
+func (r *Run) Stateless() bool { return probe.Stateless(r.Revision()) }
 
 // Declares reports whether the server declared a capability (tools, resources, prompts...).
 func (r *Run) Declares(capability string) bool {

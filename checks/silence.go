@@ -5,7 +5,8 @@ import (
 )
 
 func checkNotificationSilence(r *Run, f *Finding) {
-	if r.Transport == probe.TransportStdio {
+	// Legacy HTTP+SSE answers on one stream, as stdio does.
+	if r.Transport == probe.TransportStdio || r.Transport == probe.TransportSSE {
 		silenceOnStream(r, f)
 		return
 	}

@@ -106,10 +106,14 @@ func checkSpawn(r *Run, f *Finding) {
 		f.Skip("no process was recorded for the main connection")
 		return
 	}
-	initStep, sent := r.FirstStep(probe.StepInitialize)
+	first := probe.StepInitialize
+	if r.Stateless() {
+		first = probe.StepDiscover // the first request of a stateless conversation
+	}
+	initStep, sent := r.FirstStep(first)
 	if p.Exited && p.EndedBy == "exit" && (!sent || !answered(initStep)) {
 		frames := Seqs(initStep.Request, exitNote(r, probe.ConnMain))
-		f.Fail(frames, "expected the server to answer initialize, got the process ending first (%s)", describeExit(p))
+		f.Fail(frames, "expected the server to answer %s, got the process ending first (%s)", first, describeExit(p))
 		return
 	}
 	f.Pass("the command started (pid %d)", p.PID)

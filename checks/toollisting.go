@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"weak"
 
+	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -49,8 +51,13 @@ type listedTool struct {
 	name      string
 	described bool // description is a string
 	desc      string
-	// input and output are the schemas as canonical JSON (nil when absent).
-	input, output []byte
+	// input and output are the schemas as canonical JSON ("" when absent). Strings, so that
+	// the schema verdict cache holds them without a copy.
+	input, output string
+	// inputVerdict and outputVerdict are ToolSchema's verdicts on them, judged while the
+	// page was parsed (when inputJudged and outputJudged say so; see judgeSchemas).
+	inputVerdict, outputVerdict error
+	inputJudged, outputJudged   bool
 	// digest identifies the tool's surface: sha256 of the canonical JSON of its name,
 	// description and schemas.
 	digest [sha256.Size]byte
@@ -115,20 +122,21 @@ func (l *toolLister) listing(r *Run) *toolListing {
 func (l *toolLister) build(r *Run) *toolListing {
 	out := &toolListing{failed: -1}
 	switch {
-	case r.Initialize == nil:
-		out.skip = "no initialize result, so no declared capabilities to judge tools by"
+	case r.Initialize == nil && r.Discover == nil:
+		out.skip = "no initialize result (nor a server/discover result), so no declared capabilities to judge tools by"
 		return out
 	case !r.Declares("tools"):
 		out.skip = "server declares no tools capability"
 		return out
 	}
+	var judged schemaBudget
 	for _, st := range r.Steps {
 		if st.Name != probe.StepToolsList || st.Conn != probe.ConnMain {
 			continue
 		}
 		var page *toolPage
 		if st.Outcome == probe.OutcomeOK {
-			page = l.page(r.Revision(), st.Result)
+			page = l.page(r.Revision(), st.Result, &judged)
 		} else if out.failed < 0 {
 			out.failed = len(out.steps)
 		}
@@ -146,65 +154,139 @@ func (l *toolLister) build(r *Run) *toolListing {
 	return out
 }
 
-func (l *toolLister) page(rev string, raw []byte) *toolPage {
+func (l *toolLister) page(rev string, raw []byte, judged *schemaBudget) *toolPage {
 	if p, ok := l.cache.get(rev, raw); ok {
 		return p
 	}
-	p := l.decodePage(rev, raw)
-	l.cache.put(rev, raw, p)
+	text := string(raw) // one copy, for the parsed page and the cache key both
+	p := l.decodePage(rev, text, judged)
+	l.cache.putText(rev, text, p)
 	return p
 }
 
-func (l *toolLister) decodePage(rev string, raw []byte) *toolPage {
+// decodePage reads a tools/list result, judging its tool schemas while judged allows.
+func (l *toolLister) decodePage(rev, text string, judged *schemaBudget) *toolPage {
 	p := &toolPage{}
-	doc, err := mcpschema.Decode(raw)
+	doc, err := jsondoc.ParseString(text)
 	if err != nil {
-		p.verdict = err
+		// Not one JSON value: let the schema package say why in its words.
+		_, p.verdict = mcpschema.Decode([]byte(text))
 		return p
 	}
-	p.verdict = l.schemas.ValidateValue(rev, "ListToolsResult", doc)
-	m, ok := doc.(map[string]any)
-	if !ok {
+	root := doc.Root()
+	// The page is parsed once: the schema judges the same tree the checks read.
+	p.verdict = l.schemas.ValidateDoc(rev, "ListToolsResult", root)
+	if root.Kind() != jsondoc.Object {
 		return p
 	}
-	if nc, ok := m["nextCursor"]; ok {
-		if s, isString := nc.(string); isString {
-			p.cursor, p.nextCursor = cursorString, s
-		} else {
-			p.cursor, p.cursorJSON = cursorOther, describeValue(nc)
-		}
+	if nc := root.Get("nextCursor"); nc.Kind() == jsondoc.String {
+		p.cursor, p.nextCursor = cursorString, strings.Clone(nc.Str())
+	} else if nc.Exists() {
+		p.cursor, p.cursorJSON = cursorOther, describeValue(nc.Any())
 	}
-	entries, _ := m["tools"].([]any)
-	p.tools = make([]listedTool, len(entries))
+	entries := root.Get("tools")
+	if entries.Kind() != jsondoc.Array {
+		return p
+	}
+	p.tools = make([]listedTool, entries.Len())
+	var c canonicalizer
 	var buf []byte
-	for i, e := range entries {
+	for i, e := range entries.Elements() {
 		t := &p.tools[i]
 		t.index = i
-		obj, ok := e.(map[string]any)
-		if !ok {
-			buf = appendCanonical(buf[:0], e)
+		if e.Kind() != jsondoc.Object {
+			buf = c.append(buf[:0], e)
 			t.digest = sha256.Sum256(buf)
 			continue
 		}
 		t.object = true
-		t.name, t.named = obj["name"].(string)
-		t.desc, t.described = obj["description"].(string)
-		if s, ok := obj["inputSchema"]; ok {
-			t.input = appendCanonical(nil, s)
+		// Clones: the page outlives the parsed document and should not keep all of it.
+		name, desc := e.Get("name"), e.Get("description")
+		if t.named = name.Kind() == jsondoc.String; t.named {
+			t.name = strings.Clone(name.Str())
 		}
-		if s, ok := obj["outputSchema"]; ok {
-			t.output = appendCanonical(nil, s)
+		if t.described = desc.Kind() == jsondoc.String; t.described {
+			t.desc = strings.Clone(desc.Str())
 		}
-		surface := map[string]any{}
-		for _, k := range []string{"name", "description", "inputSchema", "outputSchema"} {
-			if v, ok := obj[k]; ok {
-				surface[k] = v
-			}
+		input, output := e.Get("inputSchema"), e.Get("outputSchema")
+		if input.Exists() {
+			buf = c.append(buf[:0], input)
+			t.input = string(buf)
 		}
-		buf = appendCanonical(buf[:0], surface)
+		if output.Exists() {
+			buf = c.append(buf[:0], output)
+			t.output = string(buf)
+		}
+		buf = appendSurface(buf[:0], &c, name, desc, t.input, t.output)
 		t.digest = sha256.Sum256(buf)
+		l.judgeSchemas(rev, t, input, output, judged)
 	}
 	return p
+}
+
+// schemaBudget counts the schemas judged so far while building one listing, inputs and
+// outputs apart.
+type schemaBudget struct{ inputs, outputs int }
+
+// judgeSchemas judges a tool's schemas while the page's parsed tree is at hand, so that they
+// are not parsed again, as many per listing as the checks judge per evaluation
+// (maxSchemasJudged): a hostile server's thousand pages cost no more. A tool whose schema
+// was not judged here (its page was decoded for an earlier listing whose budget had run
+// out) is judged by the check that reaches it. Verdicts depend only on the revision and
+// the schema, as the page does, so a cached page's verdicts hold for every run.
+func (l *toolLister) judgeSchemas(rev string, t *listedTool, input, output jsondoc.Value, judged *schemaBudget) {
+	if judged.inputs < maxSchemasJudged && t.input != "" {
+		judged.inputs++
+		t.inputVerdict, t.inputJudged = l.schemas.ToolSchemaValue(rev, input, t.input, false), true
+	}
+	if judged.outputs < maxSchemasJudged && t.output != "" && rev >= outputSchemaSince {
+		judged.outputs++
+		t.outputVerdict, t.outputJudged = l.schemas.ToolSchemaValue(rev, output, t.output, true), true
+	}
+}
+
+// inputSchemaVerdict is ToolSchema's verdict on the tool's inputSchema.
+func (t *listedTool) inputSchemaVerdict(rev string, schemas *mcpschema.Validator) error {
+	if t.inputJudged {
+		return t.inputVerdict
+	}
+	return schemas.ToolSchema(rev, []byte(t.input), false)
+}
+
+// outputSchemaVerdict is ToolSchema's verdict on the tool's outputSchema.
+func (t *listedTool) outputSchemaVerdict(rev string, schemas *mcpschema.Validator) error {
+	if t.outputJudged {
+		return t.outputVerdict
+	}
+	return schemas.ToolSchema(rev, []byte(t.output), true)
+}
+
+// appendSurface writes the canonical JSON of a tool's surface: the object of its name,
+// description, inputSchema and outputSchema (those present), members in name order. The
+// schemas come already in canonical form.
+func appendSurface(b []byte, c *canonicalizer, name, desc jsondoc.Value, input, output string) []byte {
+	b = append(b, '{')
+	sep := func() {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+	}
+	if desc.Exists() {
+		b = c.append(append(b, `"description":`...), desc)
+	}
+	if input != "" {
+		sep()
+		b = append(append(b, `"inputSchema":`...), input...)
+	}
+	if name.Exists() {
+		sep()
+		b = c.append(append(b, `"name":`...), name)
+	}
+	if output != "" {
+		sep()
+		b = append(append(b, `"outputSchema":`...), output...)
+	}
+	return append(b, '}')
 }
 
 // describeValue names a decoded JSON value for a message: its kind and its text, cut short.
@@ -277,9 +359,17 @@ func (c *pageCache) put(rev string, raw []byte, p *toolPage) {
 	if len(raw) > pageCacheMaxKey {
 		return
 	}
+	c.putText(rev, string(raw), p)
+}
+
+// putText is put for bytes already copied into a string, which the cache then keeps.
+func (c *pageCache) putText(rev, raw string, p *toolPage) {
+	if len(raw) > pageCacheMaxKey {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.byRev[rev][string(raw)]; ok {
+	if _, ok := c.byRev[rev][raw]; ok {
 		return
 	}
 	for c.entries > 0 && (c.entries >= c.max || c.bytes+len(raw) > c.maxSize) {
@@ -302,7 +392,7 @@ func (c *pageCache) put(rev string, raw []byte, p *toolPage) {
 		m = map[string]*toolPage{}
 		c.byRev[rev] = m
 	}
-	key := pageKey{rev: rev, raw: string(raw)}
+	key := pageKey{rev: rev, raw: raw}
 	m[key.raw] = p
 	c.order = append(c.order, key)
 	c.entries++

@@ -108,43 +108,13 @@ func checkToolsPagination(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Valid
 	if !needsPages(f, l) {
 		return
 	}
-	cursorPage := map[string]int{} // cursor -> page that returned it
-	namePage := map[string]int{}   // tool name -> first page listing it
+	judgePages(f, l, pagedItems{item: "tool", tools: true})
 	tools := 0
-	for i, p := range l.pages {
-		st, page := l.steps[i], i+1
+	for _, p := range l.pages {
 		if p == nil {
-			f.Fail(Seqs(st.Request, st.Response), "page %d (asked for with the cursor page %d returned) failed: %s", page, page-1, describeStep(st))
 			break
 		}
 		tools += len(p.tools)
-		seenHere := map[string]bool{}
-		for _, t := range p.tools {
-			if !t.named || seenHere[t.name] {
-				continue
-			}
-			seenHere[t.name] = true
-			if first, ok := namePage[t.name]; ok {
-				f.FailTool(clipName(t.name), Seqs(st.Response), "tool %s is listed on page %d and again on page %d", quoteName(t.name), first, page)
-				continue
-			}
-			namePage[t.name] = page
-		}
-		switch p.cursor {
-		case cursorOther:
-			f.Fail(Seqs(st.Response), "page %d: nextCursor is %s, not a string", page, p.cursorJSON)
-		case cursorString:
-			if first, ok := cursorPage[p.nextCursor]; ok {
-				f.Fail(Seqs(st.Response), "page %d returned the cursor %s that page %d already returned: the listing loops", page, clipQuote(p.nextCursor), first)
-				break
-			}
-			cursorPage[p.nextCursor] = page
-			if i == len(l.pages)-1 {
-				// The probe follows every new cursor until its page limit; a last page
-				// that still points further means the limit cut the listing.
-				f.Fail(Seqs(st.Response), "page %d still returns a nextCursor; the listing goes beyond the probe's limit of %d pages", page, page)
-			}
-		}
 	}
 	f.Pass("%d tools on %d page(s): cursors are strings, none repeats, no tool is listed twice across pages", tools, l.okPages())
 }
@@ -162,11 +132,11 @@ func checkInputSchemas(r *Run, f *Finding, l *toolListing, schemas *mcpschema.Va
 		if n > maxSchemasJudged {
 			return
 		}
-		if t.input == nil {
+		if t.input == "" {
 			f.FailTool(toolKey(t), Seqs(st.Response), "tool %s has no inputSchema", toolLabel(t, page))
 			return
 		}
-		judgeToolSchema(f, st, page, t, schemas.ToolSchema(rev, t.input, false), "inputSchema")
+		judgeToolSchema(f, st, page, t, t.inputSchemaVerdict(rev, schemas), "inputSchema")
 	})
 	if n == 0 {
 		f.Skip("tools/list lists no tools")
@@ -187,14 +157,14 @@ func checkOutputSchemas(r *Run, f *Finding, l *toolListing, schemas *mcpschema.V
 	}
 	n := 0
 	l.tools(func(st probe.Step, page int, t *listedTool) {
-		if t.output == nil {
+		if t.output == "" {
 			return
 		}
 		n++
 		if n > maxSchemasJudged {
 			return
 		}
-		judgeToolSchema(f, st, page, t, schemas.ToolSchema(rev, t.output, true), "outputSchema")
+		judgeToolSchema(f, st, page, t, t.outputSchemaVerdict(rev, schemas), "outputSchema")
 	})
 	if n == 0 {
 		f.Skip("no tool declares an outputSchema")
@@ -205,7 +175,8 @@ func checkOutputSchemas(r *Run, f *Finding, l *toolListing, schemas *mcpschema.V
 }
 
 // maxSchemasJudged bounds the schema work of one evaluation: judging a schema the validator
-// has not seen costs a metaschema validation, and a hostile server may list a million tools.
+// has not seen costs a walk of it (a compile, when it has references), and a hostile server
+// may list a million tools.
 const maxSchemasJudged = 1000
 
 // noteUnjudged records how many schemas were left unjudged (a fact, not a fault).

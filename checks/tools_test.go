@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -556,34 +557,27 @@ func TestCanonicalJSONIgnoresMemberOrderAndSpacing(t *testing.T) {
 		{`{"n":1.50}`, `{"n":1.50}`},
 	}
 	for _, tt := range tests {
-		a, err := mcpschema.Decode([]byte(tt.a))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := mcpschema.Decode([]byte(tt.b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ca, cb := appendCanonical(nil, a), appendCanonical(nil, b)
-		if string(ca) != string(cb) {
+		ca, cb := canonicalOf(t, tt.a), canonicalOf(t, tt.b)
+		if ca != cb {
 			t.Errorf("%s -> %s, %s -> %s", tt.a, ca, tt.b, cb)
 		}
-		if !json.Valid(ca) {
+		if !json.Valid([]byte(ca)) {
 			t.Errorf("canonical form %s is not JSON", ca)
 		}
 	}
-	if got := string(appendCanonical(nil, mustDecode(t, `{"b":{"d":1,"c":2},"a":"\u0000"}`))); got != `{"a":"\u0000","b":{"c":2,"d":1}}` {
+	if got := canonicalOf(t, `{"b":{"d":1,"c":2},"a":"\u0000"}`); got != `{"a":"\u0000","b":{"c":2,"d":1}}` {
 		t.Errorf("canonical form %s", got)
 	}
 }
 
-func mustDecode(t *testing.T, s string) any {
+func canonicalOf(t testing.TB, s string) string {
 	t.Helper()
-	v, err := mcpschema.Decode([]byte(s))
+	doc, err := jsondoc.Parse([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v
+	var c canonicalizer
+	return string(c.append(nil, doc.Root()))
 }
 
 // everythingTools is a 13-tool list shaped like the reference "everything" server's: zod
@@ -684,10 +678,10 @@ func FuzzToolListing(f *testing.F) {
 				t.Fatalf("%s: no verdict", fd.ID)
 			}
 		}
-		p := newToolLister(v).decodePage("2025-11-25", []byte(result))
+		p := newToolLister(v).decodePage("2025-11-25", result, &schemaBudget{})
 		for _, tl := range p.tools {
-			for _, s := range [][]byte{tl.input, tl.output} {
-				if s != nil && !json.Valid(s) {
+			for _, s := range []string{tl.input, tl.output} {
+				if s != "" && !json.Valid([]byte(s)) {
 					t.Fatalf("canonical schema %q is not JSON", s)
 				}
 			}

@@ -25,7 +25,7 @@ type wireScript struct {
 func newWireScript(transport string) *wireScript {
 	return &wireScript{
 		res: &probe.Result{
-			Target: "fixture", Transport: transport, Requested: probe.LatestRevision,
+			Target: "fixture", Transport: transport, Requested: probe.LatestSessionRevision,
 			InitializedAt: -1,
 		},
 		exchange: map[int]int{},
@@ -332,7 +332,7 @@ func scriptedSession(transport string, edits ...func(p *sessionPlan)) *probe.Res
 	if initAnswer == nil {
 		initAnswer = resultReply(p.initResult)
 	}
-	init := w.call(probe.ConnMain, probe.StepInitialize, "initialize", "1", initParams(probe.LatestRevision), initAnswer)
+	init := w.call(probe.ConnMain, probe.StepInitialize, "initialize", "1", initParams(probe.LatestSessionRevision), initAnswer)
 	w.res.Processes = p.processes
 	if init.Outcome != probe.OutcomeOK || p.stopAfterInitialize {
 		w.res.Err = "initialize failed"
@@ -393,6 +393,7 @@ func checkByID(t *testing.T, id string) Check {
 	all = append(all, lifecycleChecks(schemas)...)
 	all = append(all, stdioChecks()...)
 	all = append(all, httpChecks()...)
+	all = append(all, ruleProbeAreas(t)...)
 	reg, err := NewRegistry(all...)
 	if err != nil {
 		t.Fatal(err)

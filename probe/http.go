@@ -104,6 +104,11 @@ func (t *httpTransport) SetProtocolVersion(v string) {
 // InitTimeout for initialize and RequestTimeout otherwise, up to the response head for an
 // event stream and up to the whole body else.
 func (t *httpTransport) Send(ctx context.Context, msg []byte) (int, error) {
+	return t.post(ctx, msg, nil)
+}
+
+// post is Send with the headers of this one request changed by edit (nil for none).
+func (t *httpTransport) post(ctx context.Context, msg []byte, edit func(http.Header)) (int, error) {
 	if err := t.enter(); err != nil {
 		return -1, err
 	}
@@ -111,7 +116,7 @@ func (t *httpTransport) Send(ctx context.Context, msg []byte) (int, error) {
 	if t.overLimit() {
 		return -1, fmt.Errorf("http transport: not sending: %w", ErrLimit)
 	}
-	x := t.newExchange(t.base, ctx, http.MethodPost, msg, t.deadlineFor(msg))
+	x := t.newExchangeTo(t.base, ctx, http.MethodPost, exchangeTarget{edit: edit}, msg, t.deadlineFor(msg))
 	resp, err := x.do()
 	if err != nil {
 		x.release()
@@ -150,7 +155,7 @@ func (t *httpTransport) overLimit() bool {
 // deadlineFor is the time an exchange carrying msg may take: initialize may meet a server
 // that is still starting.
 func (t *httpTransport) deadlineFor(msg []byte) time.Duration {
-	if env, ok := peekEnvelope(msg); ok && env.hasMethod && env.method == "initialize" {
+	if env, ok := peekEnvelope(msg); ok && env.hasMethod && (env.method == "initialize" || env.method == methodDiscover) {
 		return t.o.InitTimeout
 	}
 	return t.o.RequestTimeout
@@ -188,7 +193,8 @@ func (t *httpTransport) noteSession(h http.Header) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.sessionID == "" {
+	// A stateless revision has no sessions (MCP-RULES G7): an id minted anyway is not echoed.
+	if t.sessionID == "" && !Stateless(t.version) {
 		t.sessionID = id
 	}
 }

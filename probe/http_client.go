@@ -29,7 +29,10 @@ const (
 // reported. The exception: a target the user gave credentials for is refused on a bad
 // certificate, since sending a token to an unauthenticated peer would leak it.
 func newProbeClient(o Options, host string, secrets *redactor, hasCredentials bool, certs *certChecker) *http.Client {
-	dialer := &net.Dialer{Timeout: httpDialTimeout, KeepAlive: 30 * time.Second}
+	if o.DialContext == nil {
+		dialer := &net.Dialer{Timeout: httpDialTimeout, KeepAlive: 30 * time.Second}
+		o.DialContext = dialer.DialContext
+	}
 	tlsConfig := &tls.Config{
 		// Verification happens in VerifyConnection (and certChecker) instead.
 		InsecureSkipVerify: true, //nolint:gosec // see above: verified by hand, never skipped silently
@@ -51,7 +54,7 @@ func newProbeClient(o Options, host string, secrets *redactor, hasCredentials bo
 	tr := &http.Transport{
 		// No proxy: the probe measures the server, and a proxy would change every phase.
 		Proxy:                  nil,
-		DialContext:            dialer.DialContext,
+		DialContext:            o.DialContext,
 		TLSClientConfig:        tlsConfig,
 		TLSHandshakeTimeout:    httpTLSTimeout,
 		ResponseHeaderTimeout:  max(o.InitTimeout, o.RequestTimeout) + httpResponseHeadSlop,

@@ -42,6 +42,12 @@ type exchange struct {
 // watch ends (the caller's context, which must not outlive Send for an event stream) and
 // when deadline passes (until the exchange is detached).
 func (t *httpTransport) newExchange(parent, watch context.Context, method string, body []byte, deadline time.Duration) *exchange {
+	return t.newExchangeTo(parent, watch, method, exchangeTarget{}, body, deadline)
+}
+
+// newExchangeTo is newExchange for a request that goes elsewhere or carries other headers
+// than the connection's own (see exchangeTarget).
+func (t *httpTransport) newExchangeTo(parent, watch context.Context, method string, to exchangeTarget, body []byte, deadline time.Duration) *exchange {
 	x := &exchange{t: t, method: method, deadline: deadline, outSeq: -1, onBase: parent == t.base}
 	ctx, cancel := context.WithCancel(parent)
 	x.cancel = cancel
@@ -54,6 +60,14 @@ func (t *httpTransport) newExchange(parent, watch context.Context, method string
 	})
 
 	header := t.requestHeader(method)
+	t.statelessHeaders(header, body)
+	if to.edit != nil {
+		to.edit(header)
+	}
+	target, shown := t.url, t.shownURL
+	if to.url != "" {
+		target, shown = to.url, redactedURL(to.url)
+	}
 	kind := KindHTTPRequest
 	var rd io.Reader
 	if body != nil {
@@ -62,11 +76,11 @@ func (t *httpTransport) newExchange(parent, watch context.Context, method string
 		rd = bytes.NewReader(body)
 	}
 	x.out = Frame{Dir: Out, Kind: kind, Raw: body,
-		HTTP: &HTTPInfo{Method: method, URL: t.shownURL, Header: t.secrets.header(header)}}
+		HTTP: &HTTPInfo{Method: method, URL: shown, Header: t.secrets.header(header)}}
 	// The Out frame is recorded the moment the request is written, so its time is the start
 	// of the latency; do() records it anyway if that moment was not observed.
 	x.trace = newExchangeTrace(t.w.Now, x.recordOut)
-	x.req, x.reqErr = http.NewRequestWithContext(httptrace.WithClientTrace(ctx, x.trace.hooks()), method, t.url, rd)
+	x.req, x.reqErr = http.NewRequestWithContext(httptrace.WithClientTrace(ctx, x.trace.hooks()), method, target, rd)
 	if x.reqErr == nil {
 		x.req.Header = header
 	}

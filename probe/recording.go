@@ -19,6 +19,7 @@ type recording struct {
 	Version int             `json:"mcpwatchRecording"`
 	Result  *Result         `json:"result"`
 	Init    json.RawMessage `json:"initialize,omitempty"`
+	Disc    json.RawMessage `json:"discover,omitempty"`
 	Frames  []frameRecord   `json:"frames"`
 	Steps   []stepRecord    `json:"steps"`
 	Procs   []procRecord    `json:"processes,omitempty"`
@@ -52,7 +53,7 @@ type procRecord struct {
 func WriteRecording(w io.Writer, r *Result) error {
 	head := *r
 	head.Steps, head.Frames, head.Processes = nil, nil, nil
-	rec := recording{Version: RecordingVersion, Result: &head, Init: r.Initialize, DurNS: int64(r.Duration), InitAt: r.InitializedAt}
+	rec := recording{Version: RecordingVersion, Result: &head, Init: r.Initialize, Disc: r.Discover, DurNS: int64(r.Duration), InitAt: r.InitializedAt}
 	for _, f := range r.Frames {
 		fr := frameRecord{Frame: f, Dir: f.Dir.String(), Kind: f.Kind.String(), AtNS: int64(f.At)}
 		if utf8.Valid(f.Raw) {
@@ -86,6 +87,7 @@ func ReadRecording(rd io.Reader) (*Result, error) {
 	}
 	r := rec.Result
 	r.Initialize = rec.Init
+	r.Discover = rec.Disc
 	r.Duration = time.Duration(rec.DurNS)
 	r.InitializedAt = rec.InitAt
 	r.Frames = make([]Frame, 0, len(rec.Frames))

@@ -12,7 +12,7 @@ import (
 func TestRecordingRoundTripKeepsEveryFrameByteExact(t *testing.T) {
 	code := int64(-32601)
 	in := &Result{
-		Target: "srv --flag", Transport: TransportStdio, Requested: LatestRevision,
+		Target: "srv --flag", Transport: TransportStdio, Requested: LatestSessionRevision,
 		Negotiated: Revision20250618, ProtocolVersion: Revision20250618,
 		Initialize:    json.RawMessage(`{"protocolVersion":"2025-06-18"}`),
 		InitializedAt: 2, Start: time.Unix(1700000000, 0).UTC(), Duration: 1500 * time.Millisecond,

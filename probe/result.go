@@ -80,9 +80,12 @@ type Result struct {
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// Initialize is the raw result of the main initialize (nil when it failed).
 	Initialize json.RawMessage `json:"-"`
-	Steps      []Step          `json:"steps"`
-	Frames     []Frame         `json:"-"`
-	Processes  []ProcessInfo   `json:"processes,omitempty"`
+	// Discover is the raw result of the main server/discover when the server was probed
+	// statelessly (nil otherwise): there it takes the place of the initialize result.
+	Discover  json.RawMessage `json:"-"`
+	Steps     []Step          `json:"steps"`
+	Frames    []Frame         `json:"-"`
+	Processes []ProcessInfo   `json:"processes,omitempty"`
 	// InitializedAt is the Seq of the notifications/initialized frame (-1 when not sent).
 	InitializedAt int           `json:"-"`
 	Start         time.Time     `json:"start"`

@@ -6,18 +6,30 @@ const (
 	Revision20250326 = "2025-03-26"
 	Revision20250618 = "2025-06-18"
 	Revision20251125 = "2025-11-25"
+	// Revision20260728 is the first stateless revision: no initialize, no session; every
+	// request carries its revision and capabilities in _meta (MCP-RULES C').
+	Revision20260728 = "2026-07-28"
 
-	// LatestRevision is offered in initialize unless the user asks for another.
-	LatestRevision = Revision20251125
+	// LatestRevision is offered first unless the user asks for another. Being stateless, it
+	// is offered through server/discover; a server that does not speak it is recognised by
+	// its answer (era detection) and probed with LatestSessionRevision instead.
+	LatestRevision = Revision20260728
+	// LatestSessionRevision is the newest revision that has initialize and sessions.
+	LatestSessionRevision = Revision20251125
 
 	// BogusRevision is offered on the negotiation connection: no server supports it, so a
 	// conformant server must answer with a revision of its own (MCP-RULES C3).
 	BogusRevision = "1900-01-01"
+	// BogusStatelessRevision is the revision the negotiation connection names in _meta when
+	// the server is stateless: a revision newer than any published, so that a server can read
+	// it only as one it does not support (-32022, MCP-RULES C'). A date before 2026-07-28
+	// would not do: servers that speak both eras read it as a session-era request.
+	BogusStatelessRevision = "2099-01-01"
 )
 
 // Revisions lists the revisions the probe understands, oldest first.
 func Revisions() []string {
-	return []string{Revision20241105, Revision20250326, Revision20250618, Revision20251125}
+	return []string{Revision20241105, Revision20250326, Revision20250618, Revision20251125, Revision20260728}
 }
 
 // KnownRevision reports whether v is a published revision the probe understands.

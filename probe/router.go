@@ -38,6 +38,9 @@ type connWire struct {
 	frames    int
 	bytes     int64
 	closed    error
+	// streamAnswers: answers arrive on a stream of their own, not in the response to the
+	// POST that carried the request (legacy HTTP+SSE), so a 2xx head fails nothing.
+	streamAnswers bool
 }
 
 var _ Wire = (*connWire)(nil)
@@ -151,6 +154,9 @@ func (w *connWire) Record(f Frame) int {
 		// A response head whose body carries no message: the request of that exchange will
 		// get no answer. (An SSE head is followed by events, so it does not count here.)
 		if f.HTTP != nil && isEventStream(f.HTTP.ContentType) && f.HTTP.Status == 200 {
+			break
+		}
+		if w.streamAnswers && f.HTTP != nil && f.HTTP.Status >= 200 && f.HTTP.Status <= 299 {
 			break
 		}
 		w.failExchange(f.Exchange, seq, f, ErrUnanswered)

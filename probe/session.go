@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -17,8 +16,11 @@ import (
 type dialFunc func(ctx context.Context, t Target, conn int, w Wire, o Options) (Transport, error)
 
 func dialerFor(t Target) dialFunc {
-	if t.Kind() == TransportStdio {
+	switch t.Kind() {
+	case TransportStdio:
 		return dialStdio
+	case TransportSSE:
+		return dialSSE
 	}
 	return dialHTTP
 }
@@ -45,6 +47,10 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	}
 	main := newSession(ConnMain, t, o, transcript, dial)
 	neg := newSession(ConnNegotiation, t, o, transcript, dial)
+	// The negotiation connection's probes depend on the era the main connection detects.
+	era := newEraShare()
+	main.era, neg.era = era, era
+	rules := startRules(ctx, t, o, transcript, dial, era)
 
 	// The negotiation connection runs beside the main session so that a slow-starting stdio
 	// server costs its start-up time once, not twice.
@@ -57,7 +63,10 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	main.run(ctx, res)
 	wg.Wait()
 
+	res.Transport = main.kind
+	ruleSteps, ruleProcesses := rules.wait()
 	res.Steps = append(main.steps, neg.steps...)
+	res.Steps = append(res.Steps, ruleSteps...)
 	// Transcript order; a step whose request was never recorded (the transport refused it)
 	// goes last rather than first.
 	order := func(s Step) int {
@@ -68,6 +77,7 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	}
 	sort.SliceStable(res.Steps, func(i, j int) bool { return order(res.Steps[i]) < order(res.Steps[j]) })
 	res.Processes = append(main.wire.processInfo(), neg.wire.processInfo()...)
+	res.Processes = append(res.Processes, ruleProcesses...)
 	res.Frames = transcript.Frames()
 	res.Duration = time.Since(res.Start)
 	if res.Err == "" && ctx.Err() != nil {
@@ -86,15 +96,23 @@ type session struct {
 	wire       *connWire
 
 	ready  chan struct{} // closed once tr is set (or the dial failed)
+	trMu   sync.Mutex    // guards tr against answers to server requests (see transport)
 	tr     Transport
+	kind   string // the transport in use: the target's, until a detected one replaces it
 	nextID int
 	steps  []Step
+
+	// era is the main connection's era decision, shared by the connections of a probe;
+	// meta is the stateless revision the requests name in _meta ("" in the session era).
+	era  *eraShare
+	meta string
 
 	replies sync.WaitGroup // answers to server-to-client requests still being sent
 }
 
 func newSession(conn int, t Target, o Options, tr *Transcript, dial dialFunc) *session {
-	s := &session{conn: conn, target: t, o: o, transcript: tr, dial: dial, ready: make(chan struct{})}
+	s := &session{conn: conn, target: t, o: o, transcript: tr, dial: dial, ready: make(chan struct{}),
+		kind: t.Kind(), era: newEraShare()}
 	s.wire = newConnWire(conn, tr, o.Limits, s.answerServerRequest)
 	return s
 }
@@ -124,13 +142,21 @@ func (s *session) close(ctx context.Context) {
 }
 
 func (s *session) run(ctx context.Context, res *Result) {
+	// Whatever happens, the other connections must not wait for a decision in vain.
+	defer s.era.publish(eraDecision{})
 	if err := s.open(ctx); err != nil {
 		res.Err = err.Error()
 		return
 	}
 	defer s.close(ctx)
 
-	init := s.call(ctx, StepInitialize, "initialize", initializeParams(s.o), s.o.InitTimeout, 0)
+	stateless, disc, started := s.detectEra(ctx, res)
+	if stateless {
+		s.runStateless(ctx, res, disc)
+		return
+	}
+	init := s.initialize(ctx, StepInitialize, s.o, started)
+	s.era.publish(eraDecision{transport: s.kind})
 	if init.Outcome != OutcomeOK {
 		res.Err = "initialize failed: " + describeFailure(init) + s.processFate()
 		return
@@ -161,15 +187,38 @@ func (s *session) run(ctx context.Context, res *Result) {
 	s.call(ctx, StepUnknownMethod, UnknownMethod, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
 }
 
-// negotiate offers a revision that does not exist on a fresh connection (MCP-RULES C3).
+// negotiate offers a revision that does not exist on a fresh connection (MCP-RULES C3), or,
+// when the main connection found the server stateless, probes what that revision requires
+// of versions and _meta.
 func (s *session) negotiate(ctx context.Context) {
-	if err := s.open(ctx); err != nil {
-		return
+	// A stdio server is started at once, so that its start-up overlaps the main one's.
+	opened := false
+	if s.kind == TransportStdio {
+		if err := s.open(ctx); err != nil {
+			return
+		}
+		opened = true
+	}
+	d := s.era.wait(ctx)
+	if !opened {
+		if d.transport == TransportSSE && s.kind == TransportHTTP {
+			// The main connection found legacy HTTP+SSE: no need to find it again.
+			s.dial, s.kind = dialSSE, TransportSSE
+		}
+		if err := s.open(ctx); err != nil {
+			return
+		}
 	}
 	defer s.close(ctx)
+	if d.stateless {
+		if !d.refused {
+			s.negotiateStateless(ctx, d.revision)
+		}
+		return
+	}
 	o := s.o
 	o.ProtocolVersion = BogusRevision
-	s.call(ctx, StepInitializeBogus, "initialize", initializeParams(o), s.o.InitTimeout, 0)
+	s.initialize(ctx, StepInitializeBogus, o, nil)
 }
 
 // list follows nextCursor until it is absent, repeats, is not a string, or MaxPages is reached.
@@ -206,84 +255,14 @@ func (s *session) call(ctx context.Context, name, method string, params json.Raw
 }
 
 func (s *session) callWithID(ctx context.Context, name, method string, params, id json.RawMessage, timeout time.Duration, page int) Step {
-	st := Step{Name: name, Method: method, Conn: s.conn, ID: string(id), Page: page, Request: -1, Response: -1}
-	defer func() { s.steps = append(s.steps, st) }()
-
-	msg := encodeMessage(id, method, params)
-	key := idKey(id)
-	wt := s.wire.expect(key)
-	defer s.wire.forget(key)
-
-	seq, err := s.tr.Send(ctx, msg)
-	st.Request = seq
-	if err != nil {
-		st.Outcome, st.Err = OutcomeTransport, err.Error()
-		if errors.Is(err, ErrTimeout) {
-			// The HTTP transport bounds a whole exchange itself and records the timeout.
-			st.Outcome = OutcomeNoAnswer
-		}
-		// An HTTP exchange can fail after its head arrived; a stdio write after the server
-		// died fails at once. Either way nothing more will come for this id.
-		return st
-	}
-	sent, _ := s.transcript.Frame(seq)
-
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var a answer
-	select {
-	case a = <-wt.ch:
-	case <-timer.C:
-		a = answer{seq: -1, err: ErrTimeout}
-	case <-ctx.Done():
-		a = answer{seq: -1, err: ErrTimeout}
-	}
-	if a.seq >= 0 {
-		st.Response = a.seq
-		st.Latency = a.frame.At - sent.At
-		if a.frame.HTTP != nil {
-			st.HTTPStatus = a.frame.HTTP.Status
-		}
-	}
-	if a.err != nil {
-		st.Err = a.err.Error()
-		st.Outcome = OutcomeTransport
-		if errors.Is(a.err, ErrUnanswered) && st.HTTPStatus >= 200 && st.HTTPStatus <= 299 {
-			st.Outcome = OutcomeNoAnswer
-		}
-		if a.err == ErrTimeout {
-			st.Outcome = OutcomeNoAnswer
-			s.wire.Record(Frame{Dir: In, Kind: KindNote, Note: NoteTimeout, Exchange: sent.Exchange,
-				Detail: fmt.Sprintf("no answer to %s (id %s) within %s", method, id, timeout)})
-		}
-		return st
-	}
-	var m struct {
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	_ = json.Unmarshal(a.frame.Raw, &m)
-	if m.Error != nil && !bytes.Equal(m.Error, []byte("null")) {
-		st.Outcome = OutcomeError
-		var e struct {
-			Code json.RawMessage `json:"code"`
-		}
-		if json.Unmarshal(m.Error, &e) == nil && e.Code != nil {
-			st.ErrorCodeRaw = e.Code
-			if c, err := strconv.ParseInt(string(e.Code), 10, 64); err == nil {
-				st.ErrorCode = &c
-			}
-		}
-		return st
-	}
-	st.Outcome = OutcomeOK
-	st.Result = m.Result
+	st := s.exchange(ctx, s.prepare(name, method, params, id, timeout, page), nil)
+	s.steps = append(s.steps, st)
 	return st
 }
 
 func (s *session) notify(ctx context.Context, name, method string) Step {
 	st := Step{Name: name, Method: method, Conn: s.conn, Request: -1, Response: -1, Outcome: OutcomeSent}
-	seq, err := s.tr.Send(ctx, encodeMessage(nil, method, nil))
+	seq, err := s.transport().Send(ctx, encodeMessage(nil, method, s.notificationParams()))
 	st.Request = seq
 	if err != nil {
 		st.Outcome, st.Err = OutcomeTransport, err.Error()
@@ -307,7 +286,8 @@ func (s *session) notify(ctx context.Context, name, method string) Step {
 // anything else with method-not-found, since the probe declares no client capabilities.
 func (s *session) answerServerRequest(_ Frame, id json.RawMessage, method string) {
 	<-s.ready
-	if s.tr == nil {
+	tr := s.transport()
+	if tr == nil {
 		return
 	}
 	s.replies.Add(1)
@@ -320,7 +300,7 @@ func (s *session) answerServerRequest(_ Frame, id json.RawMessage, method string
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.o.RequestTimeout)
 	defer cancel()
-	_, _ = s.tr.Send(ctx, reply)
+	_, _ = tr.Send(ctx, reply)
 }
 
 func encodeMessage(id json.RawMessage, method string, params json.RawMessage) []byte {

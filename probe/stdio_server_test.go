@@ -3,6 +3,7 @@ package probe
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/fixture"
 )
 
 // stdioServerEnv makes the test binary act as a stdio server (the mode is the value) instead
@@ -104,6 +107,19 @@ func runStdioTestServer(mode string) int {
 		_, _ = out.Write(append(msg, '\n'))
 		serveTestMCP(os.Stdin, out)
 		return 0
+	case "garbage-exits": // serves until a line is no JSON, then exits as some servers do
+		r := bufio.NewReader(os.Stdin)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 && !json.Valid(line) {
+				fmt.Fprintln(os.Stderr, "fatal: cannot parse input")
+				return 1
+			}
+			answerTestRequest(out, line)
+			if err != nil {
+				return 0
+			}
+		}
 	case "stderr-flood": // numbered stderr lines, then normal service
 		var b strings.Builder
 		for i := range 10000 {
@@ -111,6 +127,17 @@ func runStdioTestServer(mode string) int {
 		}
 		_, _ = os.Stderr.WriteString(b.String())
 		serveTestMCP(os.Stdin, out)
+		return 0
+	}
+	if fault, ok := strings.CutPrefix(mode, "fixture:"); ok { // the fixture server with a fault
+		srv, err := fixture.New(fixture.Config{Fault: fixture.Fault(fault)})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		if err := srv.ServeStdio(context.Background(), os.Stdin, out); err != nil {
+			return 1
+		}
 		return 0
 	}
 	fmt.Fprintln(os.Stderr, "unknown test server mode", mode)
@@ -149,7 +176,7 @@ func answerTestRequest(out io.Writer, line []byte) {
 	case "initialize":
 		v := req.Params.ProtocolVersion
 		if !KnownRevision(v) {
-			v = LatestRevision
+			v = LatestSessionRevision
 		}
 		result = map[string]any{
 			"protocolVersion": v,

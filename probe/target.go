@@ -1,9 +1,11 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -23,20 +25,39 @@ type Target struct {
 	// Header is sent with every HTTP request. Its values are secrets: they are redacted in
 	// the transcript and never printed.
 	Header http.Header
+	// Transport of a URL: TransportHTTP (Streamable HTTP), TransportSSE (the legacy HTTP+SSE
+	// transport of 2024-11-05, URL being its event-stream endpoint), or "" / TransportAuto to
+	// detect it the way the specification tells clients to (MCP-RULES G11). A command is
+	// always stdio ("" or TransportStdio).
+	Transport string
 }
 
 // Transport names.
 const (
 	TransportStdio = "stdio"
 	TransportHTTP  = "http"
+	// TransportSSE is the legacy HTTP+SSE transport (MCP-RULES H).
+	TransportSSE = "sse"
+	// TransportAuto asks the probe to tell Streamable HTTP and HTTP+SSE apart.
+	TransportAuto = "auto"
 )
 
-// Kind is the transport the target needs.
+// Kind is the transport the target needs: TransportSSE only when the target says so (an
+// automatic target starts out as Streamable HTTP; Result.Transport says what it turned out
+// to be).
 func (t Target) Kind() string {
-	if len(t.Command) > 0 {
+	switch {
+	case len(t.Command) > 0:
 		return TransportStdio
+	case t.Transport == TransportSSE:
+		return TransportSSE
 	}
 	return TransportHTTP
+}
+
+// detectsTransport reports whether the probe is to detect the transport of a URL target.
+func (t Target) detectsTransport() bool {
+	return len(t.Command) == 0 && (t.Transport == "" || t.Transport == TransportAuto)
 }
 
 // String is the target as a person gave it, for reports.
@@ -56,6 +77,12 @@ func (t Target) Validate() error {
 		return errors.New("target: give a URL or a command")
 	case len(t.Command) > 0 && t.Command[0] == "":
 		return errors.New("target: empty command")
+	case len(t.Command) > 0 && t.Transport != "" && t.Transport != TransportStdio:
+		return fmt.Errorf("target: a command is probed over stdio, not %q", t.Transport)
+	case t.URL != "" && t.Transport == TransportStdio:
+		return errors.New("target: a URL is probed over http or sse, not stdio")
+	case t.URL != "" && !validURLTransport(t.Transport):
+		return fmt.Errorf("target: unknown transport %q (want auto, http or sse)", t.Transport)
 	case t.URL != "":
 		u, err := url.Parse(t.URL)
 		if err != nil {
@@ -78,7 +105,10 @@ func (t Target) Validate() error {
 
 // Options tune one probe. Zero fields take defaults (see WithDefaults).
 type Options struct {
-	// ProtocolVersion is the revision offered in initialize; default LatestRevision.
+	// ProtocolVersion is the revision to probe. "" or RevisionAuto offers LatestRevision and
+	// falls back the way the specification tells clients to (era detection: server/discover
+	// first, initialize with LatestSessionRevision when the server is not stateless); any
+	// other value is offered as it is, without fallback.
 	ProtocolVersion string
 	// Timeout bounds the whole probe; default 60s.
 	Timeout time.Duration
@@ -94,16 +124,31 @@ type Options struct {
 	// HTTPClient overrides the client of the HTTP transport (tests, custom TLS). Its
 	// redirect policy is kept.
 	HTTPClient *http.Client
+	// DialContext, when set, makes every TCP connection of the probe's own HTTP client
+	// (ignored with HTTPClient). The monitor sets it to a netguard.Guard's DialContext for
+	// servers registered through the API, so that their probes cannot reach internal
+	// addresses, redirects included.
+	DialContext func(ctx context.Context, network, address string) (net.Conn, error)
 	// ClientName and ClientVersion fill clientInfo.
 	ClientName    string
 	ClientVersion string
 	Logger        *slog.Logger
+
+	// detectEra is set by WithDefaults when the revision was left to the probe.
+	detectEra bool
+	// skipRules leaves out the rule probes (rules.go): the tests of the transports and of the
+	// main session look at those connections alone.
+	skipRules bool
 }
+
+// RevisionAuto is the ProtocolVersion that leaves the revision to era detection.
+const RevisionAuto = "auto"
 
 // WithDefaults returns o with zero fields replaced by their defaults.
 func (o Options) WithDefaults() Options {
-	if o.ProtocolVersion == "" {
+	if o.ProtocolVersion == "" || o.ProtocolVersion == RevisionAuto {
 		o.ProtocolVersion = LatestRevision
+		o.detectEra = true
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second

@@ -1,6 +1,11 @@
 package mcpschema
 
-import "sync"
+import (
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
 
 // Bounds of the tool schema verdict cache: a server lists tens of tools, a monitor probes
 // the same servers again and again, and a hostile server must not grow the cache unbounded.
@@ -42,14 +47,29 @@ func (c *verdictCache) get(rules int, schema []byte) (error, bool) {
 	return err, ok
 }
 
+func (c *verdictCache) getString(rules int, schema string) (error, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err, ok := c.byRules[rules][schema]
+	return err, ok
+}
+
 func (c *verdictCache) put(rules int, schema []byte, verdict error) {
+	if len(schema) > toolCacheMaxKey {
+		return
+	}
+	c.putString(rules, string(schema), verdict)
+}
+
+// putString is put for a schema held as a string, which the cache then keeps.
+func (c *verdictCache) putString(rules int, schema string, verdict error) {
 	if len(schema) > toolCacheMaxKey {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	m := c.byRules[rules]
-	if _, ok := m[string(schema)]; ok {
+	if _, ok := m[schema]; ok {
 		return
 	}
 	for len(c.order)-c.head > 0 && (len(c.order)-c.head >= c.max || c.bytes+len(schema) > toolCacheBytes) {
@@ -64,7 +84,7 @@ func (c *verdictCache) put(rules int, schema []byte, verdict error) {
 		c.order = append(c.order[:0], c.order[c.head:]...)
 		c.head = 0
 	}
-	key := string(schema)
+	key := schema
 	m[key] = verdict
 	c.order = append(c.order, cacheSlot{rules: rules, key: key})
 	c.bytes += len(key)
@@ -76,3 +96,47 @@ func (c *verdictCache) len() int {
 	defer c.mu.Unlock()
 	return len(c.order) - c.head
 }
+
+// Bounds of the pattern cache: tool schemas repeat their patterns (a date, an identifier),
+// and compiling one costs more than reading the rest of a schema.
+const (
+	patternCacheSize = 1024
+	// patternCacheMaxKey: longer patterns are compiled every time rather than held.
+	patternCacheMaxKey = 1 << 10
+)
+
+// patternCache remembers whether Go's regexp package compiles a pattern (the metaschemas'
+// "regex" format), emptied when full: patterns are few, so eviction order matters little.
+type patternCache struct {
+	mu  sync.Mutex
+	ok  map[string]bool
+	max int
+}
+
+func newPatternCache(max int) *patternCache {
+	return &patternCache{ok: map[string]bool{}, max: max}
+}
+
+// compiles reports whether regexp.Compile accepts pattern.
+func (c *patternCache) compiles(pattern string) bool {
+	if len(pattern) > patternCacheMaxKey {
+		return regexpCompiles(pattern)
+	}
+	c.mu.Lock()
+	ok, found := c.ok[pattern]
+	c.mu.Unlock()
+	if found {
+		return ok
+	}
+	ok = regexpCompiles(pattern)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.ok) >= c.max {
+		clear(c.ok)
+	}
+	c.ok[strings.Clone(pattern)] = ok
+	return ok
+}
+
+// regexpCompiles is the "regex" format as the jsonschema library asserts it.
+func regexpCompiles(pattern string) bool { return jsonschema.Formats["regex"](pattern) }

@@ -20,7 +20,7 @@ type corpusCase struct {
 	Doc        json.RawMessage `json:"doc"`
 }
 
-func loadCorpus(t *testing.T, revision string) []corpusCase {
+func loadCorpus(t testing.TB, revision string) []corpusCase {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", "corpus", revision+".json"))
 	if err != nil {

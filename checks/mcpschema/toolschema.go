@@ -1,13 +1,13 @@
 package mcpschema
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -97,44 +97,94 @@ func (v *Validator) ToolSchema(revision string, schema json.RawMessage, output b
 	if err, ok := v.tools.get(rules.index(), schema); ok {
 		return err
 	}
-	err := v.judgeToolSchema(rules, schema)
-	v.tools.put(rules.index(), schema, err)
+	text := string(schema) // one copy, for the parsed schema and the cache key both
+	var err error
+	if doc, perr := parseString(text); perr != nil {
+		err = invalid("%v", perr)
+	} else {
+		err = v.judgeToolSchema(rules, doc.Root(), text)
+	}
+	v.tools.putString(rules.index(), text, err)
 	return err
 }
 
-func (v *Validator) judgeToolSchema(rules toolRules, raw []byte) error {
-	doc, err := Decode(raw)
-	if err != nil {
-		return invalid("%v", err)
+// ToolSchemaValue is ToolSchema for a schema already parsed as part of a larger document (a
+// tools/list page), so that it is not parsed again. key is the schema's JSON text, in any
+// form with the same value (the page's canonical form, say): verdicts are cached by it (the
+// cache keeps the string itself), and the library reads it when the walker leaves the
+// schema to it.
+func (v *Validator) ToolSchemaValue(revision string, schema jsondoc.Value, key string, output bool) error {
+	rules := rulesFor(revision, output)
+	if err, ok := v.tools.getString(rules.index(), key); ok {
+		return err
 	}
-	root, ok := doc.(map[string]any)
-	if !ok {
-		return invalid("not a JSON object but %s", jsonKind(doc))
+	err := v.judgeToolSchema(rules, schema, key)
+	v.tools.putString(rules.index(), key, err)
+	return err
+}
+
+// judgeToolSchema judges a parsed schema (root) whose text is raw.
+func (v *Validator) judgeToolSchema(rules toolRules, root jsondoc.Value, raw string) error {
+	if root.Kind() != jsondoc.Object {
+		return invalid("not a JSON object but %s", jsonKind(root.Any()))
 	}
 	if rules.rootObject {
-		if t, ok := root["type"]; !ok {
+		if t := root.Get("type"); !t.Exists() {
 			return invalid(`the root has no "type" (it must be "object")`)
-		} else if t != "object" {
-			return invalid(`the root "type" is %s, not "object"`, shortJSON(t))
+		} else if t.Kind() != jsondoc.String || t.Str() != "object" {
+			return invalid(`the root "type" is %s, not "object"`, shortJSON(t.Any()))
 		}
 	}
 	draft := rules.draft
-	if s, ok := root["$schema"]; ok {
-		url, isString := s.(string)
-		if !isString {
-			return invalid("$schema is %s, not a string", jsonKind(s))
+	if s := root.Get("$schema"); s.Exists() {
+		if s.Kind() != jsondoc.String {
+			return invalid("$schema is %s, not a string", jsonKind(s.Any()))
 		}
+		url := s.Str()
 		if draft = dialectOf(url); draft == nil {
 			return uncheckable(ErrUnknownDialect, "its $schema %s is not a dialect this validator knows", strconv.Quote(clipText(url, 120)))
 		}
 	}
-	if err := v.metas[draft].Validate(doc); err != nil {
+	if draft == jsonschema.Draft7 || draft == jsonschema.Draft2020 {
+		w := toolWalker{draft2020: draft == jsonschema.Draft2020, patterns: v.patterns}
+		if w.walk(root) == walkValid {
+			return nil
+		}
+	}
+	return v.libraryJudgement(draft, root.Any(), raw)
+}
+
+// libraryJudgement judges a tool schema with the jsonschema library: its metaschema, then
+// the compiler where references may point nowhere. It is the authority where the walker
+// finds fault or cannot tell, and the judge of the drafts the walker does not know.
+func (v *Validator) libraryJudgement(draft *jsonschema.Draft, doc any, raw string) error {
+	metas, err := v.metaschemas()
+	if err != nil {
+		return uncheckable(ErrUncheckable, "%v", err)
+	}
+	if err := validateMeta(metas[draft], doc); err != nil {
 		return metaFailure(draft, doc, err)
 	}
 	if draft == jsonschema.Draft4 || needsCompile(doc) {
 		return compileToolSchema(draft, raw)
 	}
 	return nil
+}
+
+// validateMeta validates a schema against a metaschema, turning the library's panics (on
+// numbers beyond what big.Rat reads, such as 1e9999999) into a verdict.
+func validateMeta(meta *jsonschema.Schema, doc any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the metaschema validator failed on it (%v)", p)
+		}
+	}()
+	return meta.Validate(doc)
+}
+
+func (v *Validator) metaschemas() (map[*jsonschema.Draft]*jsonschema.Schema, error) {
+	v.metaOnce.Do(func() { v.metas, v.metaErr = compileMetaschemas() })
+	return v.metas, v.metaErr
 }
 
 // needsCompile reports whether a metaschema-valid schema could still fail to compile: only
@@ -168,7 +218,7 @@ const (
 	toolSchemaURL  = toolSchemaBase + "tool-schema.json"
 )
 
-func compileToolSchema(draft *jsonschema.Draft, raw []byte) (err error) {
+func compileToolSchema(draft *jsonschema.Draft, raw string) (err error) {
 	defer func() {
 		// A hostile schema must not take the prober down with the library.
 		if r := recover(); r != nil {
@@ -178,7 +228,7 @@ func compileToolSchema(draft *jsonschema.Draft, raw []byte) (err error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = draft
 	c.LoadURL = refuseLoad
-	if err := c.AddResource(toolSchemaURL, bytes.NewReader(raw)); err != nil {
+	if err := c.AddResource(toolSchemaURL, strings.NewReader(raw)); err != nil {
 		return invalid("%v", err)
 	}
 	if _, err := c.Compile(toolSchemaURL); err != nil {

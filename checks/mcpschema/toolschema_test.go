@@ -153,8 +153,9 @@ func toolSchemaSamples(n int) [][]byte {
 	return out
 }
 
-// BenchmarkToolSchema measures one verdict: cold (metaschema validation; the cache is
-// cleared for every call) and warm (the verdict of the same bytes again).
+// BenchmarkToolSchema measures one verdict: cold (the cache is cleared for every call, so the
+// schema is parsed and walked; with a reference, the library compiles it) and warm (the
+// verdict of the same bytes again).
 func BenchmarkToolSchema(b *testing.B) {
 	v := newValidator(b)
 	samples := toolSchemaSamples(13)

@@ -2,7 +2,10 @@
 // protocol revision (schemas/<revision>.json, embedded), and judges the JSON Schemas that tools
 // publish as their inputSchema and outputSchema.
 //
-// Everything is compiled once in New; a Validator is safe for concurrent use.
+// Nothing is compiled up front: `prober check` starts in a few milliseconds and pays only for
+// the revision it speaks. A revision's schemas are compiled on first use into matchers that
+// say yes or no fast; the jsonschema library compiles a definition only when a document
+// fails it, to say why. A Validator is safe for concurrent use.
 package mcpschema
 
 import (
@@ -14,7 +17,9 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -36,19 +41,26 @@ var (
 // loaded from it.
 const schemaBase = "https://mcpwatch.invalid/schemas/"
 
-// Validator holds the compiled message schemas of every revision, the dialect metaschemas for
-// tool schemas, and a bounded cache of tool schema verdicts.
+// Validator holds the message schemas of every revision (each compiled when first used), the
+// dialect metaschemas for tool schemas, and bounded caches of tool schema verdicts and
+// pattern checks.
 type Validator struct {
-	defs  map[string]map[string]*jsonschema.Schema // revision -> definition -> schema
-	metas map[*jsonschema.Draft]*jsonschema.Schema
-	tools *verdictCache
+	revisions map[string]*revision // fixed by New; each loads itself once
+
+	metaOnce sync.Once
+	metas    map[*jsonschema.Draft]*jsonschema.Schema
+	metaErr  error
+
+	tools    *verdictCache
+	patterns *patternCache
 }
 
-// New compiles the embedded schemas of every revision and the dialect metaschemas.
+// New lists the embedded schemas. It compiles nothing: see the package comment.
 func New() (*Validator, error) {
 	v := &Validator{
-		defs:  map[string]map[string]*jsonschema.Schema{},
-		tools: newVerdictCache(toolCacheSize),
+		revisions: map[string]*revision{},
+		tools:     newVerdictCache(toolCacheSize),
+		patterns:  newPatternCache(patternCacheSize),
 	}
 	entries, err := schemaFiles.ReadDir("schemas")
 	if err != nil {
@@ -56,51 +68,81 @@ func New() (*Validator, error) {
 	}
 	for _, e := range entries {
 		rev := strings.TrimSuffix(e.Name(), ".json")
-		defs, err := compileRevision(path.Join("schemas", e.Name()), rev)
-		if err != nil {
-			return nil, err
-		}
-		v.defs[rev] = defs
-	}
-	if v.metas, err = compileMetaschemas(); err != nil {
-		return nil, err
+		v.revisions[rev] = &revision{name: rev, file: path.Join("schemas", e.Name())}
 	}
 	return v, nil
 }
 
-func compileRevision(file, rev string) (map[string]*jsonschema.Schema, error) {
-	raw, err := schemaFiles.ReadFile(file)
+// revision is the schema file of one protocol revision.
+type revision struct {
+	name, file string
+
+	load     sync.Once
+	raw      []byte
+	matchers map[string]*matcher // public definitions
+	loadErr  error
+
+	// The library's compiler is not safe for concurrent use; it compiles a definition the
+	// first time a document fails it.
+	mu       sync.Mutex
+	compiler *jsonschema.Compiler
+	compiled map[string]*jsonschema.Schema
+}
+
+func (r *revision) loaded() error {
+	r.load.Do(func() { r.loadErr = r.read() })
+	return r.loadErr
+}
+
+func (r *revision) read() error {
+	raw, err := schemaFiles.ReadFile(r.file)
 	if err != nil {
-		return nil, fmt.Errorf("mcpschema: reading %s: %w", file, err)
+		return fmt.Errorf("mcpschema: reading %s: %w", r.file, err)
 	}
-	var doc struct {
-		Defs map[string]json.RawMessage `json:"$defs"`
+	doc, err := Decode(raw)
+	if err != nil {
+		return fmt.Errorf("mcpschema: %s: %w", r.file, err)
 	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("mcpschema: %s: %w", file, err)
+	all, err := compileMatchers(doc)
+	if err != nil {
+		return fmt.Errorf("mcpschema: %s: %w", r.file, err)
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	// The specification means its formats (uri, uri-template) as constraints; 2020-12 would
-	// only annotate them otherwise.
-	c.AssertFormat = true
-	c.LoadURL = refuseLoad
-	url := schemaBase + rev + ".json"
-	if err := c.AddResource(url, strings.NewReader(string(raw))); err != nil {
-		return nil, fmt.Errorf("mcpschema: %s: %w", file, err)
-	}
-	defs := map[string]*jsonschema.Schema{}
-	for name := range doc.Defs {
-		if !isPublicDefinition(name) {
-			continue
+	r.raw = raw
+	r.matchers = map[string]*matcher{}
+	for name, m := range all {
+		if isPublicDefinition(name) {
+			r.matchers[name] = m
 		}
-		s, err := c.Compile(url + "#/$defs/" + name)
-		if err != nil {
-			return nil, fmt.Errorf("mcpschema: compiling %s of %s: %w", name, rev, err)
-		}
-		defs[name] = s
 	}
-	return defs, nil
+	return nil
+}
+
+// librarySchema compiles (once) a definition with the jsonschema library.
+func (r *revision) librarySchema(definition string) (*jsonschema.Schema, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.compiled[definition]; ok {
+		return s, nil
+	}
+	url := schemaBase + r.name + ".json"
+	if r.compiler == nil {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		// The specification means its formats (uri, uri-template) as constraints; 2020-12
+		// would only annotate them otherwise.
+		c.AssertFormat = true
+		c.LoadURL = refuseLoad
+		if err := c.AddResource(url, strings.NewReader(string(r.raw))); err != nil {
+			return nil, fmt.Errorf("mcpschema: %s: %w", r.file, err)
+		}
+		r.compiler, r.compiled = c, map[string]*jsonschema.Schema{}
+	}
+	s, err := r.compiler.Compile(url + "#/$defs/" + definition)
+	if err != nil {
+		return nil, fmt.Errorf("mcpschema: compiling %s of %s: %w", definition, r.name, err)
+	}
+	r.compiled[definition] = s
+	return s, nil
 }
 
 // isPublicDefinition: capitalised definitions are messages; lower-case ones are their parts.
@@ -118,18 +160,23 @@ func (e *refusedLoadError) Error() string { return "mcpschema: refused to load "
 
 // Revisions lists the revisions with a schema, oldest first.
 func (v *Validator) Revisions() []string {
-	out := make([]string, 0, len(v.defs))
-	for r := range v.defs {
+	out := make([]string, 0, len(v.revisions))
+	for r := range v.revisions {
 		out = append(out, r)
 	}
 	sort.Strings(out)
 	return out
 }
 
-// Definitions lists the definitions a revision can validate, sorted.
+// Definitions lists the definitions a revision can validate, sorted (none for a revision
+// without a schema).
 func (v *Validator) Definitions(revision string) []string {
-	out := make([]string, 0, len(v.defs[revision]))
-	for d := range v.defs[revision] {
+	r, ok := v.revisions[revision]
+	if !ok || r.loaded() != nil {
+		return nil
+	}
+	out := make([]string, 0, len(r.matchers))
+	for d := range r.matchers {
 		out = append(out, d)
 	}
 	sort.Strings(out)
@@ -144,41 +191,89 @@ func (v *Validator) Definitions(revision string) []string {
 // to 2025-06-18 and the union from 2025-11-25 on); JSONRPCResultResponse and
 // JSONRPCErrorResponse work in every revision.
 func (v *Validator) Validate(revision, definition string, doc json.RawMessage) error {
-	s, err := v.schema(revision, definition)
+	r, m, err := v.definition(revision, definition)
 	if err != nil {
 		return err
 	}
-	val, err := Decode(doc)
+	parsed, err := parse(doc)
 	if err != nil {
 		return err
 	}
-	return check(s, val)
+	if m.match(parsed.Root()) {
+		return nil
+	}
+	return r.explain(definition, parsed.Root().Any())
 }
 
-// ValidateValue is Validate for a document already decoded with Decode (so that a caller that
-// needs the values too decodes once).
+// ValidateDoc is Validate for a document already parsed (so that a caller that reads the
+// document too parses it once).
+func (v *Validator) ValidateDoc(revision, definition string, doc jsondoc.Value) error {
+	r, m, err := v.definition(revision, definition)
+	if err != nil {
+		return err
+	}
+	if m.match(doc) {
+		return nil
+	}
+	return r.explain(definition, doc.Any())
+}
+
+// ValidateValue is Validate for a document decoded with Decode.
 func (v *Validator) ValidateValue(revision, definition string, doc any) error {
-	s, err := v.schema(revision, definition)
+	r, m, err := v.definition(revision, definition)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("mcpschema: %w: %v", ErrNotJSON, err)
+	}
+	parsed, err := parse(raw)
+	if err != nil {
+		return err
+	}
+	if m.match(parsed.Root()) {
+		return nil
+	}
+	return r.explain(definition, doc)
+}
+
+func (v *Validator) definition(revision, definition string) (*revision, *matcher, error) {
+	r, ok := v.revisions[revision]
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: %q", ErrUnknownRevision, revision)
+	}
+	if err := r.loaded(); err != nil {
+		return nil, nil, err
+	}
+	m, ok := r.matchers[definition]
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: %s in %s", ErrUnknownDefinition, definition, revision)
+	}
+	return r, m, nil
+}
+
+// explain says why doc fails a definition, in the library's words: the matcher said no, and
+// the library, the authority on messages, finds the violation. Should the two ever
+// disagree the library's verdict stands (and the tests that hold them to the same verdicts
+// fail).
+func (r *revision) explain(definition string, doc any) error {
+	s, err := r.librarySchema(definition)
 	if err != nil {
 		return err
 	}
 	return check(s, doc)
 }
 
-func (v *Validator) schema(revision, definition string) (*jsonschema.Schema, error) {
-	defs, ok := v.defs[revision]
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownRevision, revision)
-	}
-	s, ok := defs[definition]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s in %s", ErrUnknownDefinition, definition, revision)
-	}
-	return s, nil
-}
-
-func check(s *jsonschema.Schema, doc any) error {
-	err := s.Validate(doc)
+func check(s *jsonschema.Schema, doc any) (err error) {
+	defer func() {
+		// The library panics on numbers beyond what big.Rat reads (1e9999999); a hostile
+		// document must not take the prober down with it.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("mcpschema: validating: the validator failed on the document (%v)", p)
+		}
+	}()
+	err = s.Validate(doc)
 	if err == nil {
 		return nil
 	}

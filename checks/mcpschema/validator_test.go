@@ -101,7 +101,7 @@ func BenchmarkValidateListToolsResult(b *testing.B) {
 			}
 		}
 	})
-	b.Run("validate", func(b *testing.B) {
+	b.Run("validate-decoded", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if err := v.ValidateValue("2025-11-25", "ListToolsResult", doc); err != nil {
 				b.Fatal(err)

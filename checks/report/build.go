@@ -40,6 +40,9 @@ type BuildOptions struct {
 	// SecretHeaders are header names whose values are never shown (besides Authorization,
 	// Cookie and the like, which never are).
 	SecretHeaders []string
+	// Baseline lists accepted failures: a check they cover stays failing but does not fail
+	// the verdict (optional).
+	Baseline *Baseline
 }
 
 // Build assembles the report of one probe. Findings keep the order they come in (catalogue
@@ -58,7 +61,7 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 		Transport:        res.Transport,
 		RequestedVersion: res.Requested,
 		EvaluatedVersion: res.ProtocolVersion,
-		ServerInfo:       b.serverInfo(res.Initialize),
+		ServerInfo:       b.serverInfo(serverInfoSource(res)),
 		StartedAt:        res.Start,
 		DurationMs:       millis(res.Duration),
 		FailOn:           string(o.FailOn),
@@ -75,9 +78,15 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 	}
 	for _, f := range findings {
 		c := b.check(f)
+		failing := failsAt(c.Status, o.FailOn)
+		if failing {
+			c.Baselined, c.BaselineReason = o.Baseline.accepts(c, o.FailOn)
+			failing = !c.Baselined
+		}
 		r.Checks = append(r.Checks, c)
-		r.Summary.add(c.Status, failsAt(c.Status, o.FailOn))
+		r.Summary.add(c.Status, failing, c.Baselined)
 	}
+	r.Baseline = o.Baseline.use(r.Checks)
 	for _, s := range res.Steps {
 		r.Steps = append(r.Steps, b.step(s))
 	}
@@ -103,7 +112,7 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 	return r
 }
 
-func (s *Summary) add(status string, failing bool) {
+func (s *Summary) add(status string, failing, baselined bool) {
 	s.Total++
 	switch checks.Status(status) {
 	case checks.StatusPass:
@@ -119,6 +128,9 @@ func (s *Summary) add(status string, failing bool) {
 	}
 	if failing {
 		s.Failing++
+	}
+	if baselined {
+		s.Baselined++
 	}
 }
 

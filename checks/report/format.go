@@ -9,6 +9,9 @@ type WriteOptions struct {
 	Color bool
 	// Verbose asks for the transcript (Build must have been given Verbose too).
 	Verbose bool
+	// SARIFArtifact is the file SARIF results point at ("" for a reference made from the
+	// target).
+	SARIFArtifact string
 }
 
 // Format is one output format of the report.
@@ -25,6 +28,10 @@ func Formats() []Format {
 	return []Format{
 		textFormat(),
 		jsonFormat(),
+		junitFormat(),
+		sarifFormat(),
+		githubFormat(),
+		markdownFormat(),
 	}
 }
 

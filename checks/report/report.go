@@ -49,6 +49,10 @@ type Report struct {
 	// (without Verbose), their bytes clipped; Transcript is every frame (with Verbose).
 	CitedFrames []Frame `json:"citedFrames,omitempty"`
 	Transcript  []Frame `json:"transcript,omitempty"`
+	// Baseline says which accepted failures the run was judged with (with --baseline).
+	Baseline *BaselineUse `json:"baseline,omitempty"`
+	// Revisions is every revision of a --protocol-version all run (see AddRevisions).
+	Revisions []Revision `json:"revisions,omitempty"`
 }
 
 // Generator names the program that wrote the report.
@@ -67,6 +71,9 @@ type Summary struct {
 	Total int `json:"total"`
 	// Failing counts the checks that fail the verdict at the FailOn threshold.
 	Failing int `json:"failing"`
+	// Baselined counts the checks that would fail the verdict but are accepted by the
+	// baseline (not in Failing).
+	Baselined int `json:"baselined,omitempty"`
 }
 
 // Check is one finding.
@@ -84,6 +91,10 @@ type Check struct {
 	// MoreEvidence counts evidence the check observed beyond what it kept.
 	MoreEvidence int            `json:"moreEvidence,omitempty"`
 	Data         map[string]any `json:"data,omitempty"`
+	// Baselined marks a check that fails the verdict but whose failures the baseline accepts:
+	// its status stays, it does not count in Summary.Failing.
+	Baselined      bool   `json:"baselined,omitempty"`
+	BaselineReason string `json:"baselineReason,omitempty"`
 }
 
 // Evidence is one observed violation or fact, with the frames that show it.

@@ -34,6 +34,7 @@ const (
 func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	t := textWriter{w: bufio.NewWriter(w), p: palette{on: o.Color}, r: r}
 	t.header()
+	t.revisions()
 	t.problems()
 	t.others()
 	t.steps()
@@ -41,6 +42,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	if o.Verbose {
 		t.transcript()
 	}
+	t.baselineNotes()
 	t.verdict()
 	if err := t.w.Flush(); err != nil {
 		return fmt.Errorf("report: writing text: %w", err)
@@ -169,6 +171,7 @@ func (t *textWriter) verdict() {
 		if s.Warn > 0 {
 			extra = " (" + plural(s.Warn, "warning", "warnings") + " below the threshold)"
 		}
+		extra += baselinedNote(s)
 		t.line("%s %s", t.p.green("PASS"), "no check fails at severity "+r.FailOn+extra)
 		return
 	}
@@ -179,5 +182,8 @@ func (t *textWriter) verdict() {
 	if r.Error != "" {
 		why = append(why, "the probe did not finish")
 	}
-	t.line("%s %s", t.p.red("FAIL"), strings.Join(why, "; "))
+	if revs := r.FailingRevisions(); len(revs) > 0 {
+		why = append(why, plural(len(revs), "accepted revision fails", "accepted revisions fail")+": "+strings.Join(revs, ", "))
+	}
+	t.line("%s %s%s", t.p.red("FAIL"), strings.Join(why, "; "), baselinedNote(s))
 }

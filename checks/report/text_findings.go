@@ -69,6 +69,9 @@ func (t *textWriter) problem(c Check) {
 	if c.Rule != "" {
 		meta = append(meta, "rule "+c.Rule)
 	}
+	if c.Baselined {
+		meta = append(meta, baselinedMark(c))
+	}
 	t.line("  %s %s  %s", t.p.status(c.Status), t.p.bold(c.ID), t.p.dim(strings.Join(meta, " · ")))
 	const indent = "       "
 	if c.Title != "" {

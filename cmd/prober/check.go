@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/report"
-	"github.com/mcpwatch/mcpwatch/probe"
 )
 
 // check runs `prober check`: parse, probe, judge, report, and turn the verdict into the
@@ -18,6 +17,9 @@ func (e environment) check(ctx context.Context, args []string) int {
 	if errors.Is(err, flag.ErrHelp) {
 		writeCheckHelp(e.stdout)
 		return exitOK
+	}
+	if err == nil {
+		err = cfg.bearer.apply(cfg, e.lookupEnv)
 	}
 	if err != nil {
 		return e.usageError(err)
@@ -30,6 +32,10 @@ func (e environment) check(ctx context.Context, args []string) int {
 	selected, err := catalog.Select(cfg.include, cfg.exclude)
 	if err != nil {
 		return e.usageError(fmt.Errorf("--checks/--skip: %w", err))
+	}
+	ci, err := loadCIInputs(cfg.ci, catalog)
+	if err != nil {
+		return e.usageError(err)
 	}
 	red := report.NewRedactor(cfg.secrets...)
 	logger := newLogger(e.stderr, cfg.level, red)
@@ -44,7 +50,7 @@ func (e environment) check(ctx context.Context, args []string) int {
 	opts.Logger = logger
 	opts.ClientVersion = version
 	logger.Info("probing", "target", cfg.target.String(), "transport", cfg.target.Kind(), "checks", len(selected.Checks()))
-	res, err := probe.Run(ctx, cfg.target, opts)
+	res, revisions, err := probeTarget(ctx, cfg, opts, selected)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
@@ -53,17 +59,28 @@ func (e environment) check(ctx context.Context, args []string) int {
 	if interrupted {
 		res.Err = "interrupted before the probe finished"
 	}
-	rep := report.Build(res, selected.Evaluate(res), report.BuildOptions{
+	buildOpts := report.BuildOptions{
 		FailOn:        cfg.failOn,
 		Verbose:       cfg.verbose,
 		Catalog:       catalog,
 		Generator:     report.Generator{Name: "mcpwatch prober", Version: version},
 		Redactor:      red,
 		SecretHeaders: cfg.headerNames,
-	})
-	err = cfg.format.Write(sink.w, rep, report.WriteOptions{Color: e.color(cfg, sink), Verbose: cfg.verbose})
+	}
+	rep, err := ci.judge(cfg.ci, res, selected, buildOpts)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
+		return exitFailed
+	}
+	buildOpts.Baseline = ci.baseline
+	revisions.annotate(rep, buildOpts)
+	wo := report.WriteOptions{Color: e.color(cfg, sink), Verbose: cfg.verbose, SARIFArtifact: cfg.ci.sarifArtifact}
+	err = cfg.format.Write(sink.w, rep, wo)
 	if err == nil {
 		err = sink.commit()
+	}
+	if err == nil {
+		err = cfg.ci.writeOutputs(rep, wo)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))

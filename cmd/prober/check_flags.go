@@ -43,6 +43,12 @@ type checkConfig struct {
 	// headerNames are the names given with --header; secrets are the values to redact.
 	headerNames []string
 	secrets     []string
+	// ci holds the CI-facing flags (check_ci.go).
+	ci ciFlags
+	// allRevisions: --protocol-version all (check_revisions.go).
+	allRevisions bool
+	// bearer is --bearer-token(-env), applied once the environment can be read (check_bearer.go).
+	bearer bearerFlags
 }
 
 // repeated collects a flag given several times. Set never fails: a failing Set makes the
@@ -67,11 +73,14 @@ func (b *byteSize) Set(v string) error {
 
 // checkFlags are the raw flag values before validation.
 type checkFlags struct {
-	format, output, failOn, protocol, checks, skip, dir, logLevel string
-	timeout, initTimeout, requestTimeout, shutdownGrace           time.Duration
-	headers, env                                                  repeated
-	maxMessage                                                    byteSize
-	verbose, noColor                                              bool
+	format, output, failOn, checks, skip, dir, logLevel string
+	timeout, initTimeout, requestTimeout, shutdownGrace time.Duration
+	headers, env                                        repeated
+	maxMessage                                          byteSize
+	verbose, noColor                                    bool
+	ci                                                  ciFlags
+	bearer                                              bearerFlags
+	protocol                                            protocolFlags
 }
 
 // newCheckFlagSet declares every flag of `prober check`. Errors and usage are the caller's
@@ -91,7 +100,7 @@ func newCheckFlagSet(v *checkFlags) *flag.FlagSet {
 	fs.Var(&v.env, "env", "")
 	fs.StringVar(&v.dir, "dir", "", "")
 	fs.StringVar(&v.failOn, "fail-on", defaultFailOn, "")
-	fs.StringVar(&v.protocol, "protocol-version", probe.LatestRevision, "")
+	v.protocol.declare(fs)
 	fs.StringVar(&v.checks, "checks", "", "")
 	fs.StringVar(&v.skip, "skip", "", "")
 	fs.BoolVar(&v.verbose, "verbose", false, "")
@@ -100,6 +109,8 @@ func newCheckFlagSet(v *checkFlags) *flag.FlagSet {
 	fs.Var(&v.maxMessage, "max-message-size", "")
 	fs.BoolVar(&v.noColor, "no-color", false, "")
 	fs.StringVar(&v.logLevel, "log-level", defaultLogLevel, "")
+	v.ci.declare(fs)
+	v.bearer.declare(fs)
 	return fs
 }
 
@@ -143,6 +154,9 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 		return nil, fmt.Errorf("--format %q: want one of %s", v.format, strings.Join(report.FormatNames(), ", "))
 	}
 	cfg.format = f
+	if cfg.ci, err = v.ci.validate(f.Name); err != nil {
+		return nil, err
+	}
 
 	switch v.failOn {
 	case string(checks.SeverityError), string(checks.SeverityWarning):
@@ -150,9 +164,12 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 	default:
 		return nil, fmt.Errorf("--fail-on %q: want error or warning", v.failOn)
 	}
-	if !probe.KnownRevision(v.protocol) {
-		return nil, fmt.Errorf("--protocol-version %q: want one of %s", v.protocol, strings.Join(probe.Revisions(), ", "))
+	choice, err := v.protocol.validate(stdio)
+	if err != nil {
+		return nil, err
 	}
+	cfg.allRevisions = choice.all
+	cfg.target.Transport = choice.transport
 	for _, d := range []struct {
 		name string
 		v    time.Duration
@@ -186,6 +203,10 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 	}
 	cfg.headerNames, cfg.secrets = names, secrets
 	cfg.target.Header = header
+	if err := v.bearer.validate(stdio, header); err != nil {
+		return nil, err
+	}
+	cfg.bearer = v.bearer
 	env, envSecrets, err := parseEnv(v.env)
 	if err != nil {
 		return nil, err
@@ -207,7 +228,7 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 	maxTotal := probe.Limits{}.WithDefaults().MaxTotalBytes
 	maxTotal = max(maxTotal, 4*int64(v.maxMessage))
 	cfg.options = probe.Options{
-		ProtocolVersion: v.protocol,
+		ProtocolVersion: choice.revision,
 		Timeout:         v.timeout,
 		InitTimeout:     v.initTimeout,
 		RequestTimeout:  v.requestTimeout,

@@ -44,7 +44,10 @@ func TestUsageErrorsExitTwoWithAMessageAndAPointerToHelp(t *testing.T) {
 		{"unknown flag after URL", []string{"check", "http://127.0.0.1:1/mcp", "--bogus"}, "flag provided but not defined: -bogus"},
 		{"unknown format", []string{"check", "--format", "xml", "http://127.0.0.1:1/mcp"}, `--format "xml": want one of text, json`},
 		{"unknown fail-on", []string{"check", "--fail-on", "fatal", "http://127.0.0.1:1/mcp"}, `--fail-on "fatal": want error or warning`},
-		{"unknown revision", []string{"check", "--protocol-version", "2099-01-01", "http://127.0.0.1:1/mcp"}, "want one of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25"},
+		{"unknown revision", []string{"check", "--protocol-version", "2099-01-01", "http://127.0.0.1:1/mcp"}, "want auto, all or one of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"},
+		{"unknown transport", []string{"check", "--transport", "websocket", "http://127.0.0.1:1/mcp"}, `--transport "websocket": want auto, stdio, http or sse`},
+		{"sse transport for a command", []string{"check", "--transport", "sse", "--", "srv"}, "--transport sse needs a URL, not a command"},
+		{"stdio transport for a URL", []string{"check", "--transport", "stdio", "http://127.0.0.1:1/mcp"}, "--transport stdio needs a command"},
 		{"zero timeout", []string{"check", "--timeout", "0s", "http://127.0.0.1:1/mcp"}, "--timeout 0s: want a positive duration"},
 		{"negative init timeout", []string{"check", "--init-timeout", "-5s", "http://127.0.0.1:1/mcp"}, "--init-timeout -5s"},
 		{"zero request timeout", []string{"check", "--request-timeout", "0", "http://127.0.0.1:1/mcp"}, "--request-timeout"},
@@ -152,7 +155,7 @@ func TestParseCheckArgsReadsBothForms(t *testing.T) {
 	if !slices.Equal(cfg.secrets, []string{"s3cr3t"}) {
 		t.Errorf("secrets = %q: a credential-looking variable's value is a secret, others are not", cfg.secrets)
 	}
-	if cfg.format.Name != "text" || cfg.failOn != checks.SeverityError || cfg.options.ProtocolVersion != "2025-11-25" {
+	if cfg.format.Name != "text" || cfg.failOn != checks.SeverityError || cfg.options.ProtocolVersion != "auto" {
 		t.Errorf("defaults: format %q failOn %q revision %q", cfg.format.Name, cfg.failOn, cfg.options.ProtocolVersion)
 	}
 }
@@ -234,7 +237,7 @@ func TestHelpDocumentsEveryFlagWithItsDefault(t *testing.T) {
 	for _, want := range []string{
 		"prober check [flags] URL", "prober check [flags] -- COMMAND [ARGS...]",
 		"prober check -- npx -y", "--format json --output", "--fail-on warning", "--header \"Authorization: Bearer",
-		"(default text)", "(default error)", "(default 2025-11-25", "(default 60s)", "(default 45s)", "(default 10s)",
+		"(default text)", "(default error)", "(default auto): auto offers 2026-07-28", "auto (default), http", "(default 60s)", "(default 45s)", "(default 10s)",
 		"(default 16MiB)", "(default 2s)", "(default warn)",
 		"Exit codes:", "0    no check fails", "1    a check fails", "2    usage error", "130  interrupted",
 	} {

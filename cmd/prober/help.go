@@ -22,7 +22,12 @@ Usage:
 Commands:
   check     probe one server once: report what it does wrong, exit 1 when something fails
             (a CI gate)
+  checks    list every check with its ID, spec rule and what it requires
   version   print the version
+  run       monitor the servers of a configuration file, writing every probe to Postgres
+            (prober run --config mcpwatch.yaml)
+  migrate   bring the database schema up to date
+  servers   list, add and remove the servers registered in the database
 
 Examples:
   prober check -- npx -y @modelcontextprotocol/server-everything
@@ -38,7 +43,7 @@ func writeCheckHelp(w io.Writer) {
 	formats := report.Formats()
 	var formatLines []string
 	for _, f := range formats {
-		formatLines = append(formatLines, fmt.Sprintf("                              %-5s %s", f.Name, f.Description))
+		formatLines = append(formatLines, fmt.Sprintf("                              %-8s %s", f.Name, f.Description))
 	}
 	fmt.Fprintf(w, `prober check: probe one MCP server once and report how well it follows the specification.
 
@@ -68,6 +73,14 @@ Examples:
   # A CI gate that fails on SHOULD-level warnings too, with the transcript for the log
   prober check --fail-on warning --verbose -- ./bin/my-server --stdio
 
+  # Adopting the gate on a server that already fails: accept today's failures, then fail
+  # only on new ones (commit mcp-baseline.yaml)
+  prober check --write-baseline mcp-baseline.yaml -- ./bin/my-server
+  prober check --baseline mcp-baseline.yaml -- ./bin/my-server
+
+  # SARIF for GitHub code scanning, results pointing at the server's manifest
+  prober check --format sarif --sarif-artifact mcp.json -o mcp.sarif -- ./bin/my-server
+
 Report:
   --format FORMAT             report format (default %[1]s):
 %[2]s
@@ -83,10 +96,36 @@ Verdict:
   --checks IDS                run only these checks: comma-separated ids or prefixes, e.g.
                               jsonrpc.*,lifecycle.ping (default all)
   --skip IDS                  leave these checks out (same form as --checks)
+  --baseline FILE             accept the failures listed in FILE (YAML: - check: ID, with an
+                              optional tool: and reason:): they stay in the report, marked
+                              baselined, but do not fail the run; entries that no longer
+                              fail are reported as stale
+  --write-baseline FILE       write the failures of this run to FILE as a baseline (keeping
+                              the reasons of --baseline) and judge the run by it
+  --official-schemas DIR      also validate messages with the specification's own schema
+                              files, DIR/<revision>/schema.json (its schema/ folder): their
+                              violations fail the check that validates the message, and
+                              where only this prober's schema rejects a message a note says so
+
+CI:
+  --write FORMAT=FILE         also write the report in FORMAT to FILE, from the same probe;
+                              repeatable (e.g. --format github --write sarif=mcp.sarif
+                              --write markdown=summary.md)
+  --sarif-artifact PATH       file SARIF results point at, relative to the repository root
+                              (e.g. mcp.json or the server's main file); default: a name
+                              made from the target. Give one with a stable name: GitHub
+                              tracks alerts by check and artifact
 
 Protocol and time:
-  --protocol-version REV      revision offered in initialize (default %[4]s; one of
-                              %[5]s)
+  --protocol-version REV      revision to probe (default auto): auto offers %[4]s and falls
+                              back the way clients must (server/discover first, then
+                              initialize) when the server is not stateless; all probes
+                              every revision at once and reports which the server accepts,
+                              the report's checks being those of the newest accepted; or
+                              one of %[5]s
+  --transport NAME            auto (default), http (Streamable HTTP), sse (legacy HTTP+SSE of
+                              2024-11-05: the URL is its event stream) or stdio. auto tries
+                              Streamable HTTP and, on 400/404/405, the legacy transport
   --timeout DURATION          bound on the whole probe (default %[6]s)
   --init-timeout DURATION     bound on the answer to the first initialize (default %[7]s):
                               a first npx or go run downloads and compiles
@@ -97,6 +136,11 @@ Protocol and time:
 HTTP servers:
   -H, --header 'NAME: VALUE'  header sent with every request; repeatable. Values are secrets:
                               they never appear in the report, the transcript or the logs
+  --bearer-token TOKEN        send "Authorization: Bearer TOKEN" to probe a protected server
+                              (a secret like --header values; one probe still goes without it
+                              to check the 401 challenge and the resource metadata)
+  --bearer-token-env NAME     the same, with the token read from environment variable NAME:
+                              a command line is visible to other users of the machine
 
 stdio servers:
   --env KEY=VALUE             environment variable for the server, on top of prober's own;
@@ -113,7 +157,8 @@ Exit codes:
   0    no check fails at or above --fail-on
   1    a check fails at or above --fail-on, or the probe could not finish: the server is
        unreachable, its command cannot start, or initialize never succeeded
-  2    usage error: an unknown flag, a bad value, both a URL and a command, or neither
+  2    usage error: an unknown flag, a bad value, both a URL and a command, or neither; a
+       baseline or schema directory that cannot be read
   130  interrupted (Ctrl-C): the stdio server is still shut down and the partial report written
 `, formats[0].Name, strings.Join(formatLines, "\n"), defaultFailOn, probe.LatestRevision,
 		strings.Join(probe.Revisions(), ", "), durationText(defaultTimeout), durationText(defaultInitTimeout),

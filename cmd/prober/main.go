@@ -43,6 +43,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "check":
 		return env.check(ctx, args[1:])
+	case "run", "migrate", "servers": // the monitor's commands (run.go, migrate.go, servers.go)
+		return env.monitorCommands(ctx, args[0], args[1:])
+	case "checks":
+		return env.catalogue(args[1:])
+	case "alerts":
+		return env.alerts(ctx, args[1:])
 	case "version", "--version", "-version":
 		return runVersion(stdout)
 	case "help", "-h", "-help", "--help":

@@ -13,6 +13,7 @@ type reportSink struct {
 	w      io.Writer
 	toFile bool
 	tmp    *os.File
+	direct *os.File // a device or pipe written as it is (see openSink)
 	path   string
 }
 
@@ -22,8 +23,19 @@ func openSink(path string, stdout io.Writer) (*reportSink, error) {
 	if path == "" || path == "-" {
 		return &reportSink{w: stdout}, nil
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("--output %s is a directory", path)
+	if fi, err := os.Stat(path); err == nil {
+		if fi.IsDir() {
+			return nil, fmt.Errorf("--output %s is a directory", path)
+		}
+		if !fi.Mode().IsRegular() {
+			// A device or a pipe (/dev/null, /dev/stderr, a FIFO): renaming a finished
+			// file over it would replace the device itself, so it is written as it is.
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, fmt.Errorf("--output %s cannot be written: %w", path, err)
+			}
+			return &reportSink{w: f, toFile: true, direct: f, path: path}, nil
+		}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -34,6 +46,14 @@ func openSink(path string, stdout io.Writer) (*reportSink, error) {
 
 // commit puts the finished report in place.
 func (s *reportSink) commit() error {
+	if s.direct != nil {
+		f := s.direct
+		s.direct = nil
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", s.path, err)
+		}
+		return nil
+	}
 	if !s.toFile || s.tmp == nil {
 		return nil
 	}
@@ -57,6 +77,10 @@ func (s *reportSink) commit() error {
 
 // abort removes an unfinished report file (a no-op after commit).
 func (s *reportSink) abort() {
+	if s.direct != nil {
+		s.direct.Close()
+		s.direct = nil
+	}
 	if s.tmp != nil {
 		s.tmp.Close()
 		os.Remove(s.tmp.Name())

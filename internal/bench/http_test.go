@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 
@@ -38,7 +39,18 @@ func recordedExchanges(b *testing.B, url string) [][]exchange {
 		h.Del("Mcp-Session-Id") // the loop carries the session id of its own run
 		byConn[f.Conn] = append(byConn[f.Conn], exchange{method: f.HTTP.Method, body: f.Raw, header: h})
 	}
-	return [][]exchange{byConn[probe.ConnMain], byConn[probe.ConnNegotiation]}
+	// Every connection the probe opened (the main session, the negotiation connection and
+	// the rule probes' connections), in the order of their numbers.
+	conns := make([]int, 0, len(byConn))
+	for conn := range byConn {
+		conns = append(conns, conn)
+	}
+	slices.Sort(conns)
+	out := make([][]exchange, 0, len(conns))
+	for _, conn := range conns {
+		out = append(out, byConn[conn])
+	}
+	return out
 }
 
 // bareConnection makes the requests of one connection with nothing but net/http: no
@@ -107,9 +119,12 @@ func BenchmarkHTTPProbe(b *testing.B) {
 		}
 	})
 	b.Run("bare-net-http", func(b *testing.B) {
-		// One client per connection, as the probe has: the negotiation connection never
-		// shares a keep-alive connection with the main one.
-		clients := []*http.Client{{Transport: &http.Transport{}}, {Transport: &http.Transport{}}}
+		// One client per connection, as the probe has: no connection shares a keep-alive
+		// connection with another.
+		clients := make([]*http.Client, len(conns))
+		for i := range clients {
+			clients[i] = &http.Client{Transport: &http.Transport{}}
+		}
 		for b.Loop() {
 			var wg sync.WaitGroup
 			errs := make([]error, len(conns))

@@ -37,7 +37,7 @@ func serverCases() []serverCase {
 			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{npmEverything(t), "stdio"}} },
 			negotiated: probe.Revision20251125,
 			tools:      serverEverythingTools,
-			known:      serverEverythingKnown(),
+			known:      serverEverythingStdioKnown(),
 			more:       serverEverythingListChanged,
 		},
 		{
@@ -56,14 +56,14 @@ func serverCases() []serverCase {
 			},
 			negotiated: probe.Revision20251125,
 			tools:      serverEverythingTools,
-			known:      append(serverEverythingKnown(), answersWithEventStreams),
+			known:      serverEverythingHTTPKnown(),
 		},
 		{
 			name:       "go-sdk-everything/stdio",
 			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, GoSDKEverything)}} },
-			negotiated: probe.Revision20251125,
+			negotiated: probe.Revision20260728,
 			tools:      goSDKEverythingTools,
-			known:      goSDKEverythingKnown(),
+			known:      append(goSDKEverythingKnown(), dualEraMetaOverStdio),
 		},
 		{
 			name: "go-sdk-everything/http",
@@ -82,9 +82,9 @@ func serverCases() []serverCase {
 		{
 			name:       "mcp-go-everything/stdio",
 			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, MCPGoEverything)}} },
-			negotiated: probe.Revision20251125,
+			negotiated: probe.Revision20260728,
 			tools:      mcpGoEverythingTools,
-			known:      mcpGoEverythingKnown(),
+			known:      append(mcpGoEverythingKnown(), dualEraMetaOverStdio),
 		},
 		{
 			name: "mcp-go-everything/http",
@@ -100,7 +100,7 @@ func serverCases() []serverCase {
 				startHTTP(t, ServerSpec{Command: []string{goServer(t, MCPGoEverything), "-t", "http"}, Ready: "127.0.0.1:8080"})
 				return probe.Target{URL: "http://127.0.0.1:8080/mcp"}
 			},
-			negotiated: probe.Revision20251125,
+			negotiated: probe.Revision20260728,
 			tools:      mcpGoEverythingTools,
 			known:      append(mcpGoEverythingKnown(), answersWithJSON),
 		},
@@ -114,7 +114,7 @@ func serverCases() []serverCase {
 				requireLoopbackOnly(t, port)
 				return probe.Target{URL: "http://" + HostPort(port) + "/mcp"}
 			},
-			negotiated: probe.Revision20251125,
+			negotiated: probe.Revision20260728,
 			tools:      mcpGoConformanceTools,
 			known: []known{
 				{id: "jsonrpc.id-echo", status: checks.StatusPass, why: "answers are matched by id, not by order"},
@@ -125,16 +125,34 @@ func serverCases() []serverCase {
 }
 
 // commonKnown is what every server here does right, so those checks must pass on each: a
-// finding that turns to skip or fail on all of them means the probe or the check broke.
-func commonKnown(transport string) []known {
+// finding that turns to skip or fail on all of them means the probe or the check broke. What
+// that is depends on the era the server was probed in: the session era (initialize) or the
+// stateless one (server/discover, 2026-07-28).
+func commonKnown(transport, revision string) []known {
 	ks := []known{
 		{id: "lifecycle.initialize", status: checks.StatusPass, why: "initialize succeeds"},
 		{id: "lifecycle.initialize-result", status: checks.StatusPass, why: "a valid InitializeResult"},
 		{id: "lifecycle.version-negotiation", status: checks.StatusPass,
 			why: "asked for 1900-01-01 each answers 2025-11-25, a revision of its own (C3)"},
 		{id: "lifecycle.ping", status: checks.StatusPass, why: "ping gets {}"},
+		{id: "discover.result", status: checks.StatusSkip, why: "a session-era server has no server/discover to judge"},
 		{id: "tools.list", status: checks.StatusPass, why: "a valid ListToolsResult"},
 		{id: "tools.fingerprint", status: checks.StatusInfo, why: "the tool surface is hashed"},
+		{id: "lifecycle.version-support", status: checks.StatusInfo, why: "what the server accepted is told"},
+	}
+	if probe.Stateless(revision) {
+		ks = []known{
+			{id: "discover.result", status: checks.StatusPass, why: "server/discover returns a DiscoverResult naming 2026-07-28"},
+			{id: "discover.unsupported-version", status: checks.StatusPass, why: "an unsupported revision gets -32022 with data.supported"},
+			{id: "results.result-type", status: checks.StatusPass, why: `every result says resultType "complete"`},
+			{id: "results.cache-hints", status: checks.StatusPass, why: "list results carry ttlMs and cacheScope"},
+			{id: "lifecycle.initialize", status: checks.StatusSkip, why: "2026-07-28 has no initialize"},
+			{id: "lifecycle.ping", status: checks.StatusSkip, why: "2026-07-28 removed ping"},
+			{id: "lifecycle.unknown-method", status: checks.StatusPass, why: "an unknown method gets -32601 (over HTTP with 404, as 2026-07-28 prescribes)"},
+			{id: "tools.list", status: checks.StatusPass, why: "a valid ListToolsResult of 2026-07-28"},
+			{id: "tools.fingerprint", status: checks.StatusInfo, why: "the tool surface is hashed"},
+			{id: "lifecycle.version-support", status: checks.StatusInfo, why: "server/discover lists what the server accepts"},
+		}
 	}
 	switch transport {
 	case probe.TransportStdio:
@@ -143,9 +161,22 @@ func commonKnown(transport string) []known {
 			known{id: "stdio.shutdown", status: checks.StatusPass, why: "each exits when stdin closes"})
 	case probe.TransportHTTP:
 		ks = append(ks, known{id: "http.content-type", status: checks.StatusPass, why: "JSON or event-stream answers"})
+	case probe.TransportSSE:
+		ks = append(ks,
+			known{id: "sse.endpoint-event", status: checks.StatusPass, why: "the stream opens with an endpoint event on its own origin"},
+			known{id: "sse.message-events", status: checks.StatusPass, why: "answers come as message events"},
+			known{id: "http.status", status: checks.StatusSkip, why: "Streamable HTTP rules do not apply to legacy HTTP+SSE"})
 	}
 	return ks
 }
+
+// dualEraMetaOverStdio is what the Go SDKs do over stdio with a request that carries no
+// _meta: they speak both eras, and read it as a session-era request sent before initialize
+// (-32601 for server/discover), where a stateless-only server must answer -32602. Over stdio
+// nothing else tells the eras apart, so it is a warning (over HTTP the revision header does,
+// and there they answer -32602).
+var dualEraMetaOverStdio = known{id: "discover.meta-required", status: checks.StatusWarn,
+	why: "a request without _meta gets -32601 over stdio, read as a session-era request (C')"}
 
 // How a Streamable HTTP server answers POSTed requests: server-everything and the go-sdk open
 // an event stream per request; mcp-go answers with one application/json body.
@@ -158,13 +189,13 @@ var (
 
 // withCommon is the case's own list after the common one, an ID of the case replacing the
 // common entry.
-func withCommon(transport string, own []known) []known {
+func withCommon(transport, revision string, own []known) []known {
 	mine := map[string]bool{}
 	for _, k := range own {
 		mine[k.id] = true
 	}
 	var out []known
-	for _, k := range commonKnown(transport) {
+	for _, k := range commonKnown(transport, revision) {
 		if !mine[k.id] {
 			out = append(out, k)
 		}
@@ -185,7 +216,39 @@ func serverEverythingKnown() []known {
 		// session, invalid JSON); every error the probe draws carries the request's id.
 		{id: "jsonrpc.null-id", status: checks.StatusPass,
 			why: "every error the probe draws echoes the request id"},
+		// REAL-SERVERS.md: an unknown tool comes back as an isError result, and a bogus
+		// cursor is ignored rather than answered with -32602 (both SHOULDs, hence warnings).
+		{id: "tools.unknown-tool", status: checks.StatusWarn,
+			why: "an unknown tool gets an isError result, not a JSON-RPC error"},
+		{id: "tools.invalid-cursor", status: checks.StatusWarn,
+			why: "a cursor it never issued is ignored: the first page comes back"},
 	}
+}
+
+// serverEverythingStdioKnown: on stdio it drops what it cannot parse without a word
+// (REAL-SERVERS.md), so neither a malformed line nor a request without a method is answered.
+func serverEverythingStdioKnown() []known {
+	return append(serverEverythingKnown(),
+		known{id: "lifecycle.parse-error", status: checks.StatusWarn,
+			why: "malformed JSON gets no -32700 (it answers the ping after it)"},
+		known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
+			why: "a request without a method gets no -32600"},
+	)
+}
+
+// serverEverythingHTTPKnown: over HTTP the TypeScript SDK answers an unknown or deleted
+// session with 400 where the spec says 404 (REAL-SERVERS.md), accepts a foreign Origin, and
+// answers a request without a method with -32700 rather than -32600.
+func serverEverythingHTTPKnown() []known {
+	return append(serverEverythingKnown(),
+		known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
+			why: "a request without a method gets -32700, not -32600"},
+		known{id: "http.session", status: checks.StatusFail,
+			why: "an unknown or deleted session gets 400, not 404 (G7)"},
+		known{id: "http.origin", status: checks.StatusWarn,
+			why: "a foreign Origin is accepted (G9)"},
+		answersWithEventStreams,
+	)
 }
 
 // serverEverythingListChanged asserts that the stdio transcript holds the list_changed
@@ -229,6 +292,14 @@ func goSDKEverythingHTTPKnown() []known {
 			why: "a POSTed request must be answered with JSON or an event stream (G3), not a 400"},
 		known{id: "http.notification-accepted", status: checks.StatusWarn,
 			why: "the unknown notification gets 400 rather than 202 (G4 allows refusing it, hence a warning)"},
+		known{id: "lifecycle.parse-error", status: checks.StatusWarn,
+			why: "malformed JSON gets a text/plain 400, not error -32700"},
+		known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
+			why: "a request without a method is taken as a response and gets 202, not -32600"},
+		known{id: "http.session", status: checks.StatusWarn,
+			why: "a request without Mcp-Session-Id is served rather than answered 400 (a SHOULD)"},
+		known{id: "http.origin", status: checks.StatusWarn,
+			why: "a foreign Origin is accepted (G9)"},
 	)
 }
 

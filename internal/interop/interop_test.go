@@ -99,8 +99,11 @@ type serverCase struct {
 	// target starts whatever the case needs (stopped in t.Cleanup) and returns what to probe.
 	target     func(t *testing.T) probe.Target
 	negotiated string
-	tools      int
-	known      []known
+	// transport is the one the probe must end up speaking ("" for the target's own): a
+	// URL whose transport is detected may turn out to be legacy HTTP+SSE.
+	transport string
+	tools     int
+	known     []known
 	// more asserts what findings alone do not show.
 	more func(t *testing.T, res *probe.Result, fs map[string]checks.Finding)
 }
@@ -124,7 +127,7 @@ func TestInteropRealServers(t *testing.T) {
 	var surfaces toolSurfaces
 
 	t.Run("servers", func(t *testing.T) {
-		for _, c := range serverCases() {
+		for _, c := range append(serverCases(), transportCases()...) {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
 				runCase(t, reg, c, &stdioPIDs, &surfaces)
@@ -141,8 +144,15 @@ func TestInteropRealServers(t *testing.T) {
 				continue
 			}
 			compared++
-			if byTransport[probe.TransportStdio] != byTransport[probe.TransportHTTP] {
-				t.Errorf("%s: tools.fingerprint differs between transports: %v", server, byTransport)
+			var first string
+			for _, hash := range byTransport {
+				if first == "" {
+					first = hash
+				}
+				if hash != first {
+					t.Errorf("%s: tools.fingerprint differs between transports: %v", server, byTransport)
+					break
+				}
 			}
 		}
 		if compared == 0 {
@@ -211,9 +221,13 @@ func runCase(t *testing.T, reg *checks.Registry, c serverCase, pids *pidLog, sur
 	if res.Err != "" {
 		t.Errorf("the probe did not run to the end: %s", res.Err)
 	}
-	init, ok := res.FirstStep(probe.StepInitialize)
+	first := probe.StepInitialize
+	if probe.Stateless(res.ProtocolVersion) {
+		first = probe.StepDiscover // a stateless server has no initialize
+	}
+	init, ok := res.FirstStep(first)
 	if !ok || init.Outcome != probe.OutcomeOK {
-		t.Fatalf("initialize did not succeed: %+v", init)
+		t.Fatalf("%s did not succeed: %+v", first, init)
 	}
 	if res.Negotiated != c.negotiated {
 		t.Errorf("negotiated revision %q, want %q", res.Negotiated, c.negotiated)
@@ -223,7 +237,10 @@ func runCase(t *testing.T, reg *checks.Registry, c serverCase, pids *pidLog, sur
 	}
 
 	expected := map[string]bool{}
-	for _, k := range withCommon(target.Kind(), c.known) {
+	if c.transport != "" && res.Transport != c.transport {
+		t.Errorf("spoke %s, want %s", res.Transport, c.transport)
+	}
+	for _, k := range withCommon(res.Transport, res.ProtocolVersion, c.known) {
 		expected[k.id] = true
 		f, ok := byID[k.id]
 		if !ok {
@@ -253,7 +270,7 @@ func runCase(t *testing.T, reg *checks.Registry, c serverCase, pids *pidLog, sur
 		}
 		hash, _ := fp.Data["hash"].(string)
 		server, _, _ := strings.Cut(c.name, "/")
-		surfaces.add(server, target.Kind(), hash)
+		surfaces.add(server, res.Transport, hash)
 	}
 	if c.more != nil {
 		c.more(t, res, byID)

@@ -28,6 +28,8 @@ type GoServer struct {
 // version is pinned by go.mod and go.sum.
 const (
 	GoSDKEverything   = "go-sdk-everything"
+	GoSDKConformance  = "go-sdk-conformance"
+	GoSDKSSE          = "go-sdk-sse"
 	MCPGoEverything   = "mcp-go-everything"
 	MCPGoConformance  = "mcp-go-conformance"
 	npmEverythingPath = ".cache/interop/node_modules/.bin/mcp-server-everything"
@@ -37,6 +39,8 @@ const (
 func GoServers() []GoServer {
 	return []GoServer{
 		{GoSDKEverything, "github.com/modelcontextprotocol/go-sdk/examples/server/everything"},
+		{GoSDKConformance, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"},
+		{GoSDKSSE, "github.com/modelcontextprotocol/go-sdk/examples/server/sse"},
 		{MCPGoEverything, "github.com/mark3labs/mcp-go/examples/everything"},
 		{MCPGoConformance, "github.com/mark3labs/mcp-go/examples/conformance"},
 	}

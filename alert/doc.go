@@ -1,0 +1,28 @@
+// Package alert turns probe runs into alerts: a state machine per (server, kind, key) whose
+// state lives in Postgres, and delivery to Slack and generic webhooks through an outbox.
+//
+// Kinds (docs/alerts.md has the details and every configuration key):
+//   - down: no successful initialize for failure-threshold runs in a row, in at least quorum
+//     regions; resolved after success-threshold good runs;
+//   - conformance (one alert per check): a check that passed in the previous run fails now;
+//     resolved when it passes again;
+//   - drift: the tool surface changed (tools added, removed, re-described, re-typed);
+//   - latency (one alert per step): the p95 over a window above a bound or above a ratio of
+//     the step's own baseline;
+//   - certificate: the TLS certificate expires within N days.
+//
+// Flap damping holds open an alert that resolved too often; maintenance windows and muting
+// routes keep alerts out of channels, never out of the state or the history.
+//
+// Wiring, in a monitor process:
+//
+//	disp, err := alert.NewDispatcher(st, &cfg.Alerts, alert.DispatcherOptions{Logger: log, DashboardURL: flagURL})
+//	eng, err := alert.NewEngine(st, &cfg.Alerts, alert.EngineOptions{Logger: log, OnNotify: disp.Wake})
+//	go disp.Run(ctx)
+//	// for every finished run, once it is written to the store, in the order of its region:
+//	err = eng.Observe(ctx, alert.FromRun(server, &record, result, findings))
+//
+// Observe writes the transitions and their notifications in one transaction; the dispatcher
+// sends them afterwards, so a slow or failing channel never slows probing, and a notification
+// that could not be sent is retried, never lost, and never marked sent.
+package alert

@@ -1,0 +1,140 @@
+package alert
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDownAlert(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		cfg   Config
+		steps []simStep
+	}{
+		{"fires after failure-threshold down runs in a row and resolves on a good run", config(only(KindDown)), []simStep{
+			{obs(0, "eu", up), none()},
+			{obs(1*m, "eu", down), none()},
+			{obs(2*m, "eu", down), ev("fired down")},
+			{obs(3*m, "eu", down), none()},
+			{obs(4*m, "eu", up), ev("resolved down")},
+			{obs(5*m, "eu", up), none()},
+		}},
+		{"a good run between down runs starts the count again", config(only(KindDown)), []simStep{
+			{obs(1*m, "eu", down), none()},
+			{obs(2*m, "eu", up), none()},
+			{obs(3*m, "eu", down), none()},
+			{obs(4*m, "eu", down), ev("fired down")},
+		}},
+		{"degraded is not down", config(only(KindDown)), []simStep{
+			{obs(1*m, "eu", degraded), none()},
+			{obs(2*m, "eu", degraded), none()},
+			{obs(3*m, "eu", down), none()},
+			{obs(4*m, "eu", down), ev("fired down")},
+			{obs(5*m, "eu", degraded), ev("resolved down")},
+		}},
+		{"failure-threshold 1 fires on the first down run", config(only(KindDown), func(c *Config) { c.Down.FailureThreshold = 1 }), []simStep{
+			{obs(1*m, "eu", down), ev("fired down")},
+		}},
+		{"success-threshold needs that many good runs in a row", config(only(KindDown), func(c *Config) { c.Down.SuccessThreshold = 3 }), []simStep{
+			{obs(1*m, "eu", down), none()},
+			{obs(2*m, "eu", down), ev("fired down")},
+			{obs(3*m, "eu", up), none()},
+			{obs(4*m, "eu", up), none()},
+			{obs(5*m, "eu", down), none()},
+			{obs(6*m, "eu", up), none()},
+			{obs(7*m, "eu", up), none()},
+			{obs(8*m, "eu", up), ev("resolved down")},
+		}},
+		{"quorum 2: one failing region is not enough", config(only(KindDown), func(c *Config) { c.Down.Quorum = 2 }), []simStep{
+			{obs(0, "us", up), none()},
+			{obs(1*m, "eu", down), none()},
+			{obs(2*m, "eu", down), none()},
+			{obs(3*m, "us", up), none()},
+			{obs(4*m, "eu", down), none()},
+		}},
+		{"quorum 2: fires when a second region fails, resolves when one recovers", config(only(KindDown), func(c *Config) { c.Down.Quorum = 2 }), []simStep{
+			{obs(1*m, "eu", down), none()},
+			{obs(1*m, "us", down), none()},
+			{obs(1*m, "ap", up), none()},
+			{obs(2*m, "eu", down), none()},
+			{obs(2*m, "us", down), ev("fired down")},
+			{obs(3*m, "ap", up), none()},
+			{obs(3*m, "eu", up), ev("resolved down")},
+			{obs(3*m, "us", down), none()},
+		}},
+		{"a region silent past region-expiry does not count towards the quorum", config(only(KindDown), func(c *Config) { c.Down.Quorum = 2 }), []simStep{
+			{obs(1*m, "eu", down), none()},
+			{obs(2*m, "eu", down), none()},
+			{obs(40*m, "us", down), none()},
+			{obs(41*m, "us", down), none()},
+			{obs(42*m, "eu", down), ev("fired down")},
+		}},
+		{"a run repeated or out of order is ignored", config(only(KindDown)), []simStep{
+			{obs(1*m, "eu", down), none()},
+			{obs(1*m, "eu", down), none()},
+			{obs(30*time.Second, "eu", down), none()},
+			{obs(2*m, "eu", down), ev("fired down")},
+			{obs(2*m, "eu", up), none()},
+		}},
+		{"disabled, it never fires", config(only(KindDown), func(c *Config) { c.Down.Enabled = boolp(false) }), []simStep{
+			{obs(1*m, "eu", down), none()},
+			{obs(2*m, "eu", down), none()},
+			{obs(3*m, "eu", down), none()},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			runScenario(t, tt.cfg, tt.steps)
+		})
+	}
+}
+
+func TestDownEvidenceNamesRegionsCodesAndSince(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, config(only(KindDown), func(c *Config) { c.Down.Quorum = 2 }))
+	fail := func(at time.Duration, region string, status int) Observation {
+		o := obs(at, region, down)
+		o.HTTPStatus, o.Error = &status, "initialize failed"
+		return o
+	}
+	s.observe(fail(1*m, "eu", 502))
+	s.observe(fail(90*time.Second, "us", 503))
+	s.observe(fail(2*m, "eu", 502))
+	events := s.observe(fail(3*m, "us", 504))
+	if len(events) != 1 || len(events[0].Outbox) != 1 {
+		t.Fatalf("events %q, want one fired with one notification", eventTexts(events))
+	}
+	msg := decodeMessage(t, events[0].Outbox[0].Payload)
+	if msg.Event != EventFiring || msg.Kind != KindDown || msg.Server != "weather" || msg.ServerID != 7 {
+		t.Errorf("message %+v", msg)
+	}
+	if !slices.Equal(msg.Regions, []string{"eu", "us"}) {
+		t.Errorf("regions %q, want eu and us", msg.Regions)
+	}
+	if msg.HTTPStatus == nil || *msg.HTTPStatus != 504 {
+		t.Errorf("HTTP status %v, want the latest, 504", msg.HTTPStatus)
+	}
+	if !msg.Since.Equal(t0.Add(1 * m)) {
+		t.Errorf("since %v, want the first down run %v", msg.Since, t0.Add(m))
+	}
+	if !strings.Contains(msg.Summary, "2 of 2 region(s)") || !strings.Contains(msg.Summary, "HTTP status 504 (initialize failed)") {
+		t.Errorf("summary %q", msg.Summary)
+	}
+	if len(msg.Lines) != 2 || !strings.Contains(msg.Lines[0], "eu: down since 2026-03-02 10:01:00 UTC, 2 run(s) in a row; last: HTTP status 502") {
+		t.Errorf("lines %q", msg.Lines)
+	}
+
+	// The resolution keeps the incident and says when it began.
+	events = s.observe(obs(4*m, "us", up))
+	if got := eventTexts(events); len(got) != 1 || got[0] != "resolved down" {
+		t.Fatalf("events %q, want resolved", got)
+	}
+	res := decodeMessage(t, events[0].Outbox[0].Payload)
+	if res.Incident != msg.Incident || !res.Since.Equal(msg.Since) || res.Event != EventResolved {
+		t.Errorf("resolution %+v does not continue incident %s", res, msg.Incident)
+	}
+}

@@ -1,0 +1,93 @@
+package alert
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+var errBadTimeZone = errors.New("unknown time zone")
+
+// windowParser reads the standard five fields and the descriptors (@daily, @weekly, ...).
+var windowParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// maintenance is a MaintenanceWindow ready to answer whether it is open.
+type maintenance struct {
+	name     string
+	schedule cron.Schedule
+	duration time.Duration
+	loc      *time.Location
+	servers  []string
+}
+
+func parseWindowSchedule(spec, zone string) (cron.Schedule, error) {
+	if strings.TrimSpace(spec) == "" {
+		return nil, errors.New("a window needs a schedule (a cron expression such as \"0 2 * * SUN\")")
+	}
+	if strings.HasPrefix(spec, "@every") {
+		return nil, fmt.Errorf("%q: a window starts at times of day; use a cron expression", spec)
+	}
+	if strings.Contains(spec, "TZ=") {
+		return nil, fmt.Errorf("%q: give the time zone in the timezone key", spec)
+	}
+	if zone != "" {
+		if _, err := time.LoadLocation(zone); err != nil {
+			return nil, fmt.Errorf("%w %q", errBadTimeZone, zone)
+		}
+	}
+	s, err := windowParser.Parse(spec)
+	if err != nil {
+		return nil, fmt.Errorf("schedule %q: %w", spec, err)
+	}
+	return s, nil
+}
+
+func compileMaintenance(ws []MaintenanceWindow) ([]maintenance, error) {
+	out := make([]maintenance, 0, len(ws))
+	for _, w := range ws {
+		s, err := parseWindowSchedule(w.Schedule, w.TimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("maintenance window %s: %w", w.Name, err)
+		}
+		loc := time.UTC
+		if w.TimeZone != "" {
+			loc, _ = time.LoadLocation(w.TimeZone) // checked by parseWindowSchedule
+		}
+		out = append(out, maintenance{name: w.Name, schedule: s, duration: w.Duration, loc: loc, servers: w.Servers})
+	}
+	return out, nil
+}
+
+// openAt reports whether the window covers server at t: some start s of the schedule has
+// s <= t < s+duration, that is, the first start after t-duration is not after t.
+func (m maintenance) openAt(t time.Time, server string) bool {
+	if len(m.servers) > 0 && !matchesAny(m.servers, server) {
+		return false
+	}
+	// Next works to the second; a start exactly at t-duration has ended by t.
+	first := m.schedule.Next(t.In(m.loc).Add(-m.duration))
+	return !first.IsZero() && !first.After(t)
+}
+
+// activeMaintenance returns the name of a window covering server at t, "" when none does.
+func activeMaintenance(ws []maintenance, t time.Time, server string) string {
+	for _, w := range ws {
+		if w.openAt(t, server) {
+			return w.name
+		}
+	}
+	return ""
+}
+
+func matchesAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}

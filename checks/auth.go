@@ -1,0 +1,175 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+const authSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization"
+
+// Revisions in which the authorization rules begin (MCP-RULES I).
+const (
+	// resourceMetadataSince: protected resource metadata, named by resource_metadata.
+	resourceMetadataSince = probe.Revision20250618
+	// wellKnownAloneSince: the metadata may be found at a well-known URL instead.
+	wellKnownAloneSince = probe.Revision20251125
+)
+
+// authChecks judge how a server that wants credentials tells a client where to get them. The
+// probe initializes once without the user's credentials; on a 401 it discovers the protected
+// resource metadata as a client would.
+func authChecks() []Check {
+	return []Check{
+		{ID: "auth.challenge", Area: "auth", Rule: "I", Spec: authSpec + "#authorization-server-location",
+			Transport: probe.TransportHTTP,
+			Title:     "a 401 carries WWW-Authenticate (from 2025-06-18 on naming resource_metadata)",
+			Evaluate:  checkAuthChallenge},
+		{ID: "auth.resource-metadata", Area: "auth", Rule: "I", Spec: authSpec + "#protected-resource-metadata-discovery-requirements",
+			Transport: probe.TransportHTTP,
+			Title:     "protected resource metadata is served where the challenge or the well-known URLs say, with authorization_servers",
+			Evaluate:  checkResourceMetadata},
+	}
+}
+
+// unauthorized finds the 401 of the probe's initialize without credentials, or says why the
+// auth checks do not apply.
+func unauthorized(r *Run, f *Finding) (probe.Step, probe.Frame, bool) {
+	st, ok := stepOn(r, probe.ConnAuth, probe.StepAuthInitialize)
+	if !ok {
+		f.Skip("initialize without credentials was not sent: %s", probeStopped(r))
+		return st, probe.Frame{}, false
+	}
+	if st.HTTPStatus != http.StatusUnauthorized {
+		f.Skip("the server asks for no authorization: initialize without credentials got %s", httpAnswer(r, st))
+		return st, probe.Frame{}, false
+	}
+	head, _ := r.Frame(st.Response)
+	if head.HTTP == nil {
+		f.Skip("the 401 response was not recorded")
+		return st, probe.Frame{}, false
+	}
+	return st, head, true
+}
+
+func checkAuthChallenge(r *Run, f *Finding) {
+	st, head, ok := unauthorized(r, f)
+	if !ok {
+		return
+	}
+	frames := Seqs(st.Request, head.Seq)
+	values := head.HTTP.Header.Values("WWW-Authenticate")
+	if len(values) == 0 {
+		f.Fail(frames, "HTTP 401: expected a WWW-Authenticate header, got none")
+		return
+	}
+	shown := Clip([]byte(strings.Join(values, ", ")))
+	rev := r.Revision()
+	if _, named := probe.ResourceMetadataURL(probe.ParseChallenges(values)); named || rev < resourceMetadataSince {
+		f.Pass("HTTP 401 with WWW-Authenticate %s", shown)
+		return
+	}
+	if found, ok := foundMetadata(r); ok && rev >= wellKnownAloneSince {
+		f.Pass("HTTP 401 with WWW-Authenticate %s; no resource_metadata, but the metadata is at the well-known %s, which %s allows",
+			shown, found, wellKnownAloneSince)
+		return
+	}
+	if rev >= wellKnownAloneSince {
+		f.Fail(frames, "HTTP 401: expected WWW-Authenticate to name resource_metadata (or the metadata at a well-known URL), got %s and no metadata at the well-known URLs", shown)
+		return
+	}
+	f.Fail(frames, "HTTP 401: expected WWW-Authenticate to name resource_metadata (%s), got %s", rev, shown)
+}
+
+// foundMetadata is the URL of the first metadata document the discovery fetched whole.
+func foundMetadata(r *Run) (string, bool) {
+	for _, st := range stepsOn(r, probe.ConnAuth, probe.StepResourceMetadata) {
+		if _, err := metadataDocument(r, st); err == nil {
+			return requestURL(r, st), true
+		}
+	}
+	return "", false
+}
+
+// requestURL is the URL a step's request went to.
+func requestURL(r *Run, st probe.Step) string {
+	if f, ok := r.Frame(st.Request); ok && f.HTTP != nil {
+		return f.HTTP.URL
+	}
+	return "(unknown URL)"
+}
+
+// metadataDocument reads a protected resource metadata document from the answer to a step:
+// an HTTP 200 with a JSON object naming at least one authorization server (RFC 9728 as MCP
+// requires it).
+func metadataDocument(r *Run, st probe.Step) ([]string, error) {
+	head, ok := r.Frame(st.Response)
+	switch {
+	case st.HTTPStatus == 0:
+		return nil, fmt.Errorf("no response (%s)", describeStep(st))
+	case !ok || st.HTTPStatus != http.StatusOK:
+		return nil, fmt.Errorf("HTTP %d%s", st.HTTPStatus, describeBody(r, st.Response))
+	case head.Truncated:
+		return nil, fmt.Errorf("a document longer than the probe reads (%d bytes)", len(head.Raw))
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(head.Raw, &doc); err != nil {
+		return nil, fmt.Errorf("a body that is no JSON object: %s", Clip(head.Raw))
+	}
+	raw, ok := doc["authorization_servers"]
+	if !ok {
+		return nil, fmt.Errorf("a document without authorization_servers: %s", clipJSON(head.Raw))
+	}
+	var servers []string
+	if json.Unmarshal(raw, &servers) != nil || len(servers) == 0 {
+		return nil, fmt.Errorf("authorization_servers %s, not a non-empty array of strings", clipJSON(raw))
+	}
+	return servers, nil
+}
+
+func checkResourceMetadata(r *Run, f *Finding) {
+	st, head, ok := unauthorized(r, f)
+	if !ok {
+		return
+	}
+	if rev := r.Revision(); rev < resourceMetadataSince {
+		f.Skip("protected resource metadata is required from %s on; the server speaks %s", resourceMetadataSince, rev)
+		return
+	}
+	challenges := probe.ParseChallenges(head.HTTP.Header.Values("WWW-Authenticate"))
+	advertised, named := probe.ResourceMetadataURL(challenges)
+	fetches := stepsOn(r, probe.ConnAuth, probe.StepResourceMetadata)
+	if named && len(fetches) == 0 {
+		f.Fail(Seqs(st.Request, head.Seq), "expected resource_metadata to be an absolute http(s) URL, got %s", Clip([]byte(advertised)))
+		return
+	}
+	var tried []string
+	var frames []int
+	for _, fetch := range fetches {
+		servers, err := metadataDocument(r, fetch)
+		url := requestURL(r, fetch)
+		if err == nil {
+			f.Pass("metadata at %s names authorization servers %s", url, Clip([]byte(strings.Join(servers, ", "))))
+			return
+		}
+		frames = append(frames, Seqs(fetch.Request, fetch.Response)...)
+		if fetch.HTTPStatus == http.StatusOK {
+			// The first document found is the one a client uses: no further looking.
+			f.Fail(frames, "expected protected resource metadata at %s, got %v", url, err)
+			return
+		}
+		tried = append(tried, fmt.Sprintf("%s (%v)", url, err))
+	}
+	where := "at the well-known URLs"
+	if named {
+		where = "at the URL resource_metadata names"
+	}
+	if len(tried) == 0 {
+		f.Fail(Seqs(st.Request, head.Seq), "expected protected resource metadata %s, got nothing fetched", where)
+		return
+	}
+	f.Fail(frames, "expected protected resource metadata %s, got none: %s", where, strings.Join(tried, "; "))
+}

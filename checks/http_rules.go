@@ -1,0 +1,188 @@
+package checks
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// protocolHeaderSince is the revision that introduced MCP-Protocol-Version (MCP-RULES G8).
+const protocolHeaderSince = probe.Revision20250618
+
+// httpRuleChecks judge the session and header rules of Streamable HTTP (MCP-RULES G6-G9).
+// Each rule is probed on a session of its own.
+func httpRuleChecks() []Check {
+	return []Check{
+		{ID: "http.session", Area: "http", Rule: "G7", Spec: httpSpec + "#session-management",
+			Transport: probe.TransportHTTP,
+			Title:     "session ids are visible ASCII; a missing id gets 400, an unknown or deleted one 404",
+			Evaluate:  checkHTTPSession},
+		{ID: "http.protocol-version-header", Area: "http", Rule: "G8", Spec: httpSpec + "#protocol-version-header",
+			Transport: probe.TransportHTTP,
+			Title:     "an invalid MCP-Protocol-Version header gets 400 (2025-06-18 and later)",
+			Evaluate:  checkProtocolVersionHeader},
+		{ID: "http.get-stream", Area: "http", Rule: "G6", Spec: httpSpec + "#listening-for-messages-from-the-server",
+			Transport: probe.TransportHTTP,
+			Title:     "GET of the endpoint is answered with text/event-stream or 405",
+			Evaluate:  checkGetStream},
+		{ID: "http.origin", Area: "http", Rule: "G9", Spec: httpSpec + "#security-warning",
+			Transport: probe.TransportHTTP,
+			Title:     "a request from a foreign Origin is refused (403)",
+			Evaluate:  checkOrigin},
+		{ID: "http.delete-session", Area: "http", Rule: "G7", Spec: httpSpec + "#session-management",
+			Transport: probe.TransportHTTP,
+			Title:     "DELETE of a session is answered with 2xx or 405",
+			Evaluate:  checkDeleteSession},
+	}
+}
+
+// headerSessionID is the session header of Streamable HTTP.
+const headerSessionID = "Mcp-Session-Id"
+
+// sessionIDOf is the session id a step's response issued ("" for none).
+func sessionIDOf(r *Run, st probe.Step) string {
+	if f, ok := r.Frame(st.Response); ok && f.HTTP != nil {
+		return f.HTTP.Header.Get(headerSessionID)
+	}
+	return ""
+}
+
+// badSessionByte finds the first byte of a session id outside visible ASCII (0x21-0x7E).
+func badSessionByte(id string) (int, byte, bool) {
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < 0x21 || c > 0x7E {
+			return i, c, true
+		}
+	}
+	return 0, 0, false
+}
+
+func checkHTTPSession(r *Run, f *Finding) {
+	ids := judgeSessionIDs(r, f)
+	init, ok := stepOn(r, probe.ConnSession, probe.StepRuleInitialize)
+	switch {
+	case ok && init.Outcome == probe.OutcomeOK && sessionIDOf(r, init) == "":
+		if ids == 0 && len(f.Evidence) == 0 {
+			f.Skip("the server issues no session ids (Mcp-Session-Id), so there is no session to judge")
+		}
+		return
+	case !ok || init.Outcome != probe.OutcomeOK:
+		if ids == 0 {
+			f.Skip("%s", ruleMissing(r, probe.ConnSession, "the session probes"))
+		}
+		return
+	}
+	if st, ok := stepOn(r, probe.ConnSession, probe.StepSessionMissing); ok && st.HTTPStatus != http.StatusBadRequest {
+		f.Warn(Seqs(st.Request, st.Response), "a request without Mcp-Session-Id: expected HTTP 400, got %s", httpAnswer(r, st))
+	}
+	if st, ok := stepOn(r, probe.ConnSession, probe.StepSessionUnknown); ok && st.HTTPStatus != http.StatusNotFound {
+		f.Fail(Seqs(st.Request, st.Response), "a request with a session id the server never issued: expected HTTP 404, got %s", httpAnswer(r, st))
+	}
+	deleted := "it does not let clients end a session"
+	if del, ok := stepOn(r, probe.ConnSession, probe.StepSessionDelete); ok && twoHundred(del.HTTPStatus) {
+		deleted = "a deleted one got 404"
+		if st, ok := stepOn(r, probe.ConnSession, probe.StepSessionDeleted); ok && st.HTTPStatus != http.StatusNotFound {
+			f.Fail(Seqs(del.Request, st.Request, st.Response), "a request with the session id ended by DELETE (HTTP %d): expected HTTP 404, got %s", del.HTTPStatus, httpAnswer(r, st))
+		}
+	} else if ok && del.HTTPStatus != http.StatusMethodNotAllowed {
+		deleted = fmt.Sprintf("a deleted one was not tried: DELETE got %s", httpAnswer(r, del))
+	}
+	f.Pass("session ids are visible ASCII (%d seen); a missing id got 400, an unknown one 404; %s", ids, deleted)
+}
+
+// judgeSessionIDs fails every session id (each judged once) with a byte outside visible
+// ASCII and returns how many distinct ids the server issued.
+func judgeSessionIDs(r *Run, f *Finding) int {
+	seen := map[string]bool{}
+	for _, fr := range r.Frames {
+		if fr.Dir != probe.In || fr.HTTP == nil || fr.SSE != nil {
+			continue
+		}
+		for _, id := range fr.HTTP.Header.Values(headerSessionID) {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if i, c, bad := badSessionByte(id); bad || id == "" {
+				what := "it is empty"
+				if bad {
+					what = fmt.Sprintf("byte 0x%02X at offset %d", c, i)
+				}
+				f.Fail(Seqs(fr.Seq), "expected a session id of visible ASCII (0x21-0x7E), got %s: %s", Clip([]byte(id)), what)
+			}
+		}
+	}
+	return len(seen)
+}
+
+func checkProtocolVersionHeader(r *Run, f *Finding) {
+	if rev := r.Revision(); rev < protocolHeaderSince {
+		f.Skip("MCP-Protocol-Version exists from %s on; the server speaks %s", protocolHeaderSince, rev)
+		return
+	}
+	st, ok := stepOn(r, probe.ConnProtocolHeader, probe.StepProtocolHeaderInvalid)
+	if !ok {
+		f.Skip("%s", ruleMissing(r, probe.ConnProtocolHeader, "the request with an invalid MCP-Protocol-Version"))
+		return
+	}
+	if st.HTTPStatus != http.StatusBadRequest {
+		f.Fail(Seqs(st.Request, st.Response), "MCP-Protocol-Version: %s: expected HTTP 400, got %s", probe.BogusRevision, httpAnswer(r, st))
+		return
+	}
+	f.Pass("MCP-Protocol-Version: %s got HTTP 400", probe.BogusRevision)
+}
+
+func checkGetStream(r *Run, f *Finding) {
+	st, ok := stepOn(r, probe.ConnGetStream, probe.StepGetStream)
+	if !ok {
+		f.Skip("%s", ruleMissing(r, probe.ConnGetStream, "the GET"))
+		return
+	}
+	frames := Seqs(st.Request, st.Response)
+	head, _ := r.Frame(st.Response)
+	switch {
+	case st.HTTPStatus == http.StatusMethodNotAllowed:
+		f.Pass("GET got 405 Method Not Allowed")
+	case st.HTTPStatus == http.StatusOK && head.HTTP != nil && mediaType(head.HTTP.ContentType) == "text/event-stream":
+		f.Pass("GET got an event stream")
+	case st.HTTPStatus == 0:
+		f.Fail(frames, "GET: expected text/event-stream or 405 Method Not Allowed, got no response (%s)", describeStep(st))
+	default:
+		f.Fail(frames, "GET: expected text/event-stream or 405 Method Not Allowed, got HTTP %d%s", st.HTTPStatus, describeBody(r, st.Response))
+	}
+}
+
+func checkOrigin(r *Run, f *Finding) {
+	st, ok := stepOn(r, probe.ConnOrigin, probe.StepForeignOrigin)
+	if !ok {
+		f.Skip("%s", ruleMissing(r, probe.ConnOrigin, "the request from a foreign Origin"))
+		return
+	}
+	if st.HTTPStatus >= 400 && st.HTTPStatus <= 499 {
+		f.Pass("Origin: %s got HTTP %d", probe.ForeignOrigin, st.HTTPStatus)
+		return
+	}
+	f.Warn(Seqs(st.Request, st.Response), "initialize with Origin: %s: expected HTTP 403, got %s", probe.ForeignOrigin, httpAnswer(r, st))
+}
+
+func checkDeleteSession(r *Run, f *Finding) {
+	st, ok := stepOn(r, probe.ConnDeleteSession, probe.StepDeleteSession)
+	if !ok {
+		if init, ok := stepOn(r, probe.ConnDeleteSession, probe.StepRuleInitialize); ok && init.Outcome == probe.OutcomeOK {
+			f.Skip("the server issued no session id, so there is no session to end")
+			return
+		}
+		f.Skip("%s", ruleMissing(r, probe.ConnDeleteSession, "the DELETE"))
+		return
+	}
+	if twoHundred(st.HTTPStatus) || st.HTTPStatus == http.StatusMethodNotAllowed {
+		f.Pass("DELETE of the session got HTTP %d", st.HTTPStatus)
+		return
+	}
+	got := httpAnswer(r, st)
+	if st.HTTPStatus == 0 {
+		got = "no response (" + describeStep(st) + ")"
+	}
+	f.Warn(Seqs(st.Request, st.Response), "DELETE of the session: expected 2xx or 405 Method Not Allowed, got %s", got)
+}

@@ -1,0 +1,92 @@
+package checks
+
+import (
+	"strconv"
+
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+const errorCodesSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic#responses"
+
+// lifecycleRobustnessChecks judge what the server does with input it must refuse: each is
+// probed on a connection of its own (on stdio a process of its own, since some servers exit
+// on what they cannot parse).
+func lifecycleRobustnessChecks() []Check {
+	return []Check{
+		{ID: "lifecycle.parse-error", Area: "lifecycle", Rule: "A, B", Spec: errorCodesSpec,
+			Title:    "malformed JSON gets error -32700, and the server goes on answering",
+			Evaluate: checkParseError},
+		{ID: "lifecycle.invalid-request", Area: "lifecycle", Rule: "A, B", Spec: errorCodesSpec,
+			Title:    "a request without a method gets error -32600",
+			Evaluate: checkInvalidRequest},
+	}
+}
+
+func checkParseError(r *Run, f *Finding) {
+	st, ok := stepOn(r, probe.ConnParseError, probe.StepParseError)
+	if !ok {
+		f.Skip("%s", ruleMissing(r, probe.ConnParseError, "the malformed JSON"))
+		return
+	}
+	got := refusal(r, f, st, codeParseError, "malformed JSON")
+	ping, sent := stepOn(r, probe.ConnParseError, probe.StepParseErrorPing)
+	if sent && !answered(ping) {
+		f.Warn(Seqs(st.Request, ping.Request, ping.Response),
+			"after malformed JSON, expected the server to go on answering, got %s to the ping that followed", describeAnswer(r, ping))
+	}
+	f.Pass("malformed JSON got %s, and the server went on answering ping", got)
+}
+
+func checkInvalidRequest(r *Run, f *Finding) {
+	st, ok := stepOn(r, probe.ConnInvalidRequest, probe.StepInvalidRequest)
+	if !ok {
+		f.Skip("%s", ruleMissing(r, probe.ConnInvalidRequest, "the request without a method"))
+		return
+	}
+	got := refusal(r, f, st, codeInvalidRequest, "a request without a method")
+	f.Pass("a request without a method got %s", got)
+}
+
+// refusal warns unless the answer to a message the server must refuse is the JSON-RPC error
+// want, and says what the answer was.
+func refusal(r *Run, f *Finding, st probe.Step, want int64, what string) string {
+	frames := Seqs(st.Request, st.Response)
+	m := exchangeAnswer(r, st)
+	switch {
+	case m != nil && m.Kind == ErrorResponse:
+		if code, ok := errorCode(m); ok && code == want {
+			return describeError(m)
+		}
+		f.Warn(frames, "%s: expected error %d, got %s", what, want, httpNote(st, describeError(m)))
+		return describeError(m)
+	case m != nil:
+		f.Warn(frames, "%s: expected error %d, got %s", what, want, httpNote(st, "a result "+clipJSON(m.Result)))
+	case st.Outcome == probe.OutcomeNoAnswer && st.Response < 0:
+		f.Warn(frames, "%s: expected error %d, got no answer (%s)", what, want, unansweredWhy(r, st))
+	default:
+		f.Warn(frames, "%s: expected error %d, got %s", what, want, describeAnswer(r, st))
+	}
+	return "no error"
+}
+
+// httpNote adds the HTTP status to what came back, when there was one other than 200.
+func httpNote(st probe.Step, got string) string {
+	if st.HTTPStatus != 0 && st.HTTPStatus != 200 {
+		return got + " (HTTP " + strconv.Itoa(st.HTTPStatus) + ")"
+	}
+	return got
+}
+
+// unansweredWhy says how the probe knows nothing came back for a message without a usable
+// id: the server answered the ping sent after it, or time ran out.
+func unansweredWhy(r *Run, st probe.Step) string {
+	for _, name := range []string{probe.StepParseErrorPing, probe.StepInvalidRequestPing} {
+		if ping, ok := stepOn(r, st.Conn, name); ok && answered(ping) {
+			return "the server answered the ping sent after it, but not the message itself"
+		}
+	}
+	if p, ok := r.ProcessOf(st.Conn); ok && p.Exited && p.EndedBy == "exit" {
+		return "the server process ended by itself: " + describeExit(p)
+	}
+	return "nothing within the timeout"
+}

@@ -1,0 +1,386 @@
+package mcpschema
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// matcher is one of this project's message schemas compiled for a fast yes or no on a
+// parsed document. It knows exactly the keywords our schemas use, and compiling a schema
+// with any other keyword is an error, so that no constraint is ever skipped silently. A
+// "no" is explained by the jsonschema library (see revision.explain), which stays the
+// authority on messages; tests hold both to the same verdicts.
+type matcher struct {
+	types    typeSet
+	constant *string  // const (our schemas only compare against strings)
+	enum     []string // enum, likewise
+	format   func(any) bool
+	minimum  string // JSON number texts; "" when absent
+	maximum  string
+	required []string
+	props    map[string]*matcher
+	// additional judges the members props does not name (nil allows them all);
+	// noAdditional forbids them.
+	additional   *matcher
+	noAdditional bool
+	items        *matcher
+	anyOf        []*matcher
+	ref          *matcher
+	// never is the schema false.
+	never bool
+}
+
+// typeSet is a set of JSON Schema type names.
+type typeSet uint8
+
+const (
+	typeNull typeSet = 1 << iota
+	typeBoolean
+	typeNumber
+	typeInteger
+	typeString
+	typeArray
+	typeObject
+)
+
+// typeNamed is the set of one type name (0 for a name that is none).
+func typeNamed(name string) typeSet {
+	switch name {
+	case "null":
+		return typeNull
+	case "boolean":
+		return typeBoolean
+	case "number":
+		return typeNumber
+	case "integer":
+		return typeInteger
+	case "string":
+		return typeString
+	case "array":
+		return typeArray
+	case "object":
+		return typeObject
+	}
+	return 0
+}
+
+func (t typeSet) admits(v jsondoc.Value) bool {
+	switch v.Kind() {
+	case jsondoc.Null:
+		return t&typeNull != 0
+	case jsondoc.True, jsondoc.False:
+		return t&typeBoolean != 0
+	case jsondoc.Number:
+		return t&typeNumber != 0 || (t&typeInteger != 0 && jsondoc.IsInteger(v.Text()))
+	case jsondoc.String:
+		return t&typeString != 0
+	case jsondoc.Array:
+		return t&typeArray != 0
+	case jsondoc.Object:
+		return t&typeObject != 0
+	}
+	return false
+}
+
+// match reports whether v satisfies the schema.
+func (m *matcher) match(v jsondoc.Value) bool {
+	if m.never {
+		return false
+	}
+	if m.ref != nil && !m.ref.match(v) {
+		return false
+	}
+	if m.types != 0 && !m.types.admits(v) {
+		return false
+	}
+	if m.constant != nil && (v.Kind() != jsondoc.String || v.Str() != *m.constant) {
+		return false
+	}
+	if m.enum != nil && !m.inEnum(v) {
+		return false
+	}
+	switch v.Kind() {
+	case jsondoc.String:
+		if m.format != nil && !m.format(v.Str()) {
+			return false
+		}
+	case jsondoc.Number:
+		if m.minimum != "" && jsondoc.CompareNumbers(v.Text(), m.minimum) < 0 {
+			return false
+		}
+		if m.maximum != "" && jsondoc.CompareNumbers(v.Text(), m.maximum) > 0 {
+			return false
+		}
+	case jsondoc.Object:
+		if !m.matchObject(v) {
+			return false
+		}
+	case jsondoc.Array:
+		if m.items != nil {
+			for _, e := range v.Elements() {
+				if !m.items.match(e) {
+					return false
+				}
+			}
+		}
+	}
+	if m.anyOf != nil {
+		for _, alt := range m.anyOf {
+			if alt.match(v) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func (m *matcher) inEnum(v jsondoc.Value) bool {
+	if v.Kind() != jsondoc.String {
+		return false
+	}
+	s := v.Str()
+	for _, e := range m.enum {
+		if s == e {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *matcher) matchObject(v jsondoc.Value) bool {
+	for _, name := range m.required {
+		if !v.Get(name).Exists() {
+			return false
+		}
+	}
+	if m.props == nil && m.additional == nil && !m.noAdditional {
+		return true
+	}
+	for name, member := range v.Members() {
+		if p, ok := m.props[name]; ok {
+			if !p.match(member) {
+				return false
+			}
+			continue
+		}
+		if m.noAdditional || (m.additional != nil && !m.additional.match(member)) {
+			return false
+		}
+	}
+	return true
+}
+
+// matcherCompiler builds the matchers of one schema file's $defs; references between them
+// may be circular.
+type matcherCompiler struct {
+	defs map[string]any
+	done map[string]*matcher
+}
+
+// compileMatchers compiles every definition of a decoded schema file.
+func compileMatchers(file any) (map[string]*matcher, error) {
+	root, ok := file.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the file is not an object")
+	}
+	for k := range root {
+		switch k {
+		case "$schema", "$comment", "$defs":
+		default:
+			return nil, fmt.Errorf("top-level keyword %q is not supported", k)
+		}
+	}
+	defs, ok := root["$defs"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("no $defs")
+	}
+	c := &matcherCompiler{defs: defs, done: map[string]*matcher{}}
+	names := make([]string, 0, len(defs))
+	for name := range defs {
+		names = append(names, name)
+	}
+	sort.Strings(names) // so that an error is always the same one
+	for _, name := range names {
+		if _, err := c.definition(name); err != nil {
+			return nil, err
+		}
+	}
+	return c.done, nil
+}
+
+func (c *matcherCompiler) definition(name string) (*matcher, error) {
+	if m, ok := c.done[name]; ok {
+		return m, nil
+	}
+	s, ok := c.defs[name]
+	if !ok {
+		return nil, fmt.Errorf("$ref to missing definition %q", name)
+	}
+	m := &matcher{}
+	c.done[name] = m // before its body, so that a reference back to it finds it
+	if err := c.fill(m, s, "#/$defs/"+name); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (c *matcherCompiler) schema(s any, at string) (*matcher, error) {
+	m := &matcher{}
+	if err := c.fill(m, s, at); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// fill compiles schema s (at location at, for errors) into m.
+func (c *matcherCompiler) fill(m *matcher, s any, at string) error {
+	switch s := s.(type) {
+	case bool:
+		m.never = !s
+		return nil
+	case map[string]any:
+		keys := make([]string, 0, len(s))
+		for k := range s {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if err := c.keyword(m, k, s[k], at+"/"+k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("%s: a schema must be an object or a boolean", at)
+}
+
+func (c *matcherCompiler) keyword(m *matcher, k string, val any, at string) error {
+	var err error
+	switch k {
+	case "$comment", "description", "title":
+		// Annotations only.
+	case "$ref":
+		ref, _ := val.(string)
+		name, ok := strings.CutPrefix(ref, "#/$defs/")
+		if !ok || strings.ContainsAny(name, "/~%") {
+			return fmt.Errorf("%s: only references to #/$defs/<name> are supported, not %q", at, ref)
+		}
+		m.ref, err = c.definition(name)
+	case "type":
+		m.types, err = compileTypes(val, at)
+	case "const":
+		s, ok := val.(string)
+		if !ok {
+			return fmt.Errorf("%s: only string constants are supported", at)
+		}
+		m.constant = &s
+	case "enum":
+		list, ok := val.([]any)
+		if !ok || len(list) == 0 {
+			return fmt.Errorf("%s: enum must be a non-empty array", at)
+		}
+		m.enum = make([]string, 0, len(list))
+		for _, e := range list {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("%s: only string enums are supported", at)
+			}
+			m.enum = append(m.enum, s)
+		}
+	case "format":
+		name, _ := val.(string)
+		f, ok := jsonschema.Formats[name]
+		if !ok {
+			return fmt.Errorf("%s: unknown format %q", at, name)
+		}
+		m.format = f
+	case "minimum", "maximum":
+		n, ok := val.(json.Number)
+		if !ok {
+			return fmt.Errorf("%s: not a number", at)
+		}
+		if k == "minimum" {
+			m.minimum = string(n)
+		} else {
+			m.maximum = string(n)
+		}
+	case "required":
+		list, ok := val.([]any)
+		if !ok {
+			return fmt.Errorf("%s: required must be an array", at)
+		}
+		for _, e := range list {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("%s: required names must be strings", at)
+			}
+			m.required = append(m.required, s)
+		}
+	case "properties":
+		props, ok := val.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: properties must be an object", at)
+		}
+		m.props = make(map[string]*matcher, len(props))
+		for name, s := range props {
+			if m.props[name], err = c.schema(s, at+"/"+name); err != nil {
+				return err
+			}
+		}
+	case "additionalProperties":
+		if b, ok := val.(bool); ok {
+			m.noAdditional = !b
+			return nil
+		}
+		m.additional, err = c.schema(val, at)
+	case "items":
+		if _, isList := val.([]any); isList {
+			return fmt.Errorf("%s: tuple items are not supported", at)
+		}
+		m.items, err = c.schema(val, at)
+	case "anyOf":
+		list, ok := val.([]any)
+		if !ok || len(list) == 0 {
+			return fmt.Errorf("%s: anyOf must be a non-empty array", at)
+		}
+		for i, s := range list {
+			alt, err := c.schema(s, fmt.Sprintf("%s/%d", at, i))
+			if err != nil {
+				return err
+			}
+			m.anyOf = append(m.anyOf, alt)
+		}
+	default:
+		return fmt.Errorf("%s: keyword %q is not supported by the matcher", at, k)
+	}
+	return err
+}
+
+func compileTypes(val any, at string) (typeSet, error) {
+	var names []any
+	switch v := val.(type) {
+	case string:
+		names = []any{v}
+	case []any:
+		names = v
+	}
+	if len(names) == 0 {
+		return 0, fmt.Errorf("%s: type must be a name or a non-empty list of names", at)
+	}
+	var t typeSet
+	for _, n := range names {
+		s, _ := n.(string)
+		bit := typeNamed(s)
+		if bit == 0 {
+			return 0, fmt.Errorf("%s: unknown type %v", at, n)
+		}
+		t |= bit
+	}
+	return t, nil
+}

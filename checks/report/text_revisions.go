@@ -1,0 +1,66 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxDifferencesShown bounds the differing checks the text report names per revision.
+const maxDifferencesShown = 6
+
+// revisions writes the per-revision table of a --protocol-version all run: one line per
+// revision (accepted or not, verdict, counts), then the checks whose status differs from the
+// main revision's.
+func (t *textWriter) revisions() {
+	if len(t.r.Revisions) == 0 {
+		return
+	}
+	t.section("Revisions")
+	for _, rev := range t.r.Revisions {
+		accepted := t.p.green("accepted    ")
+		if !rev.Accepted {
+			answer := "not accepted"
+			accepted = t.p.dim(answer)
+		}
+		verdict := t.p.green("pass")
+		if rev.Verdict == VerdictFail {
+			verdict = t.p.red("fail")
+		}
+		s := rev.Summary
+		counts := fmt.Sprintf("%3d pass %2d fail %2d warn %2d skip", s.Pass, s.Fail, s.Warn, s.Skip)
+		note := ""
+		switch {
+		case rev.Main:
+			note = t.p.dim("  the checks below")
+		case !rev.Accepted && rev.Negotiated != nil:
+			note = t.p.dim("  answered " + clip(*rev.Negotiated, 40))
+		case !rev.Accepted && rev.Error != "":
+			note = t.p.dim("  " + clip(rev.Error, 60))
+		}
+		t.line("  %s  %s  %s  %s  %s%s", pad(rev.Revision, 10), accepted, verdict, counts,
+			t.p.dim(humanMillis(rev.DurationMs)), note)
+		if rev.Main || len(rev.Differences) == 0 || !rev.Accepted {
+			continue
+		}
+		var parts []string
+		for i, c := range rev.Differences {
+			if i == maxDifferencesShown {
+				parts = append(parts, fmt.Sprintf("and %d more", len(rev.Differences)-i))
+				break
+			}
+			parts = append(parts, c.ID+" "+t.status(c.Status))
+		}
+		t.line("  %s  %s %s", pad("", 10), t.p.dim("differs:"), strings.Join(parts, ", "))
+	}
+}
+
+// status colours a check status for the table.
+func (t *textWriter) status(s string) string {
+	switch s {
+	case "fail":
+		return t.p.red(s)
+	case "warn":
+		return t.p.yellow(s)
+	}
+	return s
+}

@@ -1,0 +1,143 @@
+package checks
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// ruleProbeAreas are the checks of the rule probes and of the other lists, for checkByID.
+func ruleProbeAreas(t *testing.T) []Check {
+	schemas := mustSchemas(t)
+	var all []Check
+	all = append(all, lifecycleRobustnessChecks()...)
+	all = append(all, toolProbeChecks()...)
+	all = append(all, listChecks(schemas)...)
+	all = append(all, httpRuleChecks()...)
+	all = append(all, authChecks()...)
+	all = append(all, tlsChecks()...)
+	return all
+}
+
+// The rule probes' connections, scripted the way probe's rule probes record them.
+
+const ruleInitParams = `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpwatch","version":"dev"}}`
+
+// withHeader answers as reply does and sets a header on the answering frame (an HTTP
+// response's head, e.g. the Mcp-Session-Id an initialize answer issues).
+func withHeader(rp reply, name, value string) reply {
+	return func(w *wireScript, conn int, id string) int {
+		seq := rp(w, conn, id)
+		if seq >= 0 && value != "" {
+			f := &w.res.Frames[seq]
+			info := *f.HTTP
+			info.Header = http.Header{name: {value}}
+			f.HTTP = &info
+		}
+		return seq
+	}
+}
+
+// statusReply answers an HTTP request with a whole response of another status.
+func statusReply(status int, contentType, body string) reply {
+	return func(w *wireScript, conn int, id string) int {
+		return w.inBody(conn, status, contentType, body)
+	}
+}
+
+// ruleHandshake records a rule connection's initialize and initialized; on HTTP the
+// initialize answer issues sessionID ("" for none).
+func (w *wireScript) ruleHandshake(conn int, initResult, sessionID string) probe.Step {
+	init := w.call(conn, probe.StepRuleInitialize, "initialize", "1", ruleInitParams, withHeader(resultReply(initResult), "Mcp-Session-Id", sessionID))
+	if init.Outcome == probe.OutcomeOK {
+		w.notify(conn, probe.StepRuleInitialized, "notifications/initialized", nil)
+	}
+	return init
+}
+
+// raw records a message the router cannot route (no method, or no JSON at all) and its
+// answer, as the rule probe's rawCall does.
+func (w *wireScript) raw(conn int, name, raw, id string, answer reply) probe.Step {
+	st := probe.Step{Name: name, Conn: conn, ID: id, Request: w.out(conn, raw), Response: -1}
+	w.settle(&st, answer(w, conn, id))
+	w.res.Steps = append(w.res.Steps, st)
+	return st
+}
+
+// fetch records a request that carries no message (GET, DELETE) and its response head.
+func (w *wireScript) fetch(conn int, name, method, url string, status int, contentType, body string, header http.Header) probe.Step {
+	w.exchange[conn]++
+	out := w.add(probe.Frame{Conn: conn, Dir: probe.Out, Kind: probe.KindHTTPRequest, Exchange: w.exchange[conn],
+		HTTP: &probe.HTTPInfo{Method: method, URL: url}})
+	st := probe.Step{Name: name, Method: method, Conn: conn, Request: out, Response: -1, Outcome: probe.OutcomeTransport}
+	if status == 0 {
+		w.note(conn, probe.NoteTimeout, method+" "+url+": no response within 10s")
+		st.Err = "timed out"
+	} else {
+		st.Response = w.add(probe.Frame{Conn: conn, Dir: probe.In, Kind: probe.KindHTTPResponse, Exchange: w.exchange[conn],
+			Raw: []byte(body), HTTP: &probe.HTTPInfo{Status: status, ContentType: contentType, Header: header}})
+		st.HTTPStatus = status
+		if status >= 200 && status <= 299 {
+			st.Outcome = probe.OutcomeOK
+		}
+	}
+	w.res.Steps = append(w.res.Steps, st)
+	return st
+}
+
+// withRules runs the conformant session of a transport and, beside it, the rule
+// connections scripted by rules.
+func withRules(transport string, rules func(w *wireScript), edits ...func(p *sessionPlan)) *probe.Result {
+	edits = append(edits, func(p *sessionPlan) { p.afterNotifications = rules })
+	return scriptedSession(transport, edits...)
+}
+
+// pingReply is the answer of a working server to a ping.
+var pingReply = resultReply(`{}`)
+
+// TestCatalogueEntriesOfTheRuleProbes holds these areas to CHECKS.md: IDs, rule letters and
+// transports are a public contract.
+func TestCatalogueEntriesOfTheRuleProbes(t *testing.T) {
+	want := []struct{ id, rule, transport string }{
+		{"lifecycle.parse-error", "A, B", ""},
+		{"lifecycle.invalid-request", "A, B", ""},
+		{"tools.unknown-tool", "B", ""},
+		{"tools.invalid-cursor", "D", ""},
+		{"resources.list", "D", ""},
+		{"resources.templates-list", "D", ""},
+		{"prompts.list", "D", ""},
+		{"http.session", "G7", probe.TransportHTTP},
+		{"http.protocol-version-header", "G8", probe.TransportHTTP},
+		{"http.get-stream", "G6", probe.TransportHTTP},
+		{"http.origin", "G9", probe.TransportHTTP},
+		{"http.delete-session", "G7", probe.TransportHTTP},
+		{"auth.challenge", "I", probe.TransportHTTP},
+		{"auth.resource-metadata", "I", probe.TransportHTTP},
+		{"tls.certificate", "", probe.TransportHTTP},
+	}
+	got := ruleProbeAreas(t)
+	if len(got) != len(want) {
+		t.Fatalf("%d checks, want %d", len(got), len(want))
+	}
+	reg, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want {
+		c := got[i]
+		if c.ID != w.id || c.Rule != w.rule || c.Transport != w.transport {
+			t.Errorf("check %d is %s (rule %q, transport %q), want %s (rule %q, transport %q)", i, c.ID, c.Rule, c.Transport, w.id, w.rule, w.transport)
+		}
+		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
+			t.Errorf("%s: area %q", c.ID, c.Area)
+		}
+		if !strings.HasPrefix(c.Spec, "https://modelcontextprotocol.io/specification/") || c.Title == "" || c.Evaluate == nil {
+			t.Errorf("%s: spec %q, title %q", c.ID, c.Spec, c.Title)
+		}
+		if _, ok := reg.Lookup(w.id); !ok {
+			t.Errorf("Default() lacks %s", w.id)
+		}
+	}
+}

@@ -1,0 +1,333 @@
+package checks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+const (
+	specDiscover   = "https://modelcontextprotocol.io/specification/2026-07-28/server/discover"
+	specVersioning = "https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning"
+	specMeta       = "https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta"
+	specErrorCodes = "https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes"
+
+	// Error codes the stateless revision prescribes (MCP-RULES B and C'); -32602 is
+	// codeInvalidParams.
+	codeHeaderMismatch             = -32020
+	codeUnsupportedProtocolVersion = -32022
+)
+
+// statelessChecks judge what the stateless revision (2026-07-28) adds: server/discover, the
+// answers to an unsupported revision and to a request without _meta, and what every result
+// must carry.
+func statelessChecks(schemas *mcpschema.Validator) []Check {
+	return []Check{
+		{ID: "discover.result", Area: "discover", Rule: "C'", Spec: specDiscover,
+			Title: "server/discover returns a DiscoverResult (supportedVersions, capabilities, resultType, ttlMs, cacheScope)",
+			Evaluate: func(r *Run, f *Finding) {
+				checkDiscoverResult(r, f, schemas)
+			}},
+		{ID: "discover.unsupported-version", Area: "discover", Rule: "C'", Spec: specVersioning,
+			Title:    "a request naming an unsupported revision gets error -32022 with data.supported",
+			Evaluate: checkUnsupportedVersion},
+		{ID: "discover.meta-required", Area: "discover", Rule: "C'", Spec: specMeta,
+			Title:    "a request without the required _meta keys gets error -32602",
+			Evaluate: checkMetaRequired},
+		{ID: "results.result-type", Area: "results", Rule: "A9", Spec: specErrorCodes,
+			Title:    "every result carries resultType complete or input_required",
+			Evaluate: checkResultType},
+		{ID: "results.cache-hints", Area: "results", Rule: "C'", Spec: specDiscover,
+			Title:    "list results carry ttlMs and cacheScope",
+			Evaluate: checkCacheHints},
+	}
+}
+
+// skipUnderStateless skips a check whose rule the stateless revision removed.
+func skipUnderStateless(r *Run, f *Finding, what string) bool {
+	if !r.Stateless() {
+		return false
+	}
+	f.Skip("%s does not exist under %s (stateless: no initialize, no session)", what, r.Revision())
+	return true
+}
+
+// needsStateless skips a check of the stateless revision on a session-era run, saying what
+// era detection saw when it asked.
+func needsStateless(r *Run, f *Finding) bool {
+	if r.Stateless() {
+		return true
+	}
+	rev := r.Revision()
+	if st, ok := r.FirstStep(probe.StepDiscover); ok {
+		f.Skip("the server speaks %s, a revision with sessions (server/discover got %s)", rev, describeAnswer(r, st))
+		return false
+	}
+	f.Skip("the probe spoke %s, a revision with sessions: this rule exists from %s on", rev, probe.Revision20260728)
+	return false
+}
+
+// discoverFailedReason is the skip reason of checks that need the DiscoverResult.
+func discoverFailedReason(r *Run) string {
+	st, ok := r.FirstStep(probe.StepDiscover)
+	if !ok {
+		if r.Err != "" {
+			return "server/discover was never sent: " + Clip([]byte(r.Err))
+		}
+		return "server/discover was never sent"
+	}
+	return "server/discover did not succeed (" + describeAnswer(r, st) + ")"
+}
+
+func checkDiscoverResult(r *Run, f *Finding, schemas *mcpschema.Validator) {
+	if !needsStateless(r, f) {
+		return
+	}
+	st, ok := r.FirstStep(probe.StepDiscover)
+	if !ok {
+		f.Skip("%s", discoverFailedReason(r))
+		return
+	}
+	frames := Seqs(st.Request, st.Response)
+	if st.Outcome != probe.OutcomeOK {
+		f.Fail(frames, "expected a DiscoverResult, got %s", describeAnswer(r, st))
+		return
+	}
+	members, ok := objectMembers(st.Result)
+	if !ok {
+		f.Fail(frames, "expected a DiscoverResult object, got a JSON %s %s", jsonType(st.Result), clipJSON(st.Result))
+		return
+	}
+	rev := r.Revision()
+	if requireType(f, frames, "supportedVersions", members["supportedVersions"], "array") {
+		var versions []string
+		if json.Unmarshal(members["supportedVersions"], &versions) != nil {
+			f.Fail(frames, "expected supportedVersions to be an array of strings, got %s", clipJSON(members["supportedVersions"]))
+		} else if !slices.Contains(versions, r.Requested) {
+			f.Fail(frames, "asked in %s, expected supportedVersions to list it (else the answer is -32022), got %s",
+				r.Requested, clipJSON(members["supportedVersions"]))
+		}
+	}
+	requireType(f, frames, "capabilities", members["capabilities"], "object")
+	judgeResultType(f, frames, "the DiscoverResult", members)
+	judgeCacheHints(f, frames, "the DiscoverResult", members)
+	if len(f.Evidence) == 0 {
+		err := schemas.Validate(rev, "DiscoverResult", st.Result)
+		switch {
+		case err == nil:
+		case isSchemaGap(err):
+			// The probe's own limits, not the server's fault: the members were judged above.
+		default:
+			f.Fail(frames, "expected a DiscoverResult of %s, got one that does not match: %s", rev, Clip([]byte(err.Error())))
+		}
+	}
+	if !hasServerInfo(members) {
+		f.Warn(frames, "expected _meta.%s (name and version) in the DiscoverResult, got none", probe.MetaServerInfo)
+	}
+	f.Pass("a valid DiscoverResult of %s listing %s", rev, clipJSON(members["supportedVersions"]))
+}
+
+// hasServerInfo reports whether a result's _meta names the server (name and version strings).
+func hasServerInfo(members map[string]json.RawMessage) bool {
+	meta, _ := objectMembers(members["_meta"])
+	info, ok := objectMembers(meta[probe.MetaServerInfo])
+	if !ok {
+		return false
+	}
+	_, named := jsonString(info["name"])
+	_, versioned := jsonString(info["version"])
+	return named && versioned
+}
+
+func checkUnsupportedVersion(r *Run, f *Finding) {
+	if !needsStateless(r, f) {
+		return
+	}
+	st, ok := r.FirstStep(probe.StepDiscoverUnsupported)
+	if !ok {
+		f.Skip("the negotiation connection sent no server/discover (%s)", probeStopped(r))
+		return
+	}
+	frames := Seqs(st.Request, st.Response)
+	m := exchangeAnswer(r, st)
+	offered := fmt.Sprintf("named %s in _meta", probe.BogusStatelessRevision)
+	if m == nil || m.Kind != ErrorResponse {
+		f.Fail(frames, "%s, expected error -32022 with data.supported, got %s", offered, describeAnswer(r, st))
+		return
+	}
+	if code, ok := errorCode(m); !ok || code != codeUnsupportedProtocolVersion {
+		f.Fail(frames, "%s, expected error -32022 with data.supported, got %s", offered, describeError(m))
+		return
+	}
+	e, _ := objectMembers(m.Error)
+	data, ok := objectMembers(e["data"])
+	switch {
+	case !ok:
+		f.Fail(frames, "%s, expected error -32022 with data {supported, requested}, got data %s", offered, clipOrNone(e["data"]))
+	case jsonType(data["supported"]) != "array":
+		f.Fail(frames, "%s, expected data.supported to list the revisions the server supports, got %s", offered, clipOrNone(data["supported"]))
+	default:
+		if _, isString := jsonString(data["requested"]); !isString {
+			f.Fail(frames, "%s, expected data.requested to name the revision asked for, got %s", offered, clipOrNone(data["requested"]))
+		}
+	}
+	if isHTTPish(r) && st.HTTPStatus != 400 {
+		f.Fail(frames, "%s, expected HTTP status 400 with the -32022 error, got HTTP %d", offered, st.HTTPStatus)
+	}
+	f.Pass("%s: -32022 with data.supported %s", offered, clipJSON(data["supported"]))
+}
+
+// isHTTPish reports whether the run spoke an HTTP transport (where the stateless revision
+// prescribes statuses too).
+func isHTTPish(r *Run) bool { return r.Transport == probe.TransportHTTP }
+
+func checkMetaRequired(r *Run, f *Finding) {
+	if !needsStateless(r, f) {
+		return
+	}
+	st, ok := r.FirstStep(probe.StepMetaMissing)
+	if !ok {
+		f.Skip("the negotiation connection sent no request without _meta (%s)", probeStopped(r))
+		return
+	}
+	frames := Seqs(st.Request, st.Response)
+	what := "a request without _meta"
+	m := exchangeAnswer(r, st)
+	if m != nil && m.Kind == ErrorResponse {
+		if code, ok := errorCode(m); ok && code == codeInvalidParams {
+			if isHTTPish(r) && st.HTTPStatus != 400 {
+				f.Fail(frames, "%s got -32602, expected it with HTTP status 400, got HTTP %d", what, st.HTTPStatus)
+				return
+			}
+			f.Pass("%s got -32602", what)
+			return
+		}
+	}
+	// Over stdio nothing but _meta marks a request as stateless: a server that also speaks
+	// the session revisions may read one without it as a session-era request sent before
+	// initialize, for which no reaction is prescribed (MCP-RULES C4).
+	if r.Transport == probe.TransportStdio && alsoSpeaksSessionRevisions(r) {
+		f.Warn(frames, "%s: expected error -32602, got %s (the server also speaks session revisions, and over stdio may have read it as one)",
+			what, describeAnswer(r, st))
+		return
+	}
+	f.Fail(frames, "%s: expected error -32602, got %s", what, describeAnswer(r, st))
+}
+
+// alsoSpeaksSessionRevisions reports whether the DiscoverResult lists a session revision.
+func alsoSpeaksSessionRevisions(r *Run) bool {
+	members, _ := objectMembers(r.Discover)
+	var versions []string
+	_ = json.Unmarshal(members["supportedVersions"], &versions)
+	return slices.ContainsFunc(versions, probe.KnownSessionRevision)
+}
+
+// statelessRequest reports whether the probe sent a step's request under a stateless
+// revision: its _meta names one. Only such requests owe a stateless result.
+func statelessRequest(r *Run, st probe.Step) bool {
+	m := r.Message(st.Request)
+	if m == nil || m.Kind != Request {
+		return false
+	}
+	params, _ := objectMembers(m.Params)
+	meta, _ := objectMembers(params["_meta"])
+	v, ok := jsonString(meta[probe.MetaProtocolVersion])
+	return ok && probe.Stateless(v)
+}
+
+// resultTypes are the values of resultType (MCP-RULES A9); any other is invalid.
+var resultTypes = []string{"complete", "input_required"}
+
+// judgeResultType records a missing or unknown resultType of a result.
+func judgeResultType(f *Finding, frames []int, what string, members map[string]json.RawMessage) {
+	raw, present := members["resultType"]
+	v, isString := jsonString(raw)
+	switch {
+	case !present:
+		f.Fail(frames, "%s: expected resultType %s, got none", what, strings.Join(resultTypes, " or "))
+	case !isString || !slices.Contains(resultTypes, v):
+		f.Fail(frames, "%s: expected resultType %s, got %s", what, strings.Join(resultTypes, " or "), clipJSON(raw))
+	}
+}
+
+// judgeCacheHints records a missing or invalid ttlMs or cacheScope of a cacheable result.
+func judgeCacheHints(f *Finding, frames []int, what string, members map[string]json.RawMessage) {
+	ttl, present := members["ttlMs"]
+	if n, ok := jsonInteger(ttl); !present || !ok || n < 0 {
+		f.Fail(frames, "%s: expected ttlMs (an integer >= 0), got %s", what, clipOrNone(ttl))
+	}
+	scope, present := members["cacheScope"]
+	if v, ok := jsonString(scope); !present || !ok || (v != "public" && v != "private") {
+		f.Fail(frames, "%s: expected cacheScope public or private, got %s", what, clipOrNone(scope))
+	}
+}
+
+// describeStepName names a step for a message: its method, and its page when it has one.
+func describeStepName(st probe.Step) string {
+	if st.Page > 1 {
+		return fmt.Sprintf("%s (page %d)", st.Method, st.Page)
+	}
+	return st.Method
+}
+
+func checkResultType(r *Run, f *Finding) {
+	if !needsStateless(r, f) {
+		return
+	}
+	n := 0
+	for _, st := range r.Steps {
+		if st.Outcome != probe.OutcomeOK || !statelessRequest(r, st) {
+			continue
+		}
+		n++
+		members, ok := objectMembers(st.Result)
+		if !ok {
+			f.Fail(Seqs(st.Response), "%s: expected a result object with resultType, got a JSON %s", describeStepName(st), jsonType(st.Result))
+			continue
+		}
+		judgeResultType(f, Seqs(st.Response), describeStepName(st), members)
+	}
+	if n == 0 && len(f.Evidence) == 0 {
+		f.Skip("no stateless request got a result (%s)", discoverFailedReason(r))
+		return
+	}
+	f.Pass("%d results, each with resultType complete or input_required", n)
+}
+
+// cacheableMethods are the list (and read) methods whose results must carry cache hints.
+var cacheableMethods = []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list", "resources/read"}
+
+func checkCacheHints(r *Run, f *Finding) {
+	if !needsStateless(r, f) {
+		return
+	}
+	n := 0
+	for _, st := range r.Steps {
+		if st.Outcome != probe.OutcomeOK || !slices.Contains(cacheableMethods, st.Method) || !statelessRequest(r, st) {
+			continue
+		}
+		n++
+		members, ok := objectMembers(st.Result)
+		if !ok {
+			f.Fail(Seqs(st.Response), "%s: expected a result object with ttlMs and cacheScope, got a JSON %s", describeStepName(st), jsonType(st.Result))
+			continue
+		}
+		judgeCacheHints(f, Seqs(st.Response), describeStepName(st), members)
+	}
+	if n == 0 && len(f.Evidence) == 0 {
+		f.Skip("no list method got a result (the server declares none of tools, resources and prompts, or they failed)")
+		return
+	}
+	f.Pass("%d list results, each with ttlMs and cacheScope", n)
+}
+
+// isSchemaGap reports whether a schema error is the probe's own limit (no schema for the
+// revision or definition) rather than the document's fault.
+func isSchemaGap(err error) bool {
+	return errors.Is(err, mcpschema.ErrUnknownRevision) || errors.Is(err, mcpschema.ErrUnknownDefinition)
+}

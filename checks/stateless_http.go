@@ -1,0 +1,45 @@
+package checks
+
+import (
+	"net/http"
+
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// prescribedStatus is the HTTP status the stateless revision prescribes for an error code
+// (MCP-RULES G8, 26), 0 when it prescribes none.
+func prescribedStatus(code int64) int {
+	switch code {
+	case codeMethodNotFound:
+		return http.StatusNotFound
+	case codeInvalidParams, codeHeaderMismatch, codeUnsupportedProtocolVersion, -32021:
+		return http.StatusBadRequest
+	}
+	return 0
+}
+
+// addEraExemptions marks (in bent, by request Seq) the exchanges whose HTTP status is not
+// http.status's to judge: era detection's server/discover on a server that turned out to
+// have sessions (it was refused as the session era refuses it), an initialize era detection
+// sent to a server that turned out stateless, and, under a stateless revision, an error
+// answered with exactly the status that revision prescribes for its code.
+func addEraExemptions(r *Run, bent map[int]bool) {
+	stateless := r.Stateless()
+	for _, st := range r.Steps {
+		if st.Request < 0 {
+			continue
+		}
+		switch {
+		case st.Name == probe.StepEraInitialize, st.Name == probe.StepDiscover && !stateless:
+			bent[st.Request] = true
+		case stateless && st.HTTPStatus != 0 && st.HTTPStatus != http.StatusOK:
+			m := exchangeAnswer(r, st)
+			if m == nil || m.Kind != ErrorResponse {
+				continue
+			}
+			if code, ok := errorCode(m); ok && prescribedStatus(code) == st.HTTPStatus {
+				bent[st.Request] = true
+			}
+		}
+	}
+}

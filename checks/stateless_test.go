@@ -1,0 +1,303 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+const (
+	rev2026 = probe.Revision20260728
+	// metaParams is the _meta the probe sends with every stateless request.
+	metaParams = `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcpwatch","version":"dev"}}}`
+	bogusMeta  = `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`
+
+	discoverOnly  = `{"resultType":"complete","ttlMs":60000,"cacheScope":"public","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fixture","version":"1.0.0"}}}`
+	discoverDual  = `{"resultType":"complete","ttlMs":0,"cacheScope":"public","supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fixture","version":"1.0.0"}}}`
+	toolsPage2026 = `{"resultType":"complete","ttlMs":60000,"cacheScope":"public","tools":[{"name":"echo","description":"echoes","inputSchema":{"type":"object"}}]}`
+	unsupported   = `{"jsonrpc":"2.0","id":ID,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2099-01-01"}}}`
+)
+
+// statelessPlan is a conformant stateless server's conversation, to be bent one way per row.
+type statelessPlan struct {
+	transport              string
+	discover, tools        reply
+	unsupported, metaCheck reply
+	unknown                reply
+	// unsupportedStatus and metaStatus are the HTTP statuses of the two error answers.
+	unsupportedStatus, metaStatus int
+}
+
+func defaultStatelessPlan(transport string) *statelessPlan {
+	return &statelessPlan{
+		transport: transport, discover: resultReply(discoverOnly), tools: resultReply(toolsPage2026),
+		unsupported: jsonReply(unsupported), metaCheck: errorReply(-32602, "invalid params: _meta is required"),
+		unknown: errorReply(-32601, "method not found"), unsupportedStatus: 400, metaStatus: 400,
+	}
+}
+
+// httpError answers over HTTP with an error status and a JSON-RPC error body, over stdio with
+// the line alone.
+func httpError(status int, raw string) reply {
+	return func(w *wireScript, conn int, id string) int {
+		body := strings.ReplaceAll(raw, "ID", id)
+		if !w.http() {
+			return w.in(conn, body)
+		}
+		return w.inBody(conn, status, "application/json", body)
+	}
+}
+
+func (p *statelessPlan) result() *probe.Result {
+	w := newWireScript(p.transport)
+	w.res.Requested, w.res.Negotiated, w.res.ProtocolVersion = rev2026, rev2026, rev2026
+	disc := w.call(probe.ConnMain, probe.StepDiscover, "server/discover", "1", metaParams, p.discover)
+	if disc.Outcome == probe.OutcomeOK {
+		w.res.Discover = disc.Result
+	}
+	w.call(probe.ConnMain, probe.StepToolsList, "tools/list", "2", metaParams, p.tools)
+	w.call(probe.ConnMain, probe.StepUnknownMethod, probe.UnknownMethod, "3", metaParams, p.unknown)
+	unsupportedAnswer, metaAnswer := p.unsupported, p.metaCheck
+	if w.http() {
+		unsupportedAnswer = asStatus(p.unsupportedStatus, p.unsupported)
+		metaAnswer = asStatus(p.metaStatus, p.metaCheck)
+	}
+	w.call(probe.ConnNegotiation, probe.StepDiscoverUnsupported, "server/discover", "1", bogusMeta, unsupportedAnswer)
+	w.call(probe.ConnNegotiation, probe.StepMetaMissing, "server/discover", "2", `{}`, metaAnswer)
+	return w.res
+}
+
+// asStatus turns a reply whose message is an error into an HTTP answer with that status (a
+// result keeps 200).
+func asStatus(status int, r reply) reply {
+	return func(w *wireScript, conn int, id string) int {
+		probeW := newWireScript(probe.TransportStdio)
+		seq := r(probeW, conn, id)
+		raw := string(probeW.res.Frames[seq].Raw)
+		if strings.Contains(raw, `"error"`) {
+			return w.inBody(conn, status, "application/json", raw)
+		}
+		return w.in(conn, raw)
+	}
+}
+
+func statelessRow(name, transport string, want Status, msg string, bend func(p *statelessPlan)) checkRow {
+	p := defaultStatelessPlan(transport)
+	if bend != nil {
+		bend(p)
+	}
+	return checkRow{name: name, res: p.result(), want: want, msg: msg}
+}
+
+// sessionEraResult is a server of the session era, as era detection leaves it: server/discover
+// refused, initialize answered.
+func sessionEraResult() *probe.Result {
+	return scriptedSession(probe.TransportHTTP, func(p *sessionPlan) {})
+}
+
+func TestDiscoverResult(t *testing.T) {
+	runStatelessRows(t, "discover.result", []checkRow{
+		statelessRow("a DiscoverResult with every member passes", probe.TransportHTTP, StatusPass, "a valid DiscoverResult of 2026-07-28", nil),
+		statelessRow("server/discover failing fails", probe.TransportHTTP, StatusFail, "expected a DiscoverResult, got JSON-RPC error -32601",
+			func(p *statelessPlan) { p.discover = errorReply(-32601, "method not found") }),
+		statelessRow("a DiscoverResult without cacheScope fails", probe.TransportStdio, StatusFail, "expected cacheScope public or private, got missing",
+			func(p *statelessPlan) {
+				p.discover = resultReply(strings.Replace(discoverOnly, `,"cacheScope":"public"`, "", 1))
+			}),
+		statelessRow("a DiscoverResult without resultType fails", probe.TransportStdio, StatusFail, "expected resultType complete or input_required, got none",
+			func(p *statelessPlan) {
+				p.discover = resultReply(strings.Replace(discoverOnly, `"resultType":"complete",`, "", 1))
+			}),
+		statelessRow("a DiscoverResult not listing the revision asked in fails", probe.TransportStdio, StatusFail, "expected supportedVersions to list it",
+			func(p *statelessPlan) {
+				p.discover = resultReply(strings.Replace(discoverOnly, `["2026-07-28"]`, `["2027-01-01"]`, 1))
+			}),
+		statelessRow("a DiscoverResult without serverInfo warns", probe.TransportStdio, StatusWarn, "io.modelcontextprotocol/serverInfo",
+			func(p *statelessPlan) {
+				p.discover = resultReply(`{"resultType":"complete","ttlMs":0,"cacheScope":"private","supportedVersions":["2026-07-28"],"capabilities":{}}`)
+			}),
+		{name: "a session-era server skips, naming what server/discover got", res: sessionEraResult(), want: StatusSkip, msg: "a revision with sessions"},
+	})
+}
+
+func TestDiscoverUnsupportedVersion(t *testing.T) {
+	runStatelessRows(t, "discover.unsupported-version", []checkRow{
+		statelessRow("-32022 with data over HTTP 400 passes", probe.TransportHTTP, StatusPass, "-32022 with data.supported", nil),
+		statelessRow("-32602 instead fails", probe.TransportStdio, StatusFail, "expected error -32022 with data.supported, got JSON-RPC error -32602",
+			func(p *statelessPlan) { p.unsupported = errorReply(-32602, "Unsupported protocol version") }),
+		statelessRow("-32022 without data.supported fails", probe.TransportStdio, StatusFail, "expected data.supported",
+			func(p *statelessPlan) {
+				p.unsupported = jsonReply(`{"jsonrpc":"2.0","id":ID,"error":{"code":-32022,"message":"no","data":{"requested":"2099-01-01"}}}`)
+			}),
+		statelessRow("-32022 with HTTP 200 fails", probe.TransportHTTP, StatusFail, "expected HTTP status 400 with the -32022 error, got HTTP 200",
+			func(p *statelessPlan) { p.unsupportedStatus = 200 }),
+		statelessRow("a DiscoverResult for the unsupported revision fails", probe.TransportStdio, StatusFail, "got a result",
+			func(p *statelessPlan) { p.unsupported = resultReply(discoverOnly) }),
+		{name: "a session-era server skips", res: sessionEraResult(), want: StatusSkip, msg: "a revision with sessions"},
+	})
+}
+
+func TestDiscoverMetaRequired(t *testing.T) {
+	served := func(p *statelessPlan) { p.metaCheck = resultReply(discoverOnly) }
+	runStatelessRows(t, "discover.meta-required", []checkRow{
+		statelessRow("-32602 over HTTP 400 passes", probe.TransportHTTP, StatusPass, "got -32602", nil),
+		statelessRow("-32602 over stdio passes", probe.TransportStdio, StatusPass, "got -32602", nil),
+		statelessRow("a request without _meta served over HTTP fails", probe.TransportHTTP, StatusFail, "expected error -32602, got a result", served),
+		statelessRow("served over stdio by a stateless-only server fails", probe.TransportStdio, StatusFail, "expected error -32602, got a result", served),
+		statelessRow("-32601 over stdio from a server of both eras warns", probe.TransportStdio, StatusWarn, "also speaks session revisions",
+			func(p *statelessPlan) {
+				p.discover = resultReply(discoverDual)
+				p.metaCheck = errorReply(-32601, "method not found")
+			}),
+		statelessRow("-32601 over HTTP from a server of both eras fails", probe.TransportHTTP, StatusFail, "expected error -32602, got JSON-RPC error -32601",
+			func(p *statelessPlan) {
+				p.discover = resultReply(discoverDual)
+				p.metaCheck = errorReply(-32601, "method not found")
+			}),
+		statelessRow("-32602 with HTTP 200 fails", probe.TransportHTTP, StatusFail, "expected it with HTTP status 400, got HTTP 200",
+			func(p *statelessPlan) { p.metaStatus = 200 }),
+	})
+}
+
+func TestResultTypeAndCacheHints(t *testing.T) {
+	runStatelessRows(t, "results.result-type", []checkRow{
+		statelessRow("every result with resultType complete passes", probe.TransportStdio, StatusPass, "2 results, each with resultType", nil),
+		statelessRow("an unknown resultType fails", probe.TransportStdio, StatusFail, `tools/list: expected resultType complete or input_required, got "partial"`,
+			func(p *statelessPlan) {
+				p.tools = resultReply(strings.Replace(toolsPage2026, `"complete"`, `"partial"`, 1))
+			}),
+		statelessRow("a missing resultType fails", probe.TransportHTTP, StatusFail, "tools/list: expected resultType complete or input_required, got none",
+			func(p *statelessPlan) {
+				p.tools = resultReply(strings.Replace(toolsPage2026, `"resultType":"complete",`, "", 1))
+			}),
+		statelessRow("a result to a request without _meta is not judged", probe.TransportStdio, StatusPass, "2 results",
+			func(p *statelessPlan) { p.metaCheck = resultReply(`{"unrelated":true}`) }),
+		{name: "a session-era server skips", res: sessionEraResult(), want: StatusSkip, msg: "a revision with sessions"},
+	})
+	runStatelessRows(t, "results.cache-hints", []checkRow{
+		statelessRow("tools/list with ttlMs and cacheScope passes", probe.TransportHTTP, StatusPass, "1 list results", nil),
+		statelessRow("tools/list without the hints fails", probe.TransportStdio, StatusFail, "tools/list: expected ttlMs (an integer >= 0), got missing",
+			func(p *statelessPlan) {
+				p.tools = resultReply(`{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`)
+			}),
+		statelessRow("a negative ttlMs and an unknown cacheScope fail", probe.TransportStdio, StatusFail, "expected ttlMs (an integer >= 0), got -1",
+			func(p *statelessPlan) {
+				p.tools = resultReply(`{"resultType":"complete","ttlMs":-1,"cacheScope":"shared","tools":[]}`)
+			}),
+	})
+}
+
+// TestSessionRulesSkipUnderTheStatelessRevision: initialize, its result, version
+// negotiation, ping and the initialized notification do not exist under 2026-07-28.
+func TestSessionRulesSkipUnderTheStatelessRevision(t *testing.T) {
+	res := defaultStatelessPlan(probe.TransportHTTP).result()
+	for _, id := range []string{"lifecycle.initialize", "lifecycle.initialize-result", "lifecycle.version-negotiation",
+		"lifecycle.ping", "lifecycle.early-messages"} {
+		f := evaluateOne(statelessCheck(t, id), NewRun(res))
+		if f.Status != StatusSkip || !strings.Contains(f.Message, "does not exist under 2026-07-28") {
+			t.Errorf("%s: %s %q, want a skip saying the rule does not exist under 2026-07-28", id, f.Status, f.Message)
+		}
+	}
+	for _, id := range []string{"lifecycle.unknown-method", "lifecycle.capabilities"} {
+		if f := evaluateOne(statelessCheck(t, id), NewRun(res)); f.Status != StatusPass {
+			t.Errorf("%s: %s %q, want pass (the rule holds under 2026-07-28)", id, f.Status, f.Message)
+		}
+	}
+}
+
+// TestHTTPStatusAcceptsTheStatusesTheStatelessRevisionPrescribes: 404 for -32601, 400 for
+// -32602 and -32022 are the answers 2026-07-28 asks for, not faults of the exchange; an
+// error with another status still fails.
+func TestHTTPStatusAcceptsTheStatusesTheStatelessRevisionPrescribes(t *testing.T) {
+	p := defaultStatelessPlan(probe.TransportHTTP)
+	p.unknown = asStatus(404, errorReply(-32601, "method not found"))
+	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(p.result())); f.Status != StatusPass {
+		t.Errorf("prescribed statuses: %s %q, want pass", f.Status, f.Message)
+	}
+	p.unknown = asStatus(500, errorReply(-32601, "method not found"))
+	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(p.result())); f.Status != StatusFail || !strings.Contains(f.Message, "got HTTP 500") {
+		t.Errorf("-32601 with 500: %s %q, want a failure naming HTTP 500", f.Status, f.Message)
+	}
+}
+
+// statelessCheck finds a check among the areas the stateless revision touches.
+func statelessCheck(t *testing.T, id string) Check {
+	t.Helper()
+	schemas := mustSchemas(t)
+	var all []Check
+	all = append(all, lifecycleChecks(schemas)...)
+	all = append(all, statelessChecks(schemas)...)
+	all = append(all, httpChecks()...)
+	all = append(all, sseChecks()...)
+	all = append(all, versionSupportCheck())
+	reg, err := NewRegistry(all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := reg.Lookup(id)
+	if !ok {
+		t.Fatalf("no check %q", id)
+	}
+	return c
+}
+
+// runStatelessRows is runCheckRows over the stateless areas.
+func runStatelessRows(t *testing.T, id string, rows []checkRow) {
+	t.Helper()
+	c := statelessCheck(t, id)
+	for _, row := range rows {
+		t.Run(fmt.Sprintf("%s/%s", id, row.name), func(t *testing.T) {
+			f := evaluateOne(c, NewRun(row.res))
+			if f.Status != row.want {
+				t.Fatalf("status %s, want %s (message %q, evidence %+v)", f.Status, row.want, f.Message, f.Evidence)
+			}
+			if !strings.Contains(f.Message, row.msg) {
+				t.Errorf("message %q does not contain %q", f.Message, row.msg)
+			}
+			for _, e := range f.Evidence {
+				if len(e.Frames) == 0 {
+					t.Errorf("evidence %q names no frame", e.Message)
+				}
+				for _, s := range e.Frames {
+					if s < 0 || s >= len(row.res.Frames) {
+						t.Errorf("evidence %q names frame %d of %d", e.Message, s, len(row.res.Frames))
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE holds the new areas to CHECKS.md.
+func TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE(t *testing.T) {
+	want := []struct{ id, rule, transport string }{
+		{"discover.result", "C'", ""},
+		{"discover.unsupported-version", "C'", ""},
+		{"discover.meta-required", "C'", ""},
+		{"results.result-type", "A9", ""},
+		{"results.cache-hints", "C'", ""},
+		{"sse.endpoint-event", "H", probe.TransportSSE},
+		{"sse.message-events", "H", probe.TransportSSE},
+		{"lifecycle.version-support", "C3, C'", ""},
+	}
+	reg, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		c, ok := reg.Lookup(w.id)
+		if !ok {
+			t.Errorf("Default() lacks %s", w.id)
+			continue
+		}
+		if c.Rule != w.rule || c.Transport != w.transport || c.Title == "" ||
+			!strings.HasPrefix(c.Spec, "https://modelcontextprotocol.io/specification/") {
+			t.Errorf("%s: rule %q transport %q title %q spec %q", w.id, c.Rule, c.Transport, c.Title, c.Spec)
+		}
+		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
+			t.Errorf("%s: area %q", c.ID, c.Area)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// revisionsRun is a --protocol-version all run: the probe of every revision the prober
+// speaks, all at once, and which of them the report is about.
+type revisionsRun struct {
+	runs []report.RevisionRun
+	main int
+}
+
+// probeTarget runs the probe the flags ask for: one probe, or (--protocol-version all) one per
+// revision, returning the result the report is about (the newest revision the server
+// accepted) and, for all, the others judged by the selected checks.
+func probeTarget(ctx context.Context, cfg *checkConfig, opts probe.Options, selected *checks.Registry) (*probe.Result, *revisionsRun, error) {
+	if !cfg.allRevisions {
+		res, err := probe.Run(ctx, cfg.target, opts)
+		return res, nil, err
+	}
+	results, err := probe.RunRevisions(ctx, cfg.target, opts, probe.Revisions())
+	if err != nil {
+		return nil, nil, err
+	}
+	rr := &revisionsRun{runs: make([]report.RevisionRun, len(results)), main: probe.NewestAccepted(results)}
+	var wg sync.WaitGroup
+	for i, res := range results {
+		rr.runs[i].Result = res
+		if i == rr.main {
+			continue // judged with the report, by the CI options
+		}
+		wg.Go(func() { rr.runs[i].Findings = selected.Evaluate(res) })
+	}
+	wg.Wait()
+	return results[rr.main], rr, nil
+}
+
+// annotate adds the other revisions to the main revision's report (nothing without all).
+func (rr *revisionsRun) annotate(rep *report.Report, o report.BuildOptions) {
+	if rr == nil {
+		return
+	}
+	report.AddRevisions(rep, rr.runs, rr.main, o)
+}

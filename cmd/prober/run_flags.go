@@ -1,0 +1,136 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"strings"
+
+	"github.com/mcpwatch/mcpwatch/internal/netguard"
+	"github.com/mcpwatch/mcpwatch/monitor"
+)
+
+// errHelpShown asks for the help text instead of running.
+var errHelpShown = errors.New("help requested")
+
+// runFlags is a parsed `prober run` command line. Flags given explicitly override the
+// configuration file's settings.
+type runFlags struct {
+	config, databaseURL, region, worker, metricsAddr, spoolDir string
+	allowPrivate                                               []netip.Prefix
+	concurrency                                                int
+	migrate                                                    bool
+	level                                                      slog.Level
+	set                                                        map[string]bool
+}
+
+func parseRunArgs(args []string) (*runFlags, error) {
+	f := &runFlags{set: map[string]bool{}}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.config, "config", "", "")
+	fs.StringVar(&f.databaseURL, "database-url", "", "")
+	fs.StringVar(&f.region, "region", "", "")
+	fs.StringVar(&f.worker, "worker", "", "")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "")
+	fs.BoolVar(&f.migrate, "migrate", true, "")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "")
+	fs.StringVar(&f.spoolDir, "spool-dir", "", "")
+	level := fs.String("log-level", "info", "")
+	allow := fs.String("allow-private", "", "")
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return nil, errHelpShown
+	} else if err != nil {
+		return nil, err
+	}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (the servers come from --config)", fs.Arg(0))
+	}
+	if f.config == "" {
+		return nil, errors.New("--config is required: the YAML file of servers to monitor")
+	}
+	if f.set["concurrency"] && (f.concurrency < 1 || f.concurrency > 10_000) {
+		return nil, fmt.Errorf("--concurrency %d: want 1 to 10000", f.concurrency)
+	}
+	if f.set["region"] && strings.TrimSpace(f.region) == "" {
+		return nil, errors.New("--region: empty")
+	}
+	if err := f.level.UnmarshalText([]byte(*level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level)
+	}
+	if *allow != "" {
+		var err error
+		if f.allowPrivate, err = netguard.ParseAllow(*allow); err != nil {
+			return nil, fmt.Errorf("--allow-private: %w", err)
+		}
+	}
+	return f, nil
+}
+
+// load reads the configuration file and applies the flags that override it.
+func (f *runFlags) load() (*monitor.Config, error) {
+	cfg, err := monitor.LoadConfig(f.config)
+	if err != nil {
+		return nil, err
+	}
+	if f.set["region"] {
+		cfg.Region = f.region
+	}
+	if f.set["concurrency"] {
+		cfg.Concurrency = f.concurrency
+	}
+	if f.set["spool-dir"] {
+		cfg.Spool.Dir = f.spoolDir
+	}
+	return cfg, nil
+}
+
+func writeRunHelp(w io.Writer) {
+	fmt.Fprintf(w, `prober run: monitor the servers of a configuration file, writing every probe to Postgres.
+
+Usage:
+  prober run --config mcpwatch.yaml [flags]
+
+Each server is probed on its schedule, judged by the same checks as 'prober check', and the
+run (outcome up/degraded/down, exact JSON-RPC error code, HTTP status, exit status, latency of
+every step, tool count and fingerprint, findings, transcript) is written to the database.
+Start as many 'prober run' processes as you like on one database: they share the servers
+(each due slot is probed by one of them), and when one dies the others take its servers
+over once its leases expire. Workers of another --region probe every server again, on
+their own.
+
+The configuration is synced into the database at start and again on SIGHUP. SIGTERM or
+Ctrl-C stops gracefully: no more claims, probes in flight get shutdownGrace to finish,
+results are written (or kept in the spool file for the next start). When the database is
+away, results wait in memory and then in the spool file, and are written once it is back.
+
+Flags:
+  --config FILE         the YAML configuration (see docs/monitor.md); required
+  --database-url URL    the Postgres database (default: $%s, then $%s)
+  --region NAME         this worker's region (default: the file's region, else %q)
+  --worker NAME         this worker's name in leases and runs (default: HOST-PID)
+  --concurrency N       probes at once (default: the file's concurrency, else %d)
+  --migrate=false       do not apply schema migrations at start (see 'prober migrate')
+  --metrics-addr ADDR   serve Prometheus /metrics and /healthz on ADDR, e.g. 127.0.0.1:9464
+                        (default: off)
+  --spool-dir DIR       where results wait while the database is away (default: the
+                        file's spool.dir, else the user cache directory)
+  --log-level LEVEL     debug, info, warn or error (default info); logs go to stderr
+  --allow-private CIDRS comma-separated ranges that servers registered through the API or
+                        'prober servers add' may reach although internal (loopback,
+                        private, link-local...): their probes are refused those addresses
+                        otherwise, at connect time; servers of the file are not limited.
+                        Give it the list the API server has.
+
+Example:
+  export %s=postgres://postgres@127.0.0.1:5432/mcpwatch
+  prober run --config mcpwatch.yaml --metrics-addr 127.0.0.1:9464
+
+Exit codes: 0 stopped by a signal, 1 failure (the database refused, a server name taken),
+2 usage or configuration error (each problem named by file:line:column and field).
+`, envDatabaseURL, envDatabaseURLFallback, monitor.DefaultRegion, monitor.DefaultConcurrency, envDatabaseURL)
+}

@@ -1,0 +1,79 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// MaxBodyBytes bounds a request body: a server definition is a few hundred bytes.
+const MaxBodyBytes = 64 << 10
+
+// readJSON decodes the request body into v: JSON only, at most MaxBodyBytes, no unknown
+// fields, exactly one value.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		return errorf(http.StatusUnsupportedMediaType, codeUnsupportedMedia, "send the body as application/json")
+	}
+	body := http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return decodeError(err)
+		}
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "the body holds more than one JSON value")
+	}
+	return nil
+}
+
+// decodeError turns a decoding failure into the answer that names it.
+func decodeError(err error) error {
+	var tooLarge *http.MaxBytesError
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooLarge.Limit))
+	case errors.Is(err, io.EOF):
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "the body is empty; send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "the body ends in the middle of its JSON")
+	case errors.As(err, &syntax):
+		return errorf(http.StatusBadRequest, codeInvalidJSON, fmt.Sprintf("malformed JSON at byte %d: %v", syntax.Offset, err))
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		if field == "" {
+			field = "the body"
+		}
+		return errorf(http.StatusBadRequest, codeInvalidJSON, fmt.Sprintf("%s must be %s, not %s", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		// encoding/json has no type for this one; its message names the field.
+		return errorf(http.StatusBadRequest, codeUnknownField, strings.TrimPrefix(err.Error(), "json: ")+"; the OpenAPI document lists the fields")
+	}
+	return errorf(http.StatusBadRequest, codeInvalidJSON, "malformed JSON: "+err.Error())
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "map", "struct":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	case "ptr":
+		return "a value of another type"
+	}
+	return "a number"
+}

@@ -1,0 +1,129 @@
+package apiserver
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mcpwatch/mcpwatch/store"
+)
+
+// httpMetrics are the server's own metrics.
+type httpMetrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newHTTPMetrics(reg *prometheus.Registry, st *store.Store) (*httpMetrics, error) {
+	m := &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mcpwatch_api_requests_total",
+			Help: "HTTP requests answered, by route pattern, method and status code.",
+		}, []string{"route", "method", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "mcpwatch_api_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by route pattern.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"route"}),
+	}
+	pool := st.Pool()
+	for _, c := range []prometheus.Collector{
+		m.requests, m.duration,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mcpwatch_api_db_connections_in_use",
+			Help: "Database connections the API holds in use."},
+			func() float64 { return float64(pool.Stat().AcquiredConns()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mcpwatch_api_db_connections_idle",
+			Help: "Idle database connections of the API's pool."},
+			func() float64 { return float64(pool.Stat().IdleConns()) }),
+	} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *httpMetrics) handler(reg *prometheus.Registry) http.Handler {
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+}
+
+// recordingWriter remembers the status and size of an answer.
+type recordingWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *recordingWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recordingWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection (flush, deadlines).
+func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// accessLog logs one line per request and counts it in the metrics. The route pattern, not
+// the path, labels metrics, so that paths cannot grow them without bound. Query strings and
+// headers are not logged: a token could be in them.
+func (s *Server) accessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rw := &recordingWriter{ResponseWriter: w}
+		next.ServeHTTP(rw, r)
+		took := time.Since(start)
+		if rw.status == 0 {
+			rw.status = http.StatusOK
+		}
+		route := r.Pattern
+		if route == "" {
+			route = "unmatched"
+		}
+		s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(rw.status)).Inc()
+		s.metrics.duration.WithLabelValues(route).Observe(took.Seconds())
+		level := slog.LevelInfo
+		if rw.status >= 500 {
+			level = slog.LevelError
+		}
+		s.log.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
+			slog.Int("status", rw.status), slog.Int64("bytes", rw.bytes),
+			slog.Duration("took", took), slog.String("client", clientKey(r)))
+	})
+}
+
+// healthz says the process serves.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+// readyz says the database answers.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		s.log.WarnContext(r.Context(), "not ready", slog.Any("err", err))
+		return errorf(http.StatusServiceUnavailable, codeUnavailable, "the database does not answer")
+	}
+	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	return nil
+}

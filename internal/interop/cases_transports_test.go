@@ -1,0 +1,105 @@
+//go:build linux
+
+package interop
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/probe"
+)
+
+// Tool counts of the servers added for the stateless revision and the legacy transport
+// (go-sdk v1.8.0 conformance/everything-server/main.go registers 28 tools without options;
+// examples/server/sse/main.go one per greeter).
+const (
+	goSDKConformanceTools = 28
+	goSDKSSETools         = 1
+)
+
+// transportCases are the servers that prove the stateless revision and the legacy HTTP+SSE
+// transport: the go-sdk conformance server (2026-07-28 over stdio and HTTP), the go-sdk SSE
+// example and server-everything's sse mode (legacy HTTP+SSE, found by transport detection).
+func transportCases() []serverCase {
+	return []serverCase{
+		{
+			name:       "go-sdk-conformance/stdio",
+			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, GoSDKConformance)}} },
+			negotiated: probe.Revision20260728,
+			tools:      goSDKConformanceTools,
+			known:      []known{dualEraMetaOverStdio},
+		},
+		{
+			name: "go-sdk-conformance/http",
+			target: func(t *testing.T) probe.Target {
+				bin := goServer(t, GoSDKConformance)
+				_, port := startOnFreePort(t, func(port int) ServerSpec {
+					return ServerSpec{Command: []string{bin, "-http", HostPort(port)}, Ready: HostPort(port)}
+				})
+				requireLoopbackOnly(t, port)
+				return probe.Target{URL: "http://" + HostPort(port) + "/mcp"}
+			},
+			negotiated: probe.Revision20260728,
+			tools:      goSDKConformanceTools,
+			known: []known{
+				{id: "discover.meta-required", status: checks.StatusPass,
+					why: "over HTTP the revision header marks the request stateless: -32602 with 400"},
+				{id: "http.status", status: checks.StatusPass,
+					why: "the 400s and 404s it answers are the ones 2026-07-28 prescribes for their error codes"},
+				// The go-sdk's Streamable HTTP handler refuses methods it does not know before
+				// any session sees them, notifications included (see goSDKEverythingHTTPKnown).
+				{id: "http.notification-accepted", status: checks.StatusWarn,
+					why: "the unknown notification gets 400 rather than 202 (G4 allows refusing it, hence a warning)"},
+				answersWithEventStreams,
+			},
+		},
+		{
+			name: "go-sdk-sse/sse",
+			target: func(t *testing.T) probe.Target {
+				bin := goServer(t, GoSDKSSE)
+				_, port := startOnFreePort(t, func(port int) ServerSpec {
+					return ServerSpec{Command: []string{bin, "-host", "127.0.0.1", "-port", strconv.Itoa(port)}, Ready: HostPort(port)}
+				})
+				requireLoopbackOnly(t, port)
+				// The transport is left to detection: the POST gets 400, the GET an endpoint.
+				return probe.Target{URL: "http://" + HostPort(port) + "/greeter1"}
+			},
+			negotiated: probe.Revision20251125,
+			transport:  probe.TransportSSE,
+			tools:      goSDKSSETools,
+			known: []known{
+				{id: "jsonrpc.notification-silence", status: checks.StatusPass, why: "nothing answers a notification on the stream"},
+				// As its Streamable HTTP handler does, the go-sdk's SSE handler refuses a
+				// method it does not know at the HTTP layer, before any session sees it.
+				{id: "lifecycle.unknown-method", status: checks.StatusFail,
+					why: "an unknown method gets HTTP 400 text/plain on the POST, not error -32601 on the stream (B)"},
+
+				// The SDK serves resources/list and prompts/list (empty, with the cache hints
+				// of 2026-07-28) although the greeter declares neither capability.
+				{id: "lifecycle.capabilities", status: checks.StatusWarn,
+					why: "resources and prompts lists work without the capabilities declared (C5)"},
+			},
+		},
+		{
+			name: "server-everything/sse",
+			target: func(t *testing.T) probe.Target {
+				bin := npmEverything(t)
+				_, port := startOnFreePort(t, func(port int) ServerSpec {
+					return ServerSpec{
+						Command: []string{bin, "sse"},
+						Env:     []string{"PORT=" + strconv.Itoa(port), "NODE_OPTIONS=--require " + LoopbackPreload(built.root)},
+						Ready:   HostPort(port),
+					}
+				})
+				requireLoopbackOnly(t, port)
+				return probe.Target{URL: fmt.Sprintf("http://%s/sse", HostPort(port))}
+			},
+			negotiated: probe.Revision20251125,
+			transport:  probe.TransportSSE,
+			tools:      serverEverythingTools,
+			known:      serverEverythingKnown(),
+		},
+	}
+}

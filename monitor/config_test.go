@@ -1,0 +1,261 @@
+package monitor
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/store"
+)
+
+func TestLoadConfigReadsEverySetting(t *testing.T) {
+	t.Parallel()
+	cfg, err := LoadConfig(filepath.Join("testdata", "config", "full.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{
+		Path:          filepath.Join("testdata", "config", "full.yaml"),
+		Region:        "eu-west",
+		Concurrency:   64,
+		ShutdownGrace: 45 * time.Second,
+		LeaseMargin:   20 * time.Second,
+		MaxJitter:     10 * time.Minute,
+		Transcripts:   TranscriptsFailing,
+		Retention:     store.Retention{Raw: 14 * 24 * time.Hour, Rollups: 400 * 24 * time.Hour},
+		Spool:         SpoolConfig{Dir: "/var/lib/mcpwatch/spool", MaxBytes: 256 << 20},
+		Defaults:      ServerDefaults{Schedule: "@every 1m", Timeout: 20 * time.Second},
+		Servers: []ServerConfig{
+			{
+				Line: 18, Name: "weather", URL: "https://mcp.example.com/mcp",
+				Headers: []store.HeaderRef{
+					{Name: "Authorization", FromEnv: "WEATHER_TOKEN", Prefix: "Bearer "},
+					{Name: "X-Tenant", FromEnv: "TENANT"},
+				},
+				Labels:   map[string]string{"team": "platform", "tier": "gold"},
+				Schedule: "@every 1m", Timeout: 20 * time.Second, Enabled: true,
+			},
+			{
+				Line: 24, Name: "everything",
+				Command: []string{"npx", "-y", "@modelcontextprotocol/server-everything"},
+				Env:     []store.EnvVar{{Name: "LOG_LEVEL", Value: "debug"}, {Name: "API_KEY", FromEnv: "EVERYTHING_KEY"}},
+				Dir:     "/srv/everything", Schedule: "*/5 * * * *", Timeout: time.Minute, Enabled: true,
+			},
+			{
+				Line: 32, Name: "local-go", Command: []string{"go", "run", "./cmd/server"},
+				Schedule: "@every 1m", Timeout: 20 * time.Second, Enabled: false,
+			},
+		},
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("config:\n got %+v\nwant %+v", cfg, want)
+	}
+	if got := cfg.MaxTimeout(); got != time.Minute {
+		t.Errorf("MaxTimeout = %v, want 1m", got)
+	}
+
+	servers := cfg.StoreServers()
+	if len(servers) != 3 {
+		t.Fatalf("%d store servers, want 3", len(servers))
+	}
+	for _, s := range servers {
+		if err := s.Validate(); err != nil {
+			t.Errorf("store rejects %s: %v", s.Name, err)
+		}
+		if s.Source != store.SourceConfig {
+			t.Errorf("%s: source %q, want %q", s.Name, s.Source, store.SourceConfig)
+		}
+	}
+	if s := servers[1]; s.Transport != store.TransportStdio || s.Command != "npx" || !reflect.DeepEqual(s.Args, []string{"-y", "@modelcontextprotocol/server-everything"}) {
+		t.Errorf("stdio server as stored: %+v", s)
+	}
+	if s := servers[0]; s.Transport != TransportHTTP || s.URL != "https://mcp.example.com/mcp" {
+		t.Errorf("http server as stored: %+v", s)
+	}
+
+	env := map[string]string{"WEATHER_TOKEN": "x"}
+	missing := cfg.MissingEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if !reflect.DeepEqual(missing, []string{"TENANT", "EVERYTHING_KEY"}) {
+		t.Errorf("MissingEnv = %v, want [TENANT EVERYTHING_KEY]", missing)
+	}
+}
+
+func TestLoadConfigFillsDefaults(t *testing.T) {
+	t.Parallel()
+	cfg, err := LoadConfig(filepath.Join("testdata", "config", "minimal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Region != DefaultRegion || cfg.Concurrency != DefaultConcurrency || cfg.Transcripts != TranscriptsAll ||
+		cfg.Retention.Raw != store.DefaultRawRetention || cfg.Retention.Rollups != store.DefaultRollupRetention ||
+		cfg.Spool.MaxBytes != DefaultSpoolMaxBytes || cfg.MaxJitter != DefaultMaxJitter {
+		t.Errorf("defaults not filled: %+v", cfg)
+	}
+	s := cfg.Servers[0]
+	if s.Schedule != DefaultSchedule || s.Timeout != DefaultTimeout || !s.Enabled {
+		t.Errorf("server defaults not filled: %+v", s)
+	}
+}
+
+// Each invalid file must fail with exactly these problems, each naming file:line:column and
+// the field (in file order), so that a person can go straight to the mistake.
+func TestLoadConfigErrorsNameFileLineAndField(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file string
+		want []string // "line:col: field: problem prefix"
+		// never must not appear in the message (a secret written where it does not belong).
+		never string
+	}{
+		{"unknown-field.yaml", []string{"4:5: servers[0].timout: unknown field"}, ""},
+		{"bad-schedule.yaml", []string{`6:15: servers[0].schedule: not a schedule: "every 5 minutes"`}, ""},
+		{"header-literal.yaml", []string{"5:22: servers[0].headers.Authorization: want {fromEnv: VARIABLE}"}, "abc123secret"},
+		{"header-no-env.yaml", []string{
+			"5:22: servers[0].headers.Authorization.fromEnv: missing",
+			`6:24: servers[0].headers.X-Key.fromEnv: "not a name" is not an environment variable name`,
+		}, ""},
+		{"duplicate-name.yaml", []string{`5:11: servers[1].name: "a" is the name of the server at line 2 too`}, ""},
+		{"url-and-command.yaml", []string{
+			"4:14: servers[0].command: a server has a url (HTTP) or a command (stdio), not both",
+			"5:5: servers[1]: missing url or command",
+		}, ""},
+		{"wrong-types.yaml", []string{
+			`1:14: concurrency: want a whole number, got the string "many"`,
+			"5:14: servers[0].timeout: want a duration such as 30s, 5m or 30d, got int 30",
+			`6:14: servers[0].enabled: want true or false, got the string "yes"`,
+			"7:13: servers[0].labels: want a mapping",
+		}, ""},
+		{"transport-fields.yaml", []string{
+			"4:5: servers[0].headers: only an HTTP server (one with a url) takes headers",
+			"8:5: servers[1].env: only a stdio server (one with a command) takes env",
+			`10:16: servers[1].transport: "stdio" does not match the server`,
+		}, ""},
+		{"out-of-range.yaml", []string{
+			"1:14: concurrency: 0 is out of range [1, 10000]",
+			"4:12: retention.rollups: 168h0m0s is shorter than retention.raw",
+			"6:13: spool.maxBytes: 10KiB is below the minimum of 1MiB",
+			`9:10: servers[0].url: "ftp://127.0.0.1/mcp" is not an http:// or https:// URL`,
+			"10:14: servers[0].timeout: 1h0m0s is out of range [100ms, 10m0s]",
+			"11:11: servers[1].name: holds a control character",
+			"12:10: servers[1].url: credentials do not belong in the URL",
+		}, "pw@"},
+		{"no-servers.yaml", []string{"1:1: servers: missing: list the servers to probe"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join("testdata", "config", tt.file)
+			_, err := LoadConfig(path)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !errors.Is(err, ErrInvalidConfig) {
+				t.Errorf("%v does not wrap ErrInvalidConfig", err)
+			}
+			var list ConfigErrors
+			if !errors.As(err, &list) {
+				t.Fatalf("error %T is not ConfigErrors", err)
+			}
+			if len(list) != len(tt.want) {
+				t.Fatalf("%d problems, want %d:\n%v", len(list), len(tt.want), err)
+			}
+			for i, w := range tt.want {
+				if got := list[i].Error(); !strings.HasPrefix(got, path+":"+w) {
+					t.Errorf("problem %d:\n got %s\nwant %s:%s...", i, got, path, w)
+				}
+			}
+			if tt.never != "" && strings.Contains(err.Error(), tt.never) {
+				t.Errorf("the message repeats %q: %v", tt.never, err)
+			}
+		})
+	}
+}
+
+func TestLoadConfigReportsUnreadableFiles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, want string
+	}{
+		{"empty.yaml", "empty.yaml: the file is empty"},
+		{"syntax.yaml", "syntax.yaml: not valid YAML: yaml: line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			_, err := LoadConfig(filepath.Join("testdata", "config", tt.file))
+			if err == nil || !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := LoadConfig(filepath.Join(t.TempDir(), "missing.yaml")); err == nil || errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("a missing file: %v, want an error that is not ErrInvalidConfig", err)
+	}
+}
+
+func TestParseDurationAndSize(t *testing.T) {
+	t.Parallel()
+	durations := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"30s", 30 * time.Second, true},
+		{"30d", 30 * 24 * time.Hour, true},
+		{"1d12h", 36 * time.Hour, true},
+		{"1h30m", 90 * time.Minute, true},
+		{"", 0, false},
+		{"-5s", 0, false},
+		{"d", 0, false},
+		{"5days", 0, false},
+		{"30", 0, false},
+	}
+	for _, tt := range durations {
+		got, err := ParseDuration(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+	sizes := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1024", 1024, true},
+		{"512MiB", 512 << 20, true},
+		{"1GiB", 1 << 30, true},
+		{"1.5 GB", 1_500_000_000, true},
+		{"10KiB", 10 << 10, true},
+		{"lots", 0, false},
+		{"-1MiB", 0, false},
+	}
+	for _, tt := range sizes {
+		got, err := ParseSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseSize(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// The example of docs/monitor.md is a valid configuration.
+func TestTheDocumentedExampleIsValid(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "monitor.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```yaml\n")
+	example, _, closed := strings.Cut(rest, "```")
+	if !ok || !closed {
+		t.Fatal("docs/monitor.md has no yaml example")
+	}
+	cfg, err := ParseConfig("docs/monitor.md", []byte(example))
+	if err != nil {
+		t.Fatalf("the documented example: %v", err)
+	}
+	if len(cfg.Servers) != 2 || cfg.Region != "home" {
+		t.Errorf("the documented example read as %+v", cfg)
+	}
+}

@@ -1,0 +1,204 @@
+package monitor
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mcpwatch/mcpwatch/store"
+)
+
+// Metrics are the monitor's Prometheus metrics. Labels are bounded sets (regions, outcomes,
+// the probe's step names), never server names: a monitor of 10,000 servers must not make
+// 10,000 series per metric. A nil *Metrics records nothing.
+type Metrics struct {
+	probes         *prometheus.CounterVec
+	probeDuration  *prometheus.HistogramVec
+	stepLatency    *prometheus.HistogramVec
+	lag            prometheus.Histogram
+	claimed        prometheus.Counter
+	claimErrors    prometheus.Counter
+	claimConflicts prometheus.Counter
+	inFlight       prometheus.Gauge
+	bufferRuns     *prometheus.GaugeVec
+	spoolBytes     prometheus.Gauge
+	dropped        prometheus.Counter
+	written        prometheus.Counter
+	alreadyStored  prometheus.Counter
+	writeErrors    prometheus.Counter
+	writeDuration  prometheus.Histogram
+}
+
+// NewMetrics creates the metrics and registers them with reg.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		probes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mcpwatch_probes_total", Help: "Probes finished, by region and outcome (up, degraded, down).",
+		}, []string{"region", "outcome"}),
+		probeDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "mcpwatch_probe_duration_seconds", Help: "Duration of whole probes, by region and outcome.",
+			Buckets: prometheus.ExponentialBucketsRange(0.005, 600, 16),
+		}, []string{"region", "outcome"}),
+		stepLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "mcpwatch_probe_step_latency_seconds", Help: "Latency of probe steps (last byte sent to first byte of the answer), by step and outcome.",
+			Buckets: prometheus.ExponentialBucketsRange(0.0005, 60, 16),
+		}, []string{"step", "outcome"}),
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "mcpwatch_scheduling_lag_seconds", Help: "Time from a server's due time to the start of its probe.",
+			Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600},
+		}),
+		claimed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcpwatch_claimed_total", Help: "Schedule slots this worker claimed.",
+		}),
+		claimErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcpwatch_claim_errors_total", Help: "Claims that failed (the database did not answer).",
+		}),
+		claimConflicts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcpwatch_claim_conflicts_total", Help: "Leases found taken over by another worker (or gone) when completing or releasing them.",
+		}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mcpwatch_probes_in_flight", Help: "Probes running now.",
+		}),
+		bufferRuns: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "mcpwatch_buffer_runs", Help: "Runs waiting to be written to the database, in memory or in the spool file.",
+		}, []string{"where"}),
+		spoolBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mcpwatch_buffer_spool_bytes", Help: "Size of the runs in the spool file.",
+		}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcpwatch_buffer_dropped_runs_total", Help: "Runs dropped: the spool was full or unwritable, or the store refused them as invalid.",
+		}),
+		written: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcpwatch_runs_written_total", Help: "Runs written to the database.",
+		}),
+		alreadyStored: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcpwatch_runs_already_stored_total", Help: "Runs of retried writes that the database had stored already (not stored twice).",
+		}),
+		writeErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcpwatch_store_write_errors_total", Help: "Batch writes to the database that failed.",
+		}),
+		writeDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "mcpwatch_store_write_duration_seconds", Help: "Duration of batch writes to the database.",
+			Buckets: prometheus.ExponentialBucketsRange(0.001, 30, 12),
+		}),
+	}
+	for _, c := range []prometheus.Collector{m.probes, m.probeDuration, m.stepLatency, m.lag, m.claimed,
+		m.claimErrors, m.claimConflicts, m.inFlight, m.bufferRuns, m.spoolBytes, m.dropped, m.written,
+		m.alreadyStored, m.writeErrors, m.writeDuration} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *Metrics) probeStarted(lag time.Duration) {
+	if m == nil {
+		return
+	}
+	m.lag.Observe(max(lag, 0).Seconds())
+	m.inFlight.Inc()
+}
+
+func (m *Metrics) probeEnded() {
+	if m == nil {
+		return
+	}
+	m.inFlight.Dec()
+}
+
+func (m *Metrics) probeFinished(rec *store.RunRecord) {
+	if m == nil {
+		return
+	}
+	m.probes.WithLabelValues(rec.Region, rec.Outcome).Inc()
+	m.probeDuration.WithLabelValues(rec.Region, rec.Outcome).Observe(rec.Duration.Seconds())
+	for _, st := range rec.Steps {
+		m.stepLatency.WithLabelValues(st.Name, st.Outcome).Observe(st.Latency.Seconds())
+	}
+}
+
+func (m *Metrics) claims(n int) {
+	if m == nil {
+		return
+	}
+	m.claimed.Add(float64(n))
+}
+
+func (m *Metrics) claimFailed() {
+	if m == nil {
+		return
+	}
+	m.claimErrors.Inc()
+}
+
+func (m *Metrics) leaseLost() {
+	if m == nil {
+		return
+	}
+	m.claimConflicts.Inc()
+}
+
+func (m *Metrics) bufferDepth(s BufferStats) {
+	if m == nil {
+		return
+	}
+	m.bufferRuns.WithLabelValues("memory").Set(float64(s.Memory))
+	m.bufferRuns.WithLabelValues("spool").Set(float64(s.Spooled))
+	m.spoolBytes.Set(float64(s.SpoolBytes))
+}
+
+func (m *Metrics) runDropped() {
+	if m == nil {
+		return
+	}
+	m.dropped.Inc()
+}
+
+func (m *Metrics) runsWritten(fresh, already int, took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.written.Add(float64(fresh))
+	m.alreadyStored.Add(float64(already))
+	m.writeDuration.Observe(took.Seconds())
+}
+
+func (m *Metrics) writeFailed() {
+	if m == nil {
+		return
+	}
+	m.writeErrors.Inc()
+}
+
+// Health is what /healthz reports.
+type Health struct {
+	// OK is false when the worker's loop has stopped turning (or the worker is stopping).
+	OK bool `json:"ok"`
+	// Database is "ok" or "unreachable" as the last claim found it.
+	Database string    `json:"database"`
+	LastLoop time.Time `json:"lastLoop"`
+	InFlight int       `json:"inFlight"`
+	Buffered int       `json:"buffered"`
+	Spooled  int       `json:"spooled"`
+	Dropped  int64     `json:"dropped"`
+}
+
+// Handler serves /metrics from g and /healthz from health: 200 while the worker works (a
+// database that is away does not make it unhealthy: it buffers), 503 otherwise.
+func Handler(g prometheus.Gatherer, health func() Health) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		h := health()
+		w.Header().Set("Content-Type", "application/json")
+		if !h.OK {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_ = json.NewEncoder(w).Encode(h)
+	})
+	return mux
+}

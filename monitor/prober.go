@@ -1,0 +1,133 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/store"
+)
+
+// ErrStdioNotFromConfig refuses a stdio server that did not come from the configuration file:
+// a command in the database could have been put there by anyone who can write to it, and
+// running it would hand them this machine.
+var ErrStdioNotFromConfig = errors.New("stdio servers run only when they come from the configuration file")
+
+// Prober runs one probe of a stored server and judges it.
+type Prober struct {
+	checks      *checks.Registry
+	lookupEnv   func(string) (string, bool)
+	guardedDial func(ctx context.Context, network, address string) (net.Conn, error)
+	version     string
+	transcripts string
+	logger      *slog.Logger
+}
+
+// ProberConfig builds a Prober.
+type ProberConfig struct {
+	// Checks judge every probe; default checks.Default().
+	Checks *checks.Registry
+	// LookupEnv resolves header and environment references at probe time; default
+	// os.LookupEnv is the caller's to pass (tests pass their own).
+	LookupEnv func(string) (string, bool)
+	// Version is sent as clientInfo.version.
+	Version string
+	// Transcripts is TranscriptsAll (default), TranscriptsFailing or TranscriptsNone.
+	Transcripts string
+	// GuardedDial makes every connection of a probe of a server that did not come from the
+	// configuration file (registered through the API by someone other than the operator):
+	// a netguard.Guard's DialContext, so that such a server cannot point the prober at its
+	// own internal networks, redirects and DNS rebinding included. Nil dials directly.
+	GuardedDial func(ctx context.Context, network, address string) (net.Conn, error)
+	Logger      *slog.Logger
+}
+
+// NewProber builds a Prober.
+func NewProber(cfg ProberConfig) (*Prober, error) {
+	if cfg.LookupEnv == nil {
+		return nil, errors.New("monitor: prober needs LookupEnv")
+	}
+	if cfg.Checks == nil {
+		var err error
+		if cfg.Checks, err = checks.Default(); err != nil {
+			return nil, fmt.Errorf("monitor: %w", err)
+		}
+	}
+	if cfg.Transcripts == "" {
+		cfg.Transcripts = TranscriptsAll
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Prober{checks: cfg.Checks, lookupEnv: cfg.LookupEnv, guardedDial: cfg.GuardedDial, version: cfg.Version,
+		transcripts: cfg.Transcripts, logger: cfg.Logger}, nil
+}
+
+// Probe probes s once, for at most timeout, and returns the run to store. A probe that cannot
+// start (a missing environment variable, a refused command) is a down run that says why.
+func (p *Prober) Probe(ctx context.Context, s store.Server, timeout time.Duration, region, worker string) store.RunRecord {
+	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts}
+	start := time.Now()
+	target, err := p.target(s)
+	if err != nil {
+		return FailedRecord(start, meta, err)
+	}
+	opts := probe.Options{
+		Timeout:       timeout,
+		ClientName:    "mcpwatch",
+		ClientVersion: p.version,
+		Logger:        p.logger.With("server", s.Name),
+	}
+	if s.Source != store.SourceConfig {
+		opts.DialContext = p.guardedDial
+	}
+	res, err := probe.Run(ctx, target, opts)
+	if err != nil {
+		return FailedRecord(start, meta, err)
+	}
+	return Record(res, p.checks.Evaluate(res), meta)
+}
+
+// target builds what to probe, reading secrets from the environment now: they are never
+// stored, and the probe redacts header values from its transcript.
+func (p *Prober) target(s store.Server) (probe.Target, error) {
+	if s.Transport == store.TransportStdio {
+		if s.Source != store.SourceConfig {
+			return probe.Target{}, fmt.Errorf("server %q (source %s): %w", s.Name, s.Source, ErrStdioNotFromConfig)
+		}
+		t := probe.Target{Command: append([]string{s.Command}, s.Args...), Dir: s.Dir}
+		for _, e := range s.Env {
+			value := e.Value
+			if e.FromEnv != "" {
+				v, ok := p.lookupEnv(e.FromEnv)
+				if !ok {
+					return probe.Target{}, fmt.Errorf("environment variable %s (for %s) is not set", e.FromEnv, e.Name)
+				}
+				value = v
+			}
+			t.Env = append(t.Env, e.Name+"="+value)
+		}
+		return t, nil
+	}
+	if s.Transport != TransportHTTP {
+		return probe.Target{}, fmt.Errorf("transport %q is not supported (only http and stdio)", s.Transport)
+	}
+	t := probe.Target{URL: s.URL}
+	for _, h := range s.Headers {
+		v, ok := p.lookupEnv(h.FromEnv)
+		if !ok {
+			return probe.Target{}, fmt.Errorf("environment variable %s (for header %s) is not set", h.FromEnv, h.Name)
+		}
+		if t.Header == nil {
+			t.Header = http.Header{}
+		}
+		t.Header.Add(h.Name, h.Prefix+v)
+	}
+	return t, nil
+}

@@ -1,0 +1,302 @@
+package monitor
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/store"
+)
+
+// fingerprintCheck is the info finding that carries the tool surface's hash and count.
+const fingerprintCheck = "tools.fingerprint"
+
+// RunMeta is what a run record needs beyond the probe: whose run it is, and what to keep.
+type RunMeta struct {
+	ServerID int64
+	Region   string
+	Worker   string
+	// Transcripts is TranscriptsAll, TranscriptsFailing or TranscriptsNone.
+	Transcripts string
+	// MaxTranscriptBytes bounds a kept transcript; a larger one is not kept (default
+	// DefaultMaxTranscriptBytes). A server that floods the probe up to its frame limit would
+	// otherwise cost seconds of encoding and megabytes of storage on every run.
+	MaxTranscriptBytes int
+}
+
+// DefaultMaxTranscriptBytes bounds a stored transcript: a conformant probe records some
+// 30 KB.
+const DefaultMaxTranscriptBytes = 1 << 20
+
+// mustSucceed reports whether a working server answers a step with a result: the basic
+// requests, and the list methods of the capabilities it declared. The other steps expect
+// errors (an unknown method, a revision that does not exist, a list it never offered).
+func mustSucceed(name string, declared map[string]json.RawMessage) bool {
+	has := func(c string) bool { v, ok := declared[c]; return ok && string(v) != "null" }
+	switch name {
+	case probe.StepInitialize, probe.StepInitialized, probe.StepPing:
+		return true
+	case probe.StepToolsList:
+		return has("tools")
+	case probe.StepResourcesList, probe.StepTemplatesList:
+		return has("resources")
+	case probe.StepPromptsList:
+		return has("prompts")
+	}
+	return false
+}
+
+func capabilities(init json.RawMessage) map[string]json.RawMessage {
+	var r struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	_ = json.Unmarshal(init, &r) // no capabilities read as none declared
+	return r.Capabilities
+}
+
+// Record turns a probe's result and the checks' findings into the run the store keeps.
+//
+// The outcome: down when initialize did not succeed (the server cannot be used at all), up
+// when it did and no check failed (a MUST of the specification is kept; warnings about
+// SHOULDs do not count), degraded otherwise. ErrorCode, HTTPStatus and Error describe the step
+// that made the run down or degraded: initialize for a down run; for a degraded one the step
+// the first failing check cites, or else the first basic request that failed.
+func Record(res *probe.Result, findings []checks.Finding, meta RunMeta) store.RunRecord {
+	rec := store.RunRecord{
+		ID:              store.NewRunID(res.Start),
+		ServerID:        meta.ServerID,
+		Region:          meta.Region,
+		Worker:          meta.Worker,
+		Start:           res.Start,
+		Duration:        res.Duration,
+		ProtocolVersion: res.Negotiated,
+	}
+	rec.ServerName, rec.ServerVersion = serverInfo(res.Initialize)
+
+	for _, st := range res.Steps {
+		sr := store.StepRecord{Name: st.Name, Method: st.Method, Outcome: string(st.Outcome), Latency: st.Latency, ErrorCode: st.ErrorCode}
+		if st.HTTPStatus != 0 {
+			sr.HTTPStatus = ptr(st.HTTPStatus)
+		}
+		rec.Steps = append(rec.Steps, sr)
+	}
+	var failing []checks.Finding
+	for _, f := range findings {
+		rec.Findings = append(rec.Findings, store.FindingRecord{CheckID: f.ID, Status: string(f.Status), Severity: string(f.Severity), Message: f.Message})
+		if f.Status == checks.StatusFail {
+			failing = append(failing, f)
+		}
+		if f.ID == fingerprintCheck && f.Status == checks.StatusInfo {
+			rec.ToolFingerprint, _ = f.Data["hash"].(string)
+			if n, ok := number(f.Data["count"]); ok {
+				rec.ToolCount = ptr(n)
+			}
+		}
+	}
+
+	if p, ok := res.ProcessOf(probe.ConnMain); ok && p.Exited && p.EndedBy == "exit" {
+		// The server ended on its own, before the probe was done with it.
+		rec.ExitStatus = ptr(p.ExitCode)
+	}
+
+	init, initialized := res.FirstStep(probe.StepInitialize)
+	switch {
+	case !initialized || init.Outcome != probe.OutcomeOK || res.Initialize == nil:
+		rec.Outcome = store.OutcomeDown
+		rec.Error = downReason(res, init, initialized)
+		if initialized {
+			describeStep(&rec, init)
+		}
+	case len(failing) > 0:
+		rec.Outcome = store.OutcomeDegraded
+		rec.Error = degradedReason(failing)
+		if st, ok := failingStep(res, failing[0]); ok {
+			describeStep(&rec, st)
+			rec.Error = fmt.Sprintf("%s; %s: %s", rec.Error, st.Name, stepProblem(st))
+		}
+	default:
+		rec.Outcome = store.OutcomeUp
+	}
+
+	limit := meta.MaxTranscriptBytes
+	if limit <= 0 {
+		limit = DefaultMaxTranscriptBytes
+	}
+	if keepTranscript(meta.Transcripts, rec.Outcome) && recordingSize(res) <= limit {
+		var buf bytes.Buffer
+		if err := probe.WriteRecording(&buf, res); err == nil {
+			rec.Transcript = buf.Bytes()
+		}
+	}
+	return rec
+}
+
+// FailedRecord is the run of a probe that could not start: its target could not be built (an
+// environment variable is missing, say). It is down, and says why.
+func FailedRecord(start time.Time, meta RunMeta, err error) store.RunRecord {
+	return store.RunRecord{
+		ID:       store.NewRunID(start),
+		ServerID: meta.ServerID,
+		Region:   meta.Region,
+		Worker:   meta.Worker,
+		Start:    start,
+		Duration: time.Since(start),
+		Outcome:  store.OutcomeDown,
+		Error:    "probe not started: " + err.Error(),
+	}
+}
+
+// recordingSize estimates a recording's length from its frames (JSON escaping and the
+// members around each frame included), without encoding it.
+func recordingSize(res *probe.Result) int {
+	n := 1024 + 256*len(res.Steps)
+	for _, f := range res.Frames {
+		n += 300 + len(f.Raw) + len(f.Raw)/3 + len(f.Detail)
+		if f.HTTP != nil { // repeated on every frame of its exchange
+			n += 400 + len(f.HTTP.URL)
+			for k, vs := range f.HTTP.Header {
+				for _, v := range vs {
+					n += len(k) + len(v) + 8
+				}
+			}
+		}
+	}
+	return n
+}
+
+func keepTranscript(policy, outcome string) bool {
+	switch policy {
+	case TranscriptsNone:
+		return false
+	case TranscriptsFailing:
+		return outcome != store.OutcomeUp
+	}
+	return true
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// number reads a count that is an int in memory or a float64 after a JSON round trip.
+func number(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	case float64:
+		return int(n), n == float64(int(n))
+	}
+	return 0, false
+}
+
+func serverInfo(init json.RawMessage) (name, version string) {
+	if init == nil {
+		return "", ""
+	}
+	var r struct {
+		ServerInfo struct {
+			Name    any `json:"name"`
+			Version any `json:"version"`
+		} `json:"serverInfo"`
+	}
+	if json.Unmarshal(init, &r) != nil {
+		return "", ""
+	}
+	// A server may send anything here; only strings are names.
+	name, _ = r.ServerInfo.Name.(string)
+	version, _ = r.ServerInfo.Version.(string)
+	return name, version
+}
+
+// describeStep copies the exact error code and HTTP status of the step that failed.
+func describeStep(rec *store.RunRecord, st probe.Step) {
+	rec.ErrorCode = st.ErrorCode
+	if st.HTTPStatus != 0 {
+		rec.HTTPStatus = ptr(st.HTTPStatus)
+	}
+}
+
+func downReason(res *probe.Result, init probe.Step, initialized bool) string {
+	var why string
+	switch {
+	case !initialized:
+		why = "initialize was never sent"
+	case init.Outcome == probe.OutcomeOK:
+		why = "initialize returned no usable result"
+	default:
+		why = "initialize: " + stepProblem(init)
+	}
+	if p, ok := res.ProcessOf(probe.ConnMain); ok && !p.Started && p.Error != "" {
+		why += "; the server did not start: " + p.Error
+	}
+	if res.Err != "" {
+		why += "; " + res.Err
+	}
+	return why
+}
+
+// stepProblem says how a step failed, with the exact code or status.
+func stepProblem(st probe.Step) string {
+	var parts []string
+	switch st.Outcome {
+	case probe.OutcomeError:
+		if st.ErrorCode != nil {
+			parts = append(parts, fmt.Sprintf("JSON-RPC error %d", *st.ErrorCode))
+		} else {
+			parts = append(parts, "JSON-RPC error with code "+checks.Clip(st.ErrorCodeRaw))
+		}
+	case probe.OutcomeNoAnswer:
+		parts = append(parts, "no answer")
+	case probe.OutcomeTransport:
+		parts = append(parts, "transport failure")
+	default:
+		parts = append(parts, string(st.Outcome))
+	}
+	if st.HTTPStatus != 0 && st.HTTPStatus != 200 {
+		parts = append(parts, fmt.Sprintf("HTTP status %d", st.HTTPStatus))
+	}
+	if st.Err != "" {
+		parts = append(parts, st.Err)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func degradedReason(failing []checks.Finding) string {
+	ids := make([]string, 0, len(failing))
+	for _, f := range failing {
+		ids = append(ids, f.ID)
+	}
+	noun := "check fails"
+	if len(ids) > 1 {
+		noun = "checks fail"
+	}
+	return fmt.Sprintf("%d %s (%s): %s", len(ids), noun, strings.Join(ids, ", "), failing[0].Message)
+}
+
+// failingStep picks the step a degraded run's code and status come from: the first step the
+// first failing check cites that did not succeed, or else the first basic request that
+// failed.
+func failingStep(res *probe.Result, first checks.Finding) (probe.Step, bool) {
+	failed := func(st probe.Step) bool { return st.Outcome != probe.OutcomeOK && st.Outcome != probe.OutcomeSent }
+	var cited []int
+	for _, e := range first.Evidence {
+		cited = append(cited, e.Frames...)
+	}
+	for _, st := range res.Steps {
+		if failed(st) && ((st.Request >= 0 && slices.Contains(cited, st.Request)) || (st.Response >= 0 && slices.Contains(cited, st.Response))) {
+			return st, true
+		}
+	}
+	declared := capabilities(res.Initialize)
+	for _, st := range res.Steps {
+		if failed(st) && mustSucceed(st.Name, declared) {
+			return st, true
+		}
+	}
+	return probe.Step{}, false
+}

@@ -1,0 +1,275 @@
+package monitor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/internal/netguard"
+	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/store"
+)
+
+// sharedChecks compiles the check registry once for the package's tests.
+var sharedChecks = sync.OnceValues(checks.Default)
+
+func testChecks(t testing.TB) *checks.Registry {
+	t.Helper()
+	reg, err := sharedChecks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func testProber(t testing.TB, env map[string]string, transcripts string) *Prober {
+	t.Helper()
+	p, err := NewProber(ProberConfig{
+		Checks:      testChecks(t),
+		LookupEnv:   func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Version:     "test",
+		Transcripts: transcripts,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fixtureURL serves an MCP fixture with the given fault on loopback.
+func fixtureURL(t testing.TB, fault fixture.Fault) string {
+	t.Helper()
+	srv, err := fixture.New(fixture.Config{Fault: fault})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
+func httpTarget(name, url string) store.Server {
+	return store.Server{ID: 7, Name: name, Source: store.SourceConfig, Transport: TransportHTTP, URL: url,
+		Schedule: "@every 1m", Timeout: 15 * time.Second, Enabled: true}
+}
+
+func TestRecordOutcomesAndExactCodes(t *testing.T) {
+	t.Parallel()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL + "/mcp"
+	closed.Close()
+
+	tests := []struct {
+		name      string
+		server    store.Server
+		outcome   string
+		errorCode *int64
+		http      *int
+		exit      *int
+		tools     bool   // a tool count and fingerprint are expected
+		errText   string // in Error
+	}{
+		{"a conformant server is up", httpTarget("ok", fixtureURL(t, fixture.Conformant)), store.OutcomeUp, nil, nil, nil, true, ""},
+		{"a broken SHOULD alone keeps it up", httpTarget("warn", fixtureURL(t, fixture.ToolNoDescription)), store.OutcomeUp, nil, nil, nil, true, ""},
+		{"initialize answered with an error is down with the exact code", httpTarget("init", fixtureURL(t, fixture.InitError)),
+			store.OutcomeDown, ptr[int64](-32603), ptr(200), nil, false, "initialize: JSON-RPC error -32603"},
+		{"tools/list answered 500 is degraded with the status", httpTarget("500", fixtureURL(t, fixture.HTTP500)),
+			store.OutcomeDegraded, nil, ptr(500), nil, false, "tools/list: transport failure, HTTP status 500"},
+		{"a wrong error code is degraded with that code", httpTarget("code", fixtureURL(t, fixture.UnknownMethodWrongCode)),
+			store.OutcomeDegraded, ptr[int64](-32603), ptr(200), nil, true, "lifecycle.unknown-method"},
+		{"an unreachable server is down", httpTarget("gone", closedURL), store.OutcomeDown, nil, nil, nil, false, "initialize: "},
+		{"a stdio server that exits is down with its exit status",
+			store.Server{ID: 8, Name: "exits", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "sh", Args: []string{"-c", "exit 3"},
+				Schedule: "@every 1m", Timeout: 15 * time.Second, Enabled: true},
+			store.OutcomeDown, nil, nil, ptr(3), false, "initialize: "},
+	}
+	p := testProber(t, nil, TranscriptsAll)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := p.Probe(t.Context(), tt.server, tt.server.Timeout, "eu", "w1")
+			if err := rec.Validate(); err != nil {
+				t.Fatalf("the store would refuse the run: %v", err)
+			}
+			if rec.Outcome != tt.outcome {
+				t.Fatalf("outcome %s (%s), want %s", rec.Outcome, rec.Error, tt.outcome)
+			}
+			if !equalPtr(rec.ErrorCode, tt.errorCode) || !equalPtr(rec.HTTPStatus, tt.http) || !equalPtr(rec.ExitStatus, tt.exit) {
+				t.Errorf("error code %v, HTTP status %v, exit %v; want %v, %v, %v",
+					show(rec.ErrorCode), show(rec.HTTPStatus), show(rec.ExitStatus), show(tt.errorCode), show(tt.http), show(tt.exit))
+			}
+			if !strings.Contains(rec.Error, tt.errText) || (tt.errText == "") != (rec.Error == "") {
+				t.Errorf("error %q, want one containing %q", rec.Error, tt.errText)
+			}
+			if tt.tools != (rec.ToolCount != nil) || tt.tools != strings.HasPrefix(rec.ToolFingerprint, "sha256:") {
+				t.Errorf("tool count %v, fingerprint %q; want them: %v", show(rec.ToolCount), rec.ToolFingerprint, tt.tools)
+			}
+			if tt.tools && *rec.ToolCount != len(fixture.DefaultTools()) {
+				t.Errorf("tool count %d, want %d", *rec.ToolCount, len(fixture.DefaultTools()))
+			}
+			if rec.ServerID != tt.server.ID || rec.Region != "eu" || rec.Worker != "w1" || rec.ID.IsZero() {
+				t.Errorf("run identity %v/%s/%s/%s", rec.ServerID, rec.Region, rec.Worker, rec.ID)
+			}
+			if len(rec.Findings) != len(testChecks(t).Checks()) {
+				t.Errorf("%d findings, want one per check (%d)", len(rec.Findings), len(testChecks(t).Checks()))
+			}
+			if tt.outcome != store.OutcomeDown {
+				if rec.ProtocolVersion == "" || rec.ServerName == "" || len(rec.Steps) < 5 {
+					t.Errorf("revision %q, server %q, %d steps: want all", rec.ProtocolVersion, rec.ServerName, len(rec.Steps))
+				}
+			}
+			res, err := probe.ReadRecording(bytes.NewReader(rec.Transcript))
+			if err != nil {
+				t.Fatalf("the transcript is no recording: %v", err)
+			}
+			if len(res.Steps) != len(rec.Steps) {
+				t.Errorf("recording has %d steps, run %d", len(res.Steps), len(rec.Steps))
+			}
+		})
+	}
+}
+
+func equalPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func show[T any](p *T) any {
+	if p == nil {
+		return "none"
+	}
+	return *p
+}
+
+func TestProbeReadsHeaderSecretsAtProbeTimeAndKeepsThemOut(t *testing.T) {
+	t.Parallel()
+	srv, err := fixture.New(fixture.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret-value" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	server := httpTarget("auth", ts.URL+"/mcp")
+	server.Headers = []store.HeaderRef{{Name: "Authorization", FromEnv: "MCP_TOKEN", Prefix: "Bearer "}}
+
+	// (The server's bare 401s fail the auth checks, so the run is degraded rather than up;
+	// what matters here is that the header got the main session through.)
+	rec := testProber(t, map[string]string{"MCP_TOKEN": "s3cret-value"}, TranscriptsAll).Probe(t.Context(), server, 10*time.Second, "eu", "w")
+	if rec.Outcome == store.OutcomeDown || rec.ServerName == "" {
+		t.Fatalf("with the variable set: %s (%s), want initialize through", rec.Outcome, rec.Error)
+	}
+	if bytes.Contains(rec.Transcript, []byte("s3cret-value")) {
+		t.Error("the header's value is in the stored transcript")
+	}
+
+	rec = testProber(t, nil, TranscriptsAll).Probe(t.Context(), server, 10*time.Second, "eu", "w")
+	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "MCP_TOKEN (for header Authorization) is not set") {
+		t.Errorf("without the variable: %s %q, want down naming MCP_TOKEN", rec.Outcome, rec.Error)
+	}
+	if err := rec.Validate(); err != nil {
+		t.Errorf("the store would refuse the run: %v", err)
+	}
+}
+
+func TestProbeRefusesStdioServersThatDidNotComeFromTheConfig(t *testing.T) {
+	t.Parallel()
+	marker := t.TempDir() + "/ran"
+	server := store.Server{ID: 1, Name: "injected", Source: store.SourceAPI, Transport: store.TransportStdio,
+		Command: "sh", Args: []string{"-c", "touch " + marker}, Schedule: "@every 1m", Timeout: 5 * time.Second, Enabled: true}
+	p := testProber(t, nil, TranscriptsAll)
+	if _, err := p.target(server); !errors.Is(err, ErrStdioNotFromConfig) {
+		t.Fatalf("target of an API stdio server: %v, want ErrStdioNotFromConfig", err)
+	}
+	rec := p.Probe(t.Context(), server, 5*time.Second, "eu", "w")
+	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "configuration file") {
+		t.Errorf("run %s %q, want down saying why", rec.Outcome, rec.Error)
+	}
+	if _, err := p.target(store.Server{Name: "env", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "true",
+		Env: []store.EnvVar{{Name: "KEY", FromEnv: "UNSET_VARIABLE"}}}); err == nil || !strings.Contains(err.Error(), "UNSET_VARIABLE") {
+		t.Errorf("a stdio env reference to an unset variable: %v", err)
+	}
+}
+
+func TestTranscriptPolicy(t *testing.T) {
+	t.Parallel()
+	up := httpTarget("up", fixtureURL(t, fixture.Conformant))
+	down := httpTarget("down", fixtureURL(t, fixture.InitError))
+	tests := []struct {
+		policy       string
+		upKept, down bool
+	}{
+		{TranscriptsAll, true, true},
+		{TranscriptsFailing, false, true},
+		{TranscriptsNone, false, false},
+	}
+	for _, tt := range tests {
+		p := testProber(t, nil, tt.policy)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		if got := p.Probe(ctx, up, 10*time.Second, "r", "w").Transcript != nil; got != tt.upKept {
+			t.Errorf("%s: up run kept its transcript: %v, want %v", tt.policy, got, tt.upKept)
+		}
+		if got := p.Probe(ctx, down, 10*time.Second, "r", "w").Transcript != nil; got != tt.down {
+			t.Errorf("%s: down run kept its transcript: %v, want %v", tt.policy, got, tt.down)
+		}
+		cancel()
+	}
+}
+
+func TestRecordLeavesOutATranscriptBeyondItsBound(t *testing.T) {
+	t.Parallel()
+	flooded := &probe.Result{Start: time.Now(), Requested: "2025-11-25", InitializedAt: -1,
+		Steps: []probe.Step{{Name: probe.StepInitialize, Method: "initialize", Conn: probe.ConnMain, Request: 0, Response: -1,
+			Outcome: probe.OutcomeTransport, Err: "limit exceeded"}}}
+	note := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 200) + `"}}`)
+	for i := range 10_000 {
+		flooded.Frames = append(flooded.Frames, probe.Frame{Seq: i, Dir: probe.In, Kind: probe.KindMessage, Conn: probe.ConnMain, Raw: note})
+	}
+	small := &probe.Result{Start: time.Now(), Requested: "2025-11-25", InitializedAt: -1, Steps: flooded.Steps, Frames: flooded.Frames[:10]}
+	meta := RunMeta{ServerID: 1, Region: "r", Worker: "w", Transcripts: TranscriptsAll}
+	if rec := Record(flooded, nil, meta); rec.Transcript != nil || rec.Outcome != store.OutcomeDown {
+		t.Errorf("a flooded probe: outcome %s, transcript of %d bytes; want down and no transcript", rec.Outcome, len(rec.Transcript))
+	}
+	rec := Record(small, nil, meta)
+	if rec.Transcript == nil {
+		t.Fatal("a small probe lost its transcript")
+	}
+	if est := recordingSize(small); est < len(rec.Transcript) {
+		t.Errorf("estimated %d bytes, the recording has %d: the estimate must not fall short", est, len(rec.Transcript))
+	}
+}
+
+func TestProbesOfRegisteredServersGoThroughTheGuard(t *testing.T) {
+	t.Parallel()
+	url := fixtureURL(t, fixture.Conformant) // on loopback, which the guard refuses
+	guard := netguard.New(netguard.Config{})
+	p, err := NewProber(ProberConfig{Checks: testChecks(t), LookupEnv: func(string) (string, bool) { return "", false }, GuardedDial: guard.DialContext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := httpTarget("registered", url)
+	registered.Source = store.SourceAPI
+	rec := p.Probe(t.Context(), registered, 10*time.Second, "eu", "w")
+	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "not allowed") {
+		t.Errorf("a registered server on loopback: %s %q, want down, refused by the guard", rec.Outcome, rec.Error)
+	}
+	if rec := p.Probe(t.Context(), httpTarget("operator", url), 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
+		t.Errorf("the operator's own server on loopback: %s %q, want up (the configuration is trusted)", rec.Outcome, rec.Error)
+	}
+	allowed := netguard.New(netguard.Config{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	p.guardedDial = allowed.DialContext
+	if rec := p.Probe(t.Context(), registered, 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
+		t.Errorf("a registered server in an allowed range: %s %q, want up", rec.Outcome, rec.Error)
+	}
+}

@@ -1,0 +1,150 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// errNotAwaited is the Err of a step whose answer the probe stopped waiting for because it
+// no longer mattered (era detection decided on the other request).
+var errNotAwaited = errors.New("not awaited: era detection decided without it")
+
+// pendingCall is one request of a session: prepared in the session's goroutine, sent and
+// awaited possibly in another (era detection races server/discover against initialize).
+type pendingCall struct {
+	st      Step
+	msg     []byte
+	key     string
+	wt      *waiter
+	timeout time.Duration
+}
+
+// prepare encodes a request and registers for its answer. Under a stateless revision the
+// request carries the _meta that revision requires.
+func (s *session) prepare(name, method string, params, id json.RawMessage, timeout time.Duration, page int) *pendingCall {
+	if s.meta != "" {
+		params = withMeta(params, requestMeta(s.meta, s.o))
+	}
+	p := &pendingCall{
+		st:  Step{Name: name, Method: method, Conn: s.conn, ID: string(id), Page: page, Request: -1, Response: -1},
+		msg: encodeMessage(id, method, params), key: idKey(id), timeout: timeout,
+	}
+	p.wt = s.wire.expect(p.key)
+	return p
+}
+
+// nextRequestID hands out the session's integer ids.
+func (s *session) nextRequestID() json.RawMessage {
+	s.nextID++
+	return json.RawMessage(strconv.Itoa(s.nextID))
+}
+
+// exchange sends p and waits for its answer up to its timeout, ctx's end, or abandon closing
+// (nil: never). It does not touch s.steps, so that it may run beside the session goroutine.
+func (s *session) exchange(ctx context.Context, p *pendingCall, abandon <-chan struct{}) Step {
+	st := p.st
+	defer s.wire.forget(p.key)
+
+	seq, err := s.transport().Send(ctx, p.msg)
+	st.Request = seq
+	if err != nil && abandoned(abandon) {
+		st.Outcome, st.Err = OutcomeNoAnswer, errNotAwaited.Error()
+		return st
+	}
+	if err != nil {
+		st.Outcome, st.Err = OutcomeTransport, err.Error()
+		if errors.Is(err, ErrTimeout) {
+			// The HTTP transport bounds a whole exchange itself and records the timeout.
+			st.Outcome = OutcomeNoAnswer
+		}
+		// An HTTP exchange can fail after its head arrived; a stdio write after the server
+		// died fails at once. Either way nothing more will come for this id.
+		return st
+	}
+	sent, _ := s.transcript.Frame(seq)
+
+	timer := time.NewTimer(p.timeout)
+	defer timer.Stop()
+	var a answer
+	select {
+	case a = <-p.wt.ch:
+	case <-timer.C:
+		a = answer{seq: -1, err: ErrTimeout}
+	case <-ctx.Done():
+		a = answer{seq: -1, err: ErrTimeout}
+	case <-abandon:
+		st.Outcome, st.Err = OutcomeNoAnswer, errNotAwaited.Error()
+		return st
+	}
+	if a.seq >= 0 {
+		st.Response = a.seq
+		st.Latency = a.frame.At - sent.At
+		if a.frame.HTTP != nil {
+			st.HTTPStatus = a.frame.HTTP.Status
+		}
+	}
+	if a.err != nil {
+		st.Err = a.err.Error()
+		st.Outcome = OutcomeTransport
+		if errors.Is(a.err, ErrUnanswered) && st.HTTPStatus >= 200 && st.HTTPStatus <= 299 {
+			st.Outcome = OutcomeNoAnswer
+		}
+		if a.err == ErrTimeout {
+			st.Outcome = OutcomeNoAnswer
+			s.wire.Record(Frame{Dir: In, Kind: KindNote, Note: NoteTimeout, Exchange: sent.Exchange,
+				Detail: fmt.Sprintf("no answer to %s (id %s) within %s", st.Method, st.ID, p.timeout)})
+		}
+		return st
+	}
+	var m struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	_ = json.Unmarshal(a.frame.Raw, &m)
+	if m.Error != nil && !bytes.Equal(m.Error, []byte("null")) {
+		st.Outcome = OutcomeError
+		var e struct {
+			Code json.RawMessage `json:"code"`
+		}
+		if json.Unmarshal(m.Error, &e) == nil && e.Code != nil {
+			st.ErrorCodeRaw = e.Code
+			if c, err := strconv.ParseInt(string(e.Code), 10, 64); err == nil {
+				st.ErrorCode = &c
+			}
+		}
+		return st
+	}
+	st.Outcome = OutcomeOK
+	st.Result = m.Result
+	return st
+}
+
+// transport is the connection's transport: it changes once, when a target whose transport
+// is detected turns out to speak legacy HTTP+SSE, and answers to server requests read it
+// from other goroutines.
+func (s *session) transport() Transport {
+	s.trMu.Lock()
+	defer s.trMu.Unlock()
+	return s.tr
+}
+
+func (s *session) setTransport(tr Transport) {
+	s.trMu.Lock()
+	defer s.trMu.Unlock()
+	s.tr = tr
+}
+
+// abandoned reports whether the probe stopped waiting for a request (abandon closed).
+func abandoned(abandon <-chan struct{}) bool {
+	select {
+	case <-abandon:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,316 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Step names of era detection and of the stateless revision.
+const (
+	// StepDiscover is server/discover on the main connection: the first request under a
+	// stateless revision, and the probe of era detection.
+	StepDiscover = "server/discover"
+	// StepDiscoverUnsupported is server/discover naming BogusStatelessRevision, on the
+	// negotiation connection of a stateless server (MCP-RULES C': -32022 expected).
+	StepDiscoverUnsupported = "discover-unsupported-version"
+	// StepMetaMissing is a stateless request without the _meta it requires (-32602 expected).
+	StepMetaMissing = "request-without-meta"
+	// StepEraInitialize is an initialize era detection sent while server/discover was still
+	// unanswered, and which turned out not to matter: the server is stateless.
+	StepEraInitialize = "initialize-era-detection"
+	// StepTransportProbe is a POST the server refused while the transport was being
+	// detected: the target turned out to speak legacy HTTP+SSE.
+	StepTransportProbe = "transport-detection"
+)
+
+// eraWindow is how long era detection waits for the answer to server/discover before it
+// sends initialize as well. A server of the session era may ignore a method it does not
+// know before initialize; this bounds what that costs, while a stateless server that is
+// still starting is recognised all the same by its answer to server/discover, which comes
+// first.
+const eraWindow = 2 * time.Second
+
+// eraDecision is what the main connection found out about the server's era; the
+// negotiation connection waits for it to know which probes make sense.
+type eraDecision struct {
+	stateless bool
+	revision  string // the stateless revision spoken (when stateless)
+	// transport is the one the main connection speaks once settled (TransportSSE when a
+	// detected transport turned out to be legacy HTTP+SSE); "" when it never got that far.
+	transport string
+	// refused: the server refused the stateless revision it was explicitly asked in, so
+	// there is nothing for the negotiation connection to probe.
+	refused bool
+}
+
+// eraShare hands the main connection's decision to the other connections, once.
+type eraShare struct {
+	once sync.Once
+	done chan struct{}
+	d    eraDecision
+}
+
+func newEraShare() *eraShare { return &eraShare{done: make(chan struct{})} }
+
+func (e *eraShare) publish(d eraDecision) {
+	e.once.Do(func() {
+		e.d = d
+		close(e.done)
+	})
+}
+
+// wait returns the decision, or the session era if ctx ends first.
+func (e *eraShare) wait(ctx context.Context) eraDecision {
+	select {
+	case <-e.done:
+		return e.d
+	case <-ctx.Done():
+		return eraDecision{}
+	}
+}
+
+// publishSessionEra tells the other connections that the server has sessions, unless the
+// transport is still to be detected: then run publishes once initialize settled it.
+func (s *session) publishSessionEra() {
+	if !s.target.detectsTransport() {
+		s.era.publish(eraDecision{transport: s.kind})
+	}
+}
+
+// speak sets the revision the connection's requests name: in _meta, and (HTTP) in
+// MCP-Protocol-Version and the stateless headers. "" is the session era before initialize.
+func (s *session) speak(revision string, meta bool) {
+	s.meta = ""
+	if meta {
+		s.meta = revision
+	}
+	if va, ok := s.transport().(VersionAware); ok {
+		va.SetProtocolVersion(revision)
+	}
+}
+
+// detectEra settles the era of the main connection (MCP-RULES C'): server/discover first; a
+// DiscoverResult or an error only a stateless server sends means stateless, any other answer
+// or none means the session era, whose initialize may already be on its way (it is then
+// returned). With an explicit stateless revision there is no fallback: the server is probed
+// statelessly whatever it answers.
+func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, disc Step, init *Step) {
+	rev := s.o.ProtocolVersion
+	if Stateless(rev) && s.kind == TransportSSE && s.o.detectEra {
+		// Legacy HTTP+SSE belongs to the session era: nothing stateless travels over it.
+		s.o.ProtocolVersion = LatestSessionRevision
+		res.Requested, rev = LatestSessionRevision, LatestSessionRevision
+	}
+	if !Stateless(rev) {
+		s.publishSessionEra()
+		return false, Step{}, nil
+	}
+	s.speak(rev, true)
+	dp := s.prepare(StepDiscover, methodDiscover, json.RawMessage(`{}`), s.nextRequestID(), s.o.InitTimeout, 0)
+	if !s.o.detectEra {
+		disc = s.exchange(ctx, dp, nil)
+		s.steps = append(s.steps, disc)
+		s.era.publish(eraDecision{stateless: true, revision: rev, transport: s.kind, refused: disc.Outcome != OutcomeOK})
+		return true, disc, nil
+	}
+
+	type outcome struct {
+		discover bool
+		st       Step
+	}
+	results := make(chan outcome, 2)
+	// Abandoning a request also cancels its exchange: an HTTP Send waits for the response
+	// head, which a server that ignores the method may never send.
+	abandonDiscover, abandonInit := make(chan struct{}), make(chan struct{})
+	discCtx, cancelDisc := context.WithCancel(ctx)
+	defer cancelDisc()
+	initCtx, cancelInit := context.WithCancel(ctx)
+	defer cancelInit()
+	go func() { results <- outcome{true, s.exchange(discCtx, dp, abandonDiscover)} }()
+	pending := 1
+	// The whole detection fits in InitTimeout: initialize gets what the window left.
+	wait := min(eraWindow, s.o.InitTimeout/2)
+	window := time.NewTimer(wait)
+	defer window.Stop()
+
+	var discDone, initDone bool
+	var initStep Step
+	initSent := false
+	sendInit := func() {
+		initSent = true
+		s.speak("", false)
+		s.o.ProtocolVersion = LatestSessionRevision
+		ip := s.prepare(StepInitialize, "initialize", initializeParams(s.o), s.nextRequestID(), s.o.InitTimeout-wait, 0)
+		pending++
+		go func() { results <- outcome{false, s.exchange(initCtx, ip, abandonInit)} }()
+	}
+	decided, isStateless := false, false
+	for !decided {
+		select {
+		case <-window.C:
+			if !initSent {
+				sendInit()
+			}
+		case r := <-results:
+			pending--
+			if r.discover {
+				disc, discDone = r.st, true
+				decided, isStateless = true, statelessAnswer(s, disc, rev)
+			} else {
+				initStep, initDone = r.st, true
+				// An initialize result settles it; a failed initialize (a stateless-only
+				// server refusing it) leaves it to server/discover, unless that is done too.
+				decided = initStep.Outcome == OutcomeOK || discDone
+			}
+		}
+	}
+	switch {
+	case isStateless && initSent && !initDone:
+		close(abandonInit)
+		cancelInit()
+	case !isStateless && !discDone:
+		close(abandonDiscover)
+		cancelDisc()
+	}
+	for pending > 0 {
+		r := <-results
+		pending--
+		if r.discover {
+			disc, discDone = r.st, true
+		} else {
+			initStep, initDone = r.st, true
+		}
+	}
+	if discDone {
+		s.steps = append(s.steps, disc)
+	}
+	if isStateless {
+		s.speak(rev, true)
+		if initSent {
+			initStep.Name = StepEraInitialize
+			s.steps = append(s.steps, initStep)
+		}
+		s.era.publish(eraDecision{stateless: true, revision: rev, transport: s.kind})
+		return true, disc, nil
+	}
+	s.speak("", false)
+	s.o.ProtocolVersion = LatestSessionRevision
+	res.Requested = LatestSessionRevision
+	s.publishSessionEra()
+	if initSent {
+		s.steps = append(s.steps, initStep)
+		return false, disc, &initStep
+	}
+	return false, disc, nil
+}
+
+// statelessAnswer reads the answer to server/discover the way era detection must: a result
+// that is a DiscoverResult naming the offered revision (or naming none), or an error only a
+// stateless server sends, means stateless. No single error code decides: -32601 and the
+// like, an HTTP error page or silence mean the session era. A DiscoverResult or an
+// unsupported-version error that names only session revisions sends the probe to those.
+func statelessAnswer(s *session, disc Step, offered string) bool {
+	switch disc.Outcome {
+	case OutcomeOK:
+		var r struct {
+			SupportedVersions []string `json:"supportedVersions"`
+		}
+		if json.Unmarshal(disc.Result, &r) != nil || r.SupportedVersions == nil {
+			return true
+		}
+		return slices.Contains(r.SupportedVersions, offered) || !anySessionRevision(r.SupportedVersions)
+	case OutcomeError, OutcomeTransport:
+		// Over HTTP a stateless server answers errors with 400 or 404 and the error in the
+		// body: the step failed at the status, the body tells the era.
+		code, ok := errorCodeOf(s, disc)
+		if !ok {
+			return false
+		}
+		switch code {
+		case CodeHeaderMismatch, CodeMissingClientCapability:
+			return true
+		case CodeUnsupportedProtocolVersion:
+			return !anySessionRevision(supportedInError(s, disc))
+		}
+		// Any other error: stateless only when its data names stateless revisions as the
+		// ones supported (a server that speaks a newer stateless revision than the probe).
+		supported := supportedInError(s, disc)
+		return len(supported) > 0 && !anySessionRevision(supported) && anyStateless(supported)
+	}
+	return false
+}
+
+// Error codes of the stateless revision (MCP-RULES B, 26).
+const (
+	CodeHeaderMismatch             = -32020
+	CodeMissingClientCapability    = -32021
+	CodeUnsupportedProtocolVersion = -32022
+)
+
+// errorCodeOf is the JSON-RPC error code that answered a step: its own, or that of the JSON
+// body of the error status that answered it over HTTP.
+func errorCodeOf(s *session, st Step) (int64, bool) {
+	if st.ErrorCode != nil {
+		return *st.ErrorCode, true
+	}
+	f, ok := errorFrame(s, st)
+	if !ok {
+		return 0, false
+	}
+	var m struct {
+		Error *struct {
+			Code *int64 `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(f.Raw, &m) != nil || m.Error == nil || m.Error.Code == nil {
+		return 0, false
+	}
+	return *m.Error.Code, true
+}
+
+// errorFrame is the message that answered a step: the response frame, or the message the
+// HTTP transport recorded from the body of an error status of the step's exchange.
+func errorFrame(s *session, st Step) (Frame, bool) {
+	f, ok := s.transcript.Frame(st.Response)
+	if !ok {
+		return Frame{}, false
+	}
+	if f.Kind == KindMessage {
+		return f, true
+	}
+	if f.Exchange == 0 || f.Kind != KindHTTPResponse {
+		return Frame{}, false
+	}
+	for _, g := range s.transcript.Frames()[f.Seq+1:] {
+		if g.Conn == f.Conn && g.Exchange == f.Exchange && g.Dir == In && g.Kind == KindMessage {
+			return g, true
+		}
+	}
+	return Frame{}, false
+}
+
+// supportedInError reads error.data.supported of the answer to a step.
+func supportedInError(s *session, st Step) []string {
+	f, ok := errorFrame(s, st)
+	if !ok {
+		return nil
+	}
+	var m struct {
+		Error struct {
+			Data struct {
+				Supported []string `json:"supported"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(f.Raw, &m)
+	return m.Error.Data.Supported
+}
+
+func anySessionRevision(vs []string) bool {
+	return slices.ContainsFunc(vs, KnownSessionRevision)
+}
+
+func anyStateless(vs []string) bool { return slices.ContainsFunc(vs, Stateless) }

@@ -1,0 +1,358 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/fixture"
+)
+
+// eraRequest is one request a test server received: what the probe sent, headers included.
+type eraRequest struct {
+	method string // JSON-RPC method ("" for none)
+	header http.Header
+	body   []byte
+}
+
+// eraRecorder serves next and keeps every request it saw.
+type eraRecorder struct {
+	next http.Handler
+	mu   sync.Mutex
+	seen []eraRequest
+}
+
+func (h *eraRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var m struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &m)
+	h.mu.Lock()
+	h.seen = append(h.seen, eraRequest{method: m.Method, header: r.Header.Clone(), body: body})
+	h.mu.Unlock()
+	h.next.ServeHTTP(w, r)
+}
+
+func (h *eraRecorder) requests() []eraRequest {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]eraRequest(nil), h.seen...)
+}
+
+func eraFixture(t *testing.T, cfg fixture.Config) (*httptest.Server, *eraRecorder) {
+	t.Helper()
+	srv, err := fixture.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &eraRecorder{next: srv.Handler()}
+	ts := httptest.NewServer(rec)
+	t.Cleanup(ts.Close)
+	return ts, rec
+}
+
+// eraOptions leave the revision to era detection.
+func eraOptions() Options {
+	o := testOptions()
+	o.ProtocolVersion = ""
+	return o
+}
+
+func stepNames(res *Result, conn int) []string {
+	var out []string
+	for _, st := range res.Steps {
+		if st.Conn == conn {
+			out = append(out, st.Name)
+		}
+	}
+	return out
+}
+
+func TestEraDetectionFallsBackToInitializeOnASessionServer(t *testing.T) {
+	targets := map[string]Target{"stdio": stdioTestTarget(t, "mcp")}
+	ts, _ := eraFixture(t, fixture.Config{})
+	targets["http"] = Target{URL: ts.URL + "/mcp"}
+	for name, target := range targets {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			res, _ := runProbe(t, target, eraOptions())
+			if res.Err != "" {
+				t.Fatalf("probe error: %s", res.Err)
+			}
+			disc := stepNamed(t, res, ConnMain, StepDiscover)
+			if disc.Outcome == OutcomeOK {
+				t.Errorf("server/discover: %s, want it refused", disc.Outcome)
+			}
+			init := stepNamed(t, res, ConnMain, StepInitialize)
+			if init.Outcome != OutcomeOK || init.Request < disc.Request {
+				t.Errorf("initialize: %s at frame %d (discover at %d), want a result after server/discover", init.Outcome, init.Request, disc.Request)
+			}
+			if res.Requested != LatestSessionRevision || res.Negotiated != LatestSessionRevision || res.Discover != nil {
+				t.Errorf("requested %q negotiated %q discover %s, want %s and no DiscoverResult", res.Requested, res.Negotiated, res.Discover, LatestSessionRevision)
+			}
+			if _, ok := res.FirstStep(StepInitializeBogus); !ok {
+				t.Error("the negotiation connection did not offer the bogus revision")
+			}
+		})
+	}
+}
+
+func TestEraDetectionFindsAStatelessServer(t *testing.T) {
+	ts, rec := eraFixture(t, fixture.Config{StatelessOnly: true})
+	res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, eraOptions())
+	if res.Err != "" {
+		t.Fatalf("probe error: %s", res.Err)
+	}
+	if res.Negotiated != Revision20260728 || res.ProtocolVersion != Revision20260728 || res.Discover == nil || res.Initialize != nil {
+		t.Fatalf("negotiated %q, discover %s, initialize %s: want a stateless 2026-07-28 probe", res.Negotiated, res.Discover, res.Initialize)
+	}
+	wantMain := []string{StepDiscover, StepUnknownNotification, StepToolsList, StepResourcesList, StepTemplatesList, StepPromptsList, StepUnknownMethod}
+	if got := stepNames(res, ConnMain); strings.Join(got, ",") != strings.Join(wantMain, ",") {
+		t.Errorf("main connection steps %v, want %v", got, wantMain)
+	}
+	if st := stepNamed(t, res, ConnNegotiation, StepDiscoverUnsupported); bodyErrorCode(res, st) != CodeUnsupportedProtocolVersion || st.HTTPStatus != 400 {
+		t.Errorf("unsupported revision: %+v, want -32022 with 400", st)
+	}
+	if st := stepNamed(t, res, ConnNegotiation, StepMetaMissing); bodyErrorCode(res, st) != -32602 || st.HTTPStatus != 400 {
+		t.Errorf("request without _meta: %+v, want -32602 with 400", st)
+	}
+	// Every POST of the stateless conversation carries the revision in its header and in
+	// _meta, names its method, and no session.
+	n := 0
+	for _, r := range rec.requests() {
+		if r.method == "" || r.header.Get("Mcp-Method") == "" && r.header.Get(headerProtocolVersion) == "" {
+			continue // the rule probes' own requests
+		}
+		n++
+		version := r.header.Get(headerProtocolVersion)
+		if r.header.Get("Mcp-Method") != r.method || r.header.Get(headerSessionID) != "" {
+			t.Errorf("%s: Mcp-Method %q, Mcp-Session-Id %q", r.method, r.header.Get("Mcp-Method"), r.header.Get(headerSessionID))
+		}
+		var p struct {
+			Params struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(r.body, &p)
+		var metaVersion string
+		_ = json.Unmarshal(p.Params.Meta[MetaProtocolVersion], &metaVersion)
+		if metaVersion != "" && metaVersion != version {
+			t.Errorf("%s: MCP-Protocol-Version %q but _meta names %q", r.method, version, metaVersion)
+		}
+		if !strings.Contains(string(r.body), "clientCapabilities") && !strings.HasPrefix(r.method, "notifications/") &&
+			!bytes.Contains(r.body, []byte(`"params":{}`)) {
+			t.Errorf("%s carries no clientCapabilities: %s", r.method, r.body)
+		}
+	}
+	if n < len(wantMain)+2 {
+		t.Errorf("%d stateless POSTs seen, want at least %d", n, len(wantMain)+2)
+	}
+}
+
+// TestEraDetectionSendsInitializeWhenDiscoverGoesUnanswered: a session-era server that
+// ignores a method it does not know costs the era window, not a whole init timeout.
+func TestEraDetectionSendsInitializeWhenDiscoverGoesUnanswered(t *testing.T) {
+	srv, err := fixture.New(fixture.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	defer close(release)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"server/discover"`)) {
+			select { // the answer never comes, until the test ends
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	o := eraOptions()
+	o.InitTimeout = 2 * time.Second
+	res, took := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+	if init := stepNamed(t, res, ConnMain, StepInitialize); init.Outcome != OutcomeOK {
+		t.Fatalf("initialize: %s (%s)", init.Outcome, init.Err)
+	}
+	if disc := stepNamed(t, res, ConnMain, StepDiscover); disc.Outcome != OutcomeNoAnswer || disc.Err != errNotAwaited.Error() {
+		t.Errorf("server/discover: %s (%s), want it no longer awaited", disc.Outcome, disc.Err)
+	}
+	if res.Negotiated != LatestSessionRevision {
+		t.Errorf("negotiated %q", res.Negotiated)
+	}
+	if took > o.InitTimeout+3*time.Second {
+		t.Errorf("the probe took %s: the unanswered server/discover cost more than the era window", took)
+	}
+}
+
+func TestAnExplicitRevisionIsOfferedWithoutFallback(t *testing.T) {
+	ts, _ := eraFixture(t, fixture.Config{})
+	o := testOptions()
+	o.ProtocolVersion = Revision20260728
+	res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+	if !strings.Contains(res.Err, "server/discover failed") || res.Negotiated != "" {
+		t.Errorf("err %q negotiated %q: a session-era server asked for 2026-07-28 must fail it", res.Err, res.Negotiated)
+	}
+	if _, ok := res.FirstStep(StepInitialize); ok {
+		t.Error("initialize was sent although the revision was explicit")
+	}
+	if _, ok := res.FirstStep(StepDiscoverUnsupported); ok {
+		t.Error("the negotiation connection probed a revision the server had refused")
+	}
+	o.ProtocolVersion = Revision20250618
+	res, _ = runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+	if _, ok := res.FirstStep(StepDiscover); ok || res.Negotiated != Revision20250618 {
+		t.Errorf("negotiated %q; an explicit session revision must be offered in initialize alone", res.Negotiated)
+	}
+}
+
+func TestStatelessAnswerNeverKeysOnOneErrorCode(t *testing.T) {
+	code := func(c int64) *int64 { return &c }
+	tests := []struct {
+		name string
+		step Step
+		data string // error.data of the answering frame
+		want bool
+	}{
+		{"a DiscoverResult listing the revision", Step{Outcome: OutcomeOK, Result: json.RawMessage(`{"supportedVersions":["2026-07-28"]}`)}, "", true},
+		{"a DiscoverResult listing session revisions only", Step{Outcome: OutcomeOK, Result: json.RawMessage(`{"supportedVersions":["2025-11-25"]}`)}, "", false},
+		{"a result without supportedVersions", Step{Outcome: OutcomeOK, Result: json.RawMessage(`{}`)}, "", true},
+		{"-32020 header mismatch", Step{Outcome: OutcomeError, ErrorCode: code(-32020)}, "", true},
+		{"-32022 naming stateless revisions", Step{Outcome: OutcomeError, ErrorCode: code(-32022)}, `{"supported":["2027-01-01"]}`, true},
+		{"-32022 naming session revisions", Step{Outcome: OutcomeError, ErrorCode: code(-32022)}, `{"supported":["2025-11-25","2027-01-01"]}`, false},
+		{"-32601", Step{Outcome: OutcomeError, ErrorCode: code(-32601)}, "", false},
+		{"-32000 naming stateless revisions only", Step{Outcome: OutcomeError, ErrorCode: code(-32000)}, `{"supported":["2027-01-01"]}`, true},
+		{"-32602", Step{Outcome: OutcomeError, ErrorCode: code(-32602)}, "", false},
+		{"an HTTP error page", Step{Outcome: OutcomeTransport, HTTPStatus: 404}, "", false},
+		{"silence", Step{Outcome: OutcomeNoAnswer}, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTranscript()
+			s := &session{transcript: tr}
+			tt.step.Response = -1
+			if tt.data != "" {
+				tt.step.Response = tr.Append(Frame{Dir: In, Kind: KindMessage,
+					Raw: []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x","data":` + tt.data + `}}`)})
+			}
+			if got := statelessAnswer(s, tt.step, Revision20260728); got != tt.want {
+				t.Errorf("stateless = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWithMetaKeepsParamsAndMetaKeys(t *testing.T) {
+	o := Options{}.WithDefaults()
+	got := withMeta(json.RawMessage(`{"cursor":"c1","_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"x"}}`), requestMeta(Revision20260728, o))
+	var p struct {
+		Cursor string                     `json:"cursor"`
+		Meta   map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(got, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Cursor != "c1" || string(p.Meta["progressToken"]) != "7" || string(p.Meta[MetaProtocolVersion]) != `"x"` ||
+		string(p.Meta[MetaClientCapabilities]) != "{}" || p.Meta[MetaClientInfo] == nil {
+		t.Errorf("params %s", got)
+	}
+	if got := withMeta(nil, map[string]any{MetaProtocolVersion: "v"}); string(got) != `{"_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}` {
+		t.Errorf("no params: %s", got)
+	}
+}
+
+func TestAddressedName(t *testing.T) {
+	tests := []struct {
+		method, params, want string
+		ok                   bool
+	}{
+		{"tools/call", `{"name":"echo","arguments":{}}`, "echo", true},
+		{"prompts/get", `{"name":"greet"}`, "greet", true},
+		{"resources/read", `{"uri":"file:///a"}`, "file:///a", true},
+		{"tools/list", `{"name":"x"}`, "", false},
+		{"tools/call", `{"name":5}`, "", false},
+	}
+	for _, tt := range tests {
+		if got, ok := addressedName(tt.method, json.RawMessage(tt.params)); got != tt.want || ok != tt.ok {
+			t.Errorf("%s %s: %q %v, want %q %v", tt.method, tt.params, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestRunRevisionsProbesEachRevisionOnItsOwn(t *testing.T) {
+	dual, _ := eraFixture(t, fixture.Config{Stateless: true})
+	legacy, _ := eraFixture(t, fixture.Config{})
+	for _, tc := range []struct {
+		name    string
+		url     string
+		newest  string
+		refused []string
+	}{
+		{"a server of both eras accepts all", dual.URL, Revision20260728, nil},
+		{"a session-era server refuses 2026-07-28", legacy.URL, Revision20251125, []string{Revision20260728}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			results, err := RunRevisions(context.Background(), Target{URL: tc.url + "/mcp"}, testOptions(), Revisions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var refused []string
+			for i, res := range results {
+				if res.Requested != Revisions()[i] {
+					t.Errorf("result %d is of %s, want %s", i, res.Requested, Revisions()[i])
+				}
+				if !res.Accepted() {
+					refused = append(refused, res.Requested)
+				}
+			}
+			if strings.Join(refused, ",") != strings.Join(tc.refused, ",") {
+				t.Errorf("refused %v, want %v", refused, tc.refused)
+			}
+			if got := results[NewestAccepted(results)].Requested; got != tc.newest {
+				t.Errorf("newest accepted %s, want %s", got, tc.newest)
+			}
+		})
+	}
+	if _, err := RunRevisions(context.Background(), Target{URL: dual.URL}, testOptions(), []string{"1999-01-01"}); err == nil {
+		t.Error("an unknown revision was probed")
+	}
+}
+
+// bodyErrorCode is the error code that answered a step, read as era detection reads it (0
+// when there is none).
+func bodyErrorCode(res *Result, st Step) int64 {
+	tr := NewTranscript()
+	for _, f := range res.Frames {
+		tr.Append(f)
+	}
+	code, _ := errorCodeOf(&session{transcript: tr}, st)
+	return code
+}
+
+func TestRecordingKeepsTheDiscoverResult(t *testing.T) {
+	ts, _ := eraFixture(t, fixture.Config{StatelessOnly: true})
+	res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, eraOptions())
+	var buf bytes.Buffer
+	if err := WriteRecording(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRecording(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(back.Discover, res.Discover) || len(back.Discover) == 0 || back.Transport != res.Transport {
+		t.Errorf("discover %s / %s, transport %s / %s", back.Discover, res.Discover, back.Transport, res.Transport)
+	}
+}

@@ -1,0 +1,212 @@
+package probe
+
+import (
+	"context"
+	"net/url"
+	"sync"
+)
+
+// Connections of the rule probes. A rule the main session cannot judge without bending a
+// request gets a short-lived connection of its own, so that what one rule's probe does (a
+// deleted session, a malformed line that makes a server exit) never shows in the evidence of
+// another rule or of the main session.
+const (
+	ConnSession        = 3  // http.session: requests without, with an unknown and with a deleted session id
+	ConnProtocolHeader = 4  // http.protocol-version-header: an invalid MCP-Protocol-Version
+	ConnGetStream      = 5  // http.get-stream: GET of the endpoint
+	ConnOrigin         = 6  // http.origin: initialize from a foreign Origin
+	ConnDeleteSession  = 7  // http.delete-session: DELETE of the session
+	ConnParseError     = 8  // lifecycle.parse-error: malformed JSON, then ping
+	ConnInvalidRequest = 9  // lifecycle.invalid-request: a request without method
+	ConnUnknownTool    = 10 // tools.unknown-tool: tools/call of a name not in the list
+	ConnInvalidCursor  = 11 // tools.invalid-cursor: tools/list with a cursor never issued
+	ConnAuth           = 12 // auth.*: initialize without credentials, then metadata discovery
+)
+
+// Step names of the rule probes (checks find their evidence by connection and name).
+const (
+	StepRuleInitialize        = "rule-initialize"
+	StepRuleInitialized       = "rule-initialized"
+	StepSessionMissing        = "session-missing-id"
+	StepSessionUnknown        = "session-unknown-id"
+	StepSessionDelete         = "session-delete"
+	StepSessionDeleted        = "session-deleted-id"
+	StepProtocolHeaderInvalid = "protocol-header-invalid"
+	StepGetStream             = "get-stream"
+	StepForeignOrigin         = "foreign-origin"
+	StepDeleteSession         = "delete-session"
+	StepParseError            = "parse-error"
+	StepParseErrorPing        = "parse-error-ping"
+	StepInvalidRequest        = "invalid-request"
+	StepInvalidRequestPing    = "invalid-request-ping"
+	StepUnknownToolList       = "unknown-tool-list"
+	StepUnknownTool           = "unknown-tool"
+	StepInvalidCursor         = "invalid-cursor"
+	StepAuthInitialize        = "auth-initialize"
+	StepResourceMetadata      = "resource-metadata"
+)
+
+// What the rule probes send.
+const (
+	// ForeignOrigin is the Origin of the http.origin probe: a site no local server trusts.
+	ForeignOrigin = "https://mcpwatch-foreign-origin.invalid"
+	// MalformedJSON is the lifecycle.parse-error message: an object that no JSON parser
+	// reads (a bare word as a value), whole on one line so that a line-based reader can go on.
+	MalformedJSON = `{"jsonrpc": "2.0", "id": "mcpwatch-parse-error", "method": "ping", "params": mcpwatch}`
+	// MethodlessRequest is the lifecycle.invalid-request message: an id and params, no method.
+	MethodlessRequest = `{"jsonrpc":"2.0","id":"mcpwatch-invalid-request","params":{}}`
+	// Prefixes of the names the probe invents, followed by random hex.
+	UnknownToolPrefix    = "mcpwatch-no-such-tool-"
+	InvalidCursorPrefix  = "mcpwatch-invalid-cursor-"
+	UnknownSessionPrefix = "mcpwatch-unknown-session-"
+)
+
+// Deliberate reports whether the request of a step breaks a transport rule on purpose (no
+// session id, a foreign Origin, no credentials, bytes that are no valid message): its HTTP
+// status is the evidence of the rule the step probes, not a fault of the exchange.
+func Deliberate(step string) bool {
+	switch step {
+	case StepSessionMissing, StepSessionUnknown, StepSessionDeleted, StepProtocolHeaderInvalid,
+		StepForeignOrigin, StepParseError, StepInvalidRequest, StepAuthInitialize:
+		return true
+	}
+	return false
+}
+
+// ruleProbe is the probe of one rule (or a pair that shares its evidence).
+type ruleProbe struct {
+	conn int
+	// transports the probe runs on (nil: every one).
+	transports []string
+	// sessions: the probe needs initialize, so it runs only when the probe speaks a
+	// revision that has it.
+	sessions bool
+	// anonymous: the connection carries none of the user's credentials.
+	anonymous bool
+	run       func(ctx context.Context, c *ruleConn)
+}
+
+func ruleProbes() []ruleProbe {
+	httpOnly := []string{TransportHTTP}
+	return []ruleProbe{
+		{conn: ConnSession, transports: httpOnly, sessions: true, run: probeSession},
+		{conn: ConnProtocolHeader, transports: httpOnly, sessions: true, run: probeProtocolHeader},
+		{conn: ConnGetStream, transports: httpOnly, sessions: true, run: probeGetStream},
+		{conn: ConnOrigin, transports: httpOnly, sessions: true, run: probeOrigin},
+		{conn: ConnDeleteSession, transports: httpOnly, sessions: true, run: probeDeleteSession},
+		{conn: ConnParseError, sessions: true, run: probeParseError},
+		{conn: ConnInvalidRequest, sessions: true, run: probeInvalidRequest},
+		{conn: ConnUnknownTool, sessions: true, run: probeUnknownTool},
+		{conn: ConnInvalidCursor, sessions: true, run: probeInvalidCursor},
+		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
+	}
+}
+
+// appliesTo reports whether the probe runs against target t with options o.
+func (p ruleProbe) appliesTo(t Target, o Options) bool {
+	if p.sessions && Stateless(o.ProtocolVersion) && !o.detectEra {
+		return false
+	}
+	if p.transports == nil {
+		return true
+	}
+	for _, tr := range p.transports {
+		if tr == t.Kind() {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleOptions are the options of a rule probe's connection. A rule probe exchanges a few
+// small messages, so its share of the probe's bounds is smaller than the main session's:
+// a hostile server that floods every connection must not multiply what the probe holds.
+// The revision offered is one that has initialize: when the probe detects the era itself,
+// the rule probes judge the session-era rules of a server that speaks both.
+func ruleOptions(o Options) Options {
+	o.Limits.MaxFrames = max(100, o.Limits.MaxFrames/20)
+	o.Limits.MaxTotalBytes = max(1<<20, o.Limits.MaxTotalBytes/8)
+	o.Limits.MaxMessageBytes = int(min(int64(o.Limits.MaxMessageBytes), o.Limits.MaxTotalBytes))
+	if Stateless(o.ProtocolVersion) {
+		o.ProtocolVersion = LatestSessionRevision
+	}
+	return o
+}
+
+// anonymousTarget is t without any credential of the user: no headers, no user info.
+func anonymousTarget(t Target) Target {
+	t.Header = nil
+	if u, err := url.Parse(t.URL); err == nil && u.User != nil {
+		u.User = nil
+		t.URL = u.String()
+	}
+	return t
+}
+
+// ruleSet runs the rule probes beside the main session.
+type ruleSet struct {
+	wg    sync.WaitGroup
+	conns []*ruleConn
+}
+
+// startRules starts every rule probe that applies, each on its own connection. A probe of
+// the session era waits for the main connection's era decision (after starting a stdio
+// server, so that its start-up overlaps the main one's) and does not run against a server
+// found stateless.
+func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare) *ruleSet {
+	rs := &ruleSet{}
+	if o.skipRules {
+		return rs
+	}
+	ro := ruleOptions(o)
+	for _, p := range ruleProbes() {
+		if !p.appliesTo(t, o) {
+			continue
+		}
+		target := t
+		if p.anonymous {
+			target = anonymousTarget(t)
+		}
+		c := newRuleConn(p.conn, target, ro, tr, dial)
+		rs.conns = append(rs.conns, c)
+		rs.wg.Add(1)
+		go func() {
+			defer rs.wg.Done()
+			if t.Kind() == TransportHTTP {
+				// Like the negotiation connection: a URL the main connection found to be
+				// legacy HTTP+SSE is dialled as such, and the Streamable HTTP rules do
+				// not apply to it.
+				if d := era.wait(ctx); d.transport == TransportSSE {
+					// A malformed message's answer would come on the event stream, which
+					// the parse-error and invalid-request checks do not read: those two
+					// are left out rather than judged on the POST's 202.
+					if p.transports != nil || p.conn == ConnParseError || p.conn == ConnInvalidRequest {
+						return
+					}
+					c.dial = dialSSE
+				}
+			}
+			if err := c.open(ctx); err != nil {
+				return
+			}
+			defer c.close(ctx)
+			if p.sessions && era.wait(ctx).stateless {
+				return
+			}
+			p.run(ctx, c)
+		}()
+	}
+	return rs
+}
+
+// wait waits for every rule probe to end and returns their steps and processes.
+func (rs *ruleSet) wait() ([]Step, []ProcessInfo) {
+	rs.wg.Wait()
+	var steps []Step
+	var procs []ProcessInfo
+	for _, c := range rs.conns {
+		steps = append(steps, c.steps...)
+		procs = append(procs, c.wire.processInfo()...)
+	}
+	return steps, procs
+}

@@ -1,0 +1,256 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// fenceGrace is how long a rule probe still waits for the answer to a malformed message once
+// the server has answered the ping sent after it. A server that works through its input in
+// order has answered by then; one that answers concurrently gets this much slack.
+const fenceGrace = 50 * time.Millisecond
+
+// ruleConn is the connection of one rule probe: a session of its own (so that nothing the
+// probe bends shows in another rule's evidence) on a wire that can also find the answers to
+// messages the router cannot route.
+type ruleConn struct {
+	*session
+	watched *watchedWire
+	bent    *bentTransport // nil on stdio
+
+	version string          // the revision the connection speaks once initialize succeeded
+	init    json.RawMessage // the initialize result
+}
+
+func newRuleConn(conn int, t Target, o Options, tr *Transcript, dial dialFunc) *ruleConn {
+	s := newSession(conn, t, o, tr, dial)
+	return &ruleConn{session: s, watched: &watchedWire{connWire: s.wire}}
+}
+
+// open dials through the watched wire; an HTTP transport is wrapped so that requests can be
+// bent.
+func (c *ruleConn) open(ctx context.Context) error {
+	defer close(c.ready)
+	tr, err := c.dial(ctx, c.target, c.conn, c.watched, c.o)
+	if err != nil {
+		return err
+	}
+	if h, ok := tr.(*httpTransport); ok {
+		c.bent = &bentTransport{httpTransport: h}
+		tr = c.bent
+	}
+	c.setTransport(tr)
+	return nil
+}
+
+// handshake initializes the connection as the main session does (initialize, then
+// initialized) and reports whether the server accepted it.
+func (c *ruleConn) handshake(ctx context.Context) bool {
+	init := c.call(ctx, StepRuleInitialize, "initialize", initializeParams(c.o), c.o.InitTimeout, 0)
+	if init.Outcome != OutcomeOK {
+		return false
+	}
+	c.init = init.Result
+	var ir struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(init.Result, &ir)
+	c.version = c.o.ProtocolVersion
+	if KnownRevision(ir.ProtocolVersion) {
+		c.version = ir.ProtocolVersion
+	}
+	if va, ok := c.transport().(VersionAware); ok {
+		va.SetProtocolVersion(c.version)
+	}
+	c.notify(ctx, StepRuleInitialized, "notifications/initialized")
+	return true
+}
+
+// declares reports whether the initialize result declared a capability.
+func (c *ruleConn) declares(capability string) bool {
+	var ir struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	if json.Unmarshal(c.init, &ir) != nil {
+		return false
+	}
+	v, ok := ir.Capabilities[capability]
+	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+}
+
+// callBent is call with the headers of this request changed by edit (HTTP only).
+func (c *ruleConn) callBent(ctx context.Context, name, method string, params json.RawMessage, timeout time.Duration, edit func(http.Header)) Step {
+	c.nextID++
+	id := strconv.Itoa(c.nextID)
+	c.bent.bend(id, edit)
+	return c.callWithID(ctx, name, method, params, json.RawMessage(id), timeout, 0)
+}
+
+// fetchStep makes a request without a message (see httpTransport.fetch) and records it as a
+// step named name.
+func (c *ruleConn) fetchStep(ctx context.Context, name, method string, to exchangeTarget) Step {
+	res, err := c.bent.fetch(ctx, method, to)
+	return c.fetchedStep(name, method, res, err)
+}
+
+// deleteStep ends the connection's session with a DELETE, recorded as a step named name.
+func (c *ruleConn) deleteStep(ctx context.Context, name string) Step {
+	res, err := c.bent.endSession(ctx)
+	return c.fetchedStep(name, http.MethodDelete, res, err)
+}
+
+func (c *ruleConn) fetchedStep(name, method string, res fetched, err error) Step {
+	st := Step{Name: name, Method: method, Conn: c.conn, Request: res.out, Response: res.head, HTTPStatus: res.status}
+	switch {
+	case err != nil:
+		st.Outcome, st.Err = OutcomeTransport, err.Error()
+	case res.status >= 200 && res.status <= 299:
+		st.Outcome = OutcomeOK
+	default:
+		st.Outcome = OutcomeTransport
+	}
+	if out, ok := c.transcript.Frame(res.out); ok {
+		if head, ok := c.transcript.Frame(res.head); ok {
+			st.Latency = head.At - out.At
+		}
+	}
+	c.steps = append(c.steps, st)
+	return st
+}
+
+// rawCall sends raw, a message the router cannot route an answer to (no readable id, or no
+// method), and records what answered it as a step named name. id is its id when it has a
+// readable one. When fence names a step, a ping follows the message: once the server has
+// answered that ping it has read past the message, so the probe need not wait out the
+// request timeout for an answer that is not coming (and the ping shows whether the server
+// still answers at all).
+func (c *ruleConn) rawCall(ctx context.Context, name string, raw, id json.RawMessage, fence string) Step {
+	st := Step{Name: name, Conn: c.conn, ID: string(id), Request: -1, Response: -1}
+	x := c.watched.watch(raw, id)
+	defer c.watched.unwatch(x)
+
+	seq, err := c.transport().Send(ctx, raw)
+	st.Request = seq
+	if err != nil {
+		st.Outcome, st.Err = OutcomeTransport, err.Error()
+		c.steps = append(c.steps, st)
+		return st
+	}
+	sent, _ := c.transcript.Frame(seq)
+	a, ok := x.poll()
+	if !ok {
+		a, ok = c.bodyAnswer(sent)
+	}
+	var fenced chan Step
+	if fence != "" {
+		fenced = make(chan Step, 1)
+		go func() {
+			fenced <- c.callWithID(ctx, fence, "ping", nil, json.RawMessage(strconv.Quote(fence)), c.o.RequestTimeout, 0)
+		}()
+	}
+	if !ok {
+		a = c.awaitRaw(ctx, x, fenced)
+	}
+	if fenced != nil {
+		<-fenced // its step is recorded; c.steps is not touched concurrently below
+	}
+	if a.seq >= 0 {
+		st.Response = a.seq
+		st.Latency = a.frame.At - sent.At
+		if a.frame.HTTP != nil {
+			st.HTTPStatus = a.frame.HTTP.Status
+		}
+	}
+	switch {
+	case a.err == ErrTimeout:
+		st.Outcome, st.Err = OutcomeNoAnswer, a.err.Error()
+	case a.err != nil:
+		st.Outcome, st.Err = OutcomeTransport, a.err.Error()
+	default:
+		st.Outcome, st.Result, st.ErrorCodeRaw, st.ErrorCode = decodeAnswer(a.frame.Raw)
+	}
+	c.steps = append(c.steps, st)
+	return st
+}
+
+// bodyAnswer is how an HTTP exchange that is not an event stream ended, once Send returned
+// (its frames are all recorded then): with no message for the watch, the response head is
+// all the answer there is.
+func (c *ruleConn) bodyAnswer(sent Frame) (answer, bool) {
+	if sent.Exchange == 0 {
+		return answer{}, false
+	}
+	head := c.wire.head(sent.Exchange)
+	hf, ok := c.transcript.Frame(head)
+	if !ok || hf.HTTP == nil || (hf.HTTP.Status == http.StatusOK && isEventStream(hf.HTTP.ContentType)) {
+		return answer{}, false
+	}
+	return answer{seq: head, frame: hf, err: ErrUnanswered}, true
+}
+
+// awaitRaw waits for the watched answer, until the request timeout or, when a fence ping
+// runs, until shortly after the server answered it (or at once if it did not: the server
+// stopped answering). The fence's step is put back for the caller.
+func (c *ruleConn) awaitRaw(ctx context.Context, x *rawWatch, fenced chan Step) answer {
+	timeout := time.NewTimer(c.o.RequestTimeout)
+	defer timeout.Stop()
+	var grace <-chan time.Time
+	fence := fenced
+	for {
+		select {
+		case a := <-x.found:
+			return a
+		case st := <-fence:
+			fenced <- st
+			fence = nil
+			if st.Outcome != OutcomeOK && st.Outcome != OutcomeError {
+				return answer{seq: -1, err: ErrTimeout}
+			}
+			g := time.NewTimer(fenceGrace)
+			defer g.Stop()
+			grace = g.C
+		case <-grace:
+			return answer{seq: -1, err: ErrTimeout}
+		case <-timeout.C:
+			return answer{seq: -1, err: ErrTimeout}
+		case <-ctx.Done():
+			return answer{seq: -1, err: ErrTimeout}
+		}
+	}
+}
+
+// decodeAnswer reads the outcome of a response: a result, or an error with its code.
+func decodeAnswer(raw []byte) (Outcome, json.RawMessage, json.RawMessage, *int64) {
+	var m struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	if m.Error == nil || bytes.Equal(m.Error, []byte("null")) {
+		return OutcomeOK, m.Result, nil, nil
+	}
+	var e struct {
+		Code json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(m.Error, &e) != nil || e.Code == nil {
+		return OutcomeError, nil, nil, nil
+	}
+	if code, err := strconv.ParseInt(string(e.Code), 10, 64); err == nil {
+		return OutcomeError, nil, e.Code, &code
+	}
+	return OutcomeError, nil, e.Code, nil
+}
+
+// randomSuffix makes the names of things the probe invents (a tool, a cursor, a session)
+// unguessable, so that no server can happen to know them.
+func randomSuffix() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

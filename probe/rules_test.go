@@ -1,0 +1,366 @@
+package probe
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/fixture"
+)
+
+// ruleTestOptions keep the rule probes (the transport tests leave them out).
+func ruleTestOptions() Options {
+	o := testOptions()
+	o.skipRules = false
+	return o
+}
+
+// ruleStep finds a rule probe's step.
+func ruleStep(t *testing.T, res *Result, conn int, name string) Step {
+	t.Helper()
+	for _, s := range res.Steps {
+		if s.Conn == conn && s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no step %s on connection %d", name, conn)
+	return Step{}
+}
+
+func code(st Step) int64 {
+	if st.ErrorCode == nil {
+		return 0
+	}
+	return *st.ErrorCode
+}
+
+// recordingHandler passes requests to h and keeps what the rule tests look at.
+type recordingHandler struct {
+	h http.Handler
+
+	mu       sync.Mutex
+	requests []recordedRequest
+}
+
+type recordedRequest struct {
+	method, path string
+	header       http.Header
+	body         []byte
+}
+
+func (rh *recordingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rh.mu.Lock()
+	rh.requests = append(rh.requests, recordedRequest{r.Method, r.URL.Path, r.Header.Clone(), body})
+	rh.mu.Unlock()
+	r.Body = io.NopCloser(strings.NewReader(string(body)))
+	rh.h.ServeHTTP(w, r)
+}
+
+func (rh *recordingHandler) all() []recordedRequest {
+	rh.mu.Lock()
+	defer rh.mu.Unlock()
+	return append([]recordedRequest(nil), rh.requests...)
+}
+
+func fixtureServer(t *testing.T, f fixture.Fault) (*fixture.Server, *recordingHandler, string) {
+	t.Helper()
+	srv, err := fixture.New(fixture.Config{Fault: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rh := &recordingHandler{h: srv.Handler()}
+	ts := httptest.NewServer(rh)
+	t.Cleanup(ts.Close)
+	return srv, rh, ts.URL + "/mcp"
+}
+
+func TestRuleProbesOverHTTPAgainstAConformantServer(t *testing.T) {
+	srv, rh, url := fixtureServer(t, fixture.Conformant)
+	res, _ := runProbe(t, Target{URL: url}, ruleTestOptions())
+	defer logFramesOnFailure(t, res.Frames)
+	if res.Err != "" {
+		t.Fatalf("probe failed: %s", res.Err)
+	}
+	statuses := []struct {
+		conn   int
+		step   string
+		status int
+	}{
+		{ConnSession, StepSessionMissing, 400},
+		{ConnSession, StepSessionUnknown, 404},
+		{ConnSession, StepSessionDelete, 200},
+		{ConnSession, StepSessionDeleted, 404},
+		{ConnProtocolHeader, StepProtocolHeaderInvalid, 400},
+		{ConnGetStream, StepGetStream, 405},
+		{ConnOrigin, StepForeignOrigin, 403},
+		{ConnDeleteSession, StepDeleteSession, 200},
+		{ConnParseError, StepParseError, 400},
+		{ConnParseError, StepParseErrorPing, 200},
+		{ConnInvalidRequest, StepInvalidRequest, 400},
+		{ConnUnknownTool, StepUnknownTool, 200},
+		{ConnInvalidCursor, StepInvalidCursor, 200},
+		{ConnAuth, StepAuthInitialize, 200},
+	}
+	for _, w := range statuses {
+		if st := ruleStep(t, res, w.conn, w.step); st.HTTPStatus != w.status {
+			t.Errorf("%s: HTTP %d (%s %s), want %d", w.step, st.HTTPStatus, st.Outcome, st.Err, w.status)
+		}
+	}
+	for _, w := range []struct {
+		conn int
+		step string
+		code int64
+	}{
+		{ConnParseError, StepParseError, -32700},
+		{ConnInvalidRequest, StepInvalidRequest, -32600},
+		{ConnUnknownTool, StepUnknownTool, -32602},
+		{ConnInvalidCursor, StepInvalidCursor, -32602},
+	} {
+		if st := ruleStep(t, res, w.conn, w.step); st.Outcome != OutcomeError || code(st) != w.code {
+			t.Errorf("%s: %s code %d, want error %d", w.step, st.Outcome, code(st), w.code)
+		}
+	}
+	// Every session a rule probe opened was ended: a probe leaves nothing behind.
+	if n := srv.Sessions(); n != 0 {
+		t.Errorf("%d sessions left on the server", n)
+	}
+	// What was bent reached the server bent, and nothing else was.
+	sawForeign := 0
+	for _, req := range rh.all() {
+		if req.header.Get("Origin") != "" {
+			sawForeign++
+			if req.header.Get("Origin") != ForeignOrigin || !strings.Contains(string(req.body), `"initialize"`) {
+				t.Errorf("Origin %q on %s %s", req.header.Get("Origin"), req.method, req.body)
+			}
+		}
+	}
+	if sawForeign != 1 {
+		t.Errorf("%d requests with an Origin, want the one initialize", sawForeign)
+	}
+}
+
+// A rule probe never calls a tool the server lists: tools/call goes out once, with a name
+// the listing on its own connection showed to be absent.
+func TestUnknownToolProbeNeverCallsAListedTool(t *testing.T) {
+	_, rh, url := fixtureServer(t, fixture.Conformant)
+	res, _ := runProbe(t, Target{URL: url}, ruleTestOptions())
+	listed := map[string]bool{}
+	for _, st := range res.Steps {
+		if st.Name != StepToolsList || st.Outcome != OutcomeOK {
+			continue
+		}
+		var page struct {
+			Tools []struct{ Name string } `json:"tools"`
+		}
+		_ = json.Unmarshal(st.Result, &page)
+		for _, tool := range page.Tools {
+			listed[tool.Name] = true
+		}
+	}
+	if len(listed) == 0 {
+		t.Fatal("the fixture listed no tools: the test would prove nothing")
+	}
+	calls := 0
+	for _, req := range rh.all() {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(req.body, &m) != nil || m.Method != "tools/call" {
+			continue
+		}
+		calls++
+		if listed[m.Params.Name] || !strings.HasPrefix(m.Params.Name, UnknownToolPrefix) {
+			t.Errorf("tools/call of %q", m.Params.Name)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("%d tools/call requests, want 1", calls)
+	}
+}
+
+// The auth probe carries none of the user's credentials, and discovers the metadata at the
+// URL the 401 names; no frame holds the token.
+func TestAuthProbeGoesWithoutCredentials(t *testing.T) {
+	_, rh, url := fixtureServer(t, fixture.AuthRequired)
+	target := Target{URL: url, Header: http.Header{"Authorization": {"Bearer " + fixture.BearerToken}}}
+	res, _ := runProbe(t, target, ruleTestOptions())
+	if res.Err != "" {
+		t.Fatalf("probe failed: %s", res.Err)
+	}
+	init := ruleStep(t, res, ConnAuth, StepAuthInitialize)
+	if init.HTTPStatus != http.StatusUnauthorized {
+		t.Fatalf("initialize without credentials: HTTP %d", init.HTTPStatus)
+	}
+	meta := ruleStep(t, res, ConnAuth, StepResourceMetadata)
+	out, _ := frameAt(res, meta.Request)
+	if meta.HTTPStatus != 200 || out.HTTP == nil || !strings.HasSuffix(out.HTTP.URL, WellKnownResourceMetadata+"/mcp") {
+		t.Errorf("metadata: HTTP %d from %+v", meta.HTTPStatus, out.HTTP)
+	}
+	if head, _ := frameAt(res, meta.Response); head.Kind != KindHTTPResponse || !strings.Contains(string(head.Raw), "authorization_servers") {
+		t.Errorf("the metadata document is recorded as %s %q", head.Kind, head.Raw)
+	}
+	anonymous := 0
+	for _, req := range rh.all() {
+		if req.header.Get("Authorization") == "" {
+			anonymous++
+		}
+	}
+	// The anonymous initialize and the one metadata GET; every other request had the token.
+	if anonymous != 2 {
+		t.Errorf("%d requests without credentials, want 2", anonymous)
+	}
+	for _, f := range res.Frames {
+		raw, _ := json.Marshal(f)
+		if strings.Contains(string(raw)+string(f.Raw), fixture.BearerToken) {
+			t.Errorf("frame %d holds the token", f.Seq)
+		}
+	}
+}
+
+func TestRuleProbesOverStdioEachRunAProcessOfTheirOwn(t *testing.T) {
+	o := stdioTestOptions()
+	o.skipRules = false
+	res, _ := runProbe(t, stdioTestTarget(t, "fixture:"+string(fixture.Conformant)), o)
+	pids := map[int]bool{}
+	for _, p := range res.Processes {
+		if pids[p.PID] || !p.Exited {
+			t.Errorf("process %+v shared or left running", p)
+		}
+		pids[p.PID] = true
+	}
+	// Main, negotiation and the four robustness probes; the HTTP rules do not run on stdio.
+	if len(res.Processes) != 6 {
+		t.Errorf("%d processes, want 6", len(res.Processes))
+	}
+	for _, conn := range []int{ConnSession, ConnGetStream, ConnOrigin, ConnAuth} {
+		for _, s := range res.Steps {
+			if s.Conn == conn {
+				t.Errorf("step %s on connection %d: an HTTP rule probe ran on stdio", s.Name, conn)
+			}
+		}
+	}
+	if st := ruleStep(t, res, ConnParseError, StepParseError); code(st) != -32700 {
+		t.Errorf("parse error: %s code %d", st.Outcome, code(st))
+	}
+	if st := ruleStep(t, res, ConnParseError, StepParseErrorPing); st.Outcome != OutcomeOK {
+		t.Errorf("ping after the parse error: %s", st.Outcome)
+	}
+}
+
+// A server that exits on a line it cannot parse takes only the parse-error probe's process
+// with it; the probe records how, and does not wait out its timeouts.
+func TestParseErrorProbeSurvivesAServerThatExitsOnGarbage(t *testing.T) {
+	o := stdioTestOptions()
+	o.skipRules = false
+	start := time.Now()
+	res, _ := runProbe(t, stdioTestTarget(t, "garbage-exits"), o)
+	if took := time.Since(start); took > o.RequestTimeout {
+		t.Errorf("the probe took %v: it waited for an answer from a dead server", took)
+	}
+	st := ruleStep(t, res, ConnParseError, StepParseError)
+	if st.Outcome == OutcomeOK || st.Outcome == OutcomeError {
+		t.Errorf("parse error step: %s", st.Outcome)
+	}
+	if ping := ruleStep(t, res, ConnParseError, StepParseErrorPing); ping.Outcome == OutcomeOK {
+		t.Error("the ping after the garbage was answered by a dead server")
+	}
+	for _, p := range res.Processes {
+		switch {
+		case p.Conn == ConnParseError && (p.EndedBy != "exit" || p.ExitCode != 1):
+			t.Errorf("parse-error process: %+v", p)
+		case p.Conn == ConnMain && p.EndedBy != "stdin-eof":
+			t.Errorf("main process: %+v, want it undisturbed", p)
+		}
+	}
+	if init := ruleStep(t, res, ConnMain, StepInitialize); init.Outcome != OutcomeOK {
+		t.Errorf("main initialize: %s", init.Outcome)
+	}
+}
+
+// An explicitly stateless probe has no sessions: the session-era rule probes do not run.
+func TestSessionRuleProbesNeedSessions(t *testing.T) {
+	o := Options{ProtocolVersion: Revision20260728}.WithDefaults()
+	for _, p := range ruleProbes() {
+		if got := p.appliesTo(Target{URL: "http://127.0.0.1:1/mcp"}, o); got == p.sessions {
+			t.Errorf("connection %d: applies %v under %s", p.conn, got, o.ProtocolVersion)
+		}
+	}
+	o = Options{}.WithDefaults() // era detection: a server may speak both eras
+	for _, p := range ruleProbes() {
+		if !p.appliesTo(Target{URL: "http://127.0.0.1:1/mcp"}, o) {
+			t.Errorf("connection %d does not apply with era detection", p.conn)
+		}
+	}
+}
+
+func TestMetadataURLsFollowTheDiscoveryOrder(t *testing.T) {
+	cases := []struct {
+		name, endpoint, challenge string
+		want                      []string
+	}{
+		{"the named URL alone", "https://h/mcp", `Bearer resource_metadata="https://h/.well-known/oauth-protected-resource/mcp"`,
+			[]string{"https://h/.well-known/oauth-protected-resource/mcp"}},
+		{"the path's well-known URL, then the root's", "https://h:8443/api/mcp/", `Bearer realm="x"`,
+			[]string{"https://h:8443/.well-known/oauth-protected-resource/api/mcp", "https://h:8443/.well-known/oauth-protected-resource"}},
+		{"an endpoint at the root has one", "http://127.0.0.1:9/", "",
+			[]string{"http://127.0.0.1:9/.well-known/oauth-protected-resource"}},
+		{"a named URL that is not absolute is unusable", "https://h/mcp", `Bearer resource_metadata="/prm"`, nil},
+		{"nor is one of another scheme", "https://h/mcp", `Bearer resource_metadata="file:///etc/passwd"`, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var values []string
+			if tc.challenge != "" {
+				values = []string{tc.challenge}
+			}
+			got := MetadataURLs(tc.endpoint, ParseChallenges(values))
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseChallenges(t *testing.T) {
+	cases := []struct {
+		name   string
+		values []string
+		want   string // scheme{param=value,...} per challenge
+	}{
+		{"bearer with params", []string{`Bearer realm="mcp", resource_metadata="https://h/prm", scope="a b"`},
+			`Bearer{realm=mcp,resource_metadata=https://h/prm,scope=a b}`},
+		{"two challenges in one value", []string{`Basic realm="x", Bearer error="invalid_token", resource_metadata=https://h/prm`},
+			`Basic{realm=x} Bearer{error=invalid_token,resource_metadata=https://h/prm}`},
+		{"two header lines", []string{`Basic realm=x`, `Bearer resource_metadata="u"`}, `Basic{realm=x} Bearer{resource_metadata=u}`},
+		{"a token68", []string{`Negotiate abc123==, Bearer resource_metadata="u"`}, `Negotiate{} Bearer{resource_metadata=u}`},
+		{"escapes and case", []string{`BEARER Resource_Metadata="a\"b"`}, `BEARER{resource_metadata=a"b}`},
+		{"a bare scheme", []string{`Bearer`}, `Bearer{}`},
+		{"junk", []string{`=,, "unterminated`}, ``},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var parts []string
+			for _, c := range ParseChallenges(tc.values) {
+				var ps []string
+				for _, k := range []string{"error", "realm", "resource_metadata", "scope"} {
+					if v, ok := c.Params[k]; ok {
+						ps = append(ps, k+"="+v)
+					}
+				}
+				parts = append(parts, c.Scheme+"{"+strings.Join(ps, ",")+"}")
+			}
+			if got := strings.Join(parts, " "); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

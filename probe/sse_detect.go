@@ -1,0 +1,99 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"net/http"
+)
+
+// validURLTransport reports whether a URL target may name this transport.
+func validURLTransport(t string) bool {
+	switch t {
+	case "", TransportAuto, TransportHTTP, TransportSSE:
+		return true
+	}
+	return false
+}
+
+// refusedPOST reports whether an answer to a POSTed initialize is one the specification
+// tells clients to read as "try the legacy HTTP+SSE transport" (MCP-RULES G11: 400, 404 or
+// 405; earlier revisions say any 4xx, but those three are what servers send).
+func refusedPOST(st Step) bool {
+	switch st.HTTPStatus {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return true
+	}
+	return false
+}
+
+// fallBackToSSE is the back-compatibility rule of MCP-RULES G11: when the target's transport
+// is to be detected and its POSTed initialize was refused, GET the URL and, if it opens an
+// event stream that names an endpoint, go on over the legacy HTTP+SSE transport on the
+// same connection (the refused POST is kept as evidence, renamed StepTransportProbe). It
+// reports whether the connection now speaks HTTP+SSE; an error says that the server does
+// speak it, but named no endpoint the probe may use.
+func (s *session) fallBackToSSE(ctx context.Context, refused Step) (bool, error) {
+	if !s.target.detectsTransport() || s.kind != TransportHTTP || !refusedPOST(refused) {
+		return false, nil
+	}
+	old := s.transport()
+	// Nothing of the refused connection is worth keeping open (it holds no session).
+	if err := old.Close(ctx); err != nil {
+		s.o.Logger.Debug("closing the refused Streamable HTTP connection", "conn", s.conn, "err", err)
+	}
+	tr, err := openSSE(ctx, s.target, s.conn, s.wire, s.o, s.lastExchange())
+	if errors.Is(err, ErrNotEventStream) {
+		s.o.Logger.Debug("not a legacy HTTP+SSE endpoint either", "conn", s.conn, "err", err)
+		return false, nil
+	}
+	for i := range s.steps {
+		if s.steps[i].Request == refused.Request && s.steps[i].Name == refused.Name {
+			s.steps[i].Name = StepTransportProbe
+		}
+	}
+	s.kind = TransportSSE
+	if err != nil {
+		return false, err
+	}
+	s.setTransport(tr)
+	return true, nil
+}
+
+// lastExchange is the highest exchange number the connection has used so far.
+func (s *session) lastExchange() int {
+	n := 0
+	for _, f := range s.transcript.Frames() {
+		if f.Conn == s.conn && f.Exchange > n {
+			n = f.Exchange
+		}
+	}
+	return n
+}
+
+// initialize sends a connection's initialize with the revision of o (or finishes the one
+// era detection already sent, started) and, when the POST was refused and the target's
+// transport is to be detected, tries legacy HTTP+SSE and sends it again there.
+func (s *session) initialize(ctx context.Context, name string, o Options, started *Step) Step {
+	var st Step
+	if started != nil {
+		st = *started
+	} else {
+		st = s.call(ctx, name, "initialize", initializeParams(o), s.o.InitTimeout, 0)
+	}
+	if st.Outcome == OutcomeOK {
+		return st
+	}
+	switched, err := s.fallBackToSSE(ctx, st)
+	if err != nil {
+		// The server speaks legacy HTTP+SSE but named no usable endpoint: initialize could
+		// not even be sent.
+		st = Step{Name: name, Method: "initialize", Conn: s.conn, Request: -1, Response: -1,
+			Outcome: OutcomeTransport, Err: err.Error()}
+		s.steps = append(s.steps, st)
+		return st
+	}
+	if !switched {
+		return st
+	}
+	return s.call(ctx, name, "initialize", initializeParams(o), s.o.InitTimeout, 0)
+}

@@ -1,0 +1,105 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Stateless reports whether revision v belongs to the stateless era (2026-07-28 and later):
+// no initialize, no session, every request self-describing (MCP-RULES C').
+func Stateless(v string) bool { return v >= Revision20260728 }
+
+// KnownSessionRevision reports whether v is a published revision with initialize and
+// sessions (2024-11-05 to 2025-11-25): the only kind an initialize result may name.
+func KnownSessionRevision(v string) bool { return KnownRevision(v) && !Stateless(v) }
+
+// SessionRevisions lists the revisions with initialize and sessions, oldest first.
+func SessionRevisions() []string {
+	var out []string
+	for _, r := range Revisions() {
+		if !Stateless(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Accepted reports whether the server accepted the revision the probe offered: initialize
+// answered with that very revision, or (stateless) server/discover answered with a result
+// that lists it.
+func (r *Result) Accepted() bool {
+	return r.Requested != "" && r.Negotiated == r.Requested && (r.Initialize != nil || r.Discover != nil)
+}
+
+// stdioRevisionsAtOnce bounds the revisions RunRevisions probes at once over stdio.
+const stdioRevisionsAtOnce = 2
+
+// RunRevisions probes the target once per revision, all at once (over stdio at most
+// stdioRevisionsAtOnce at a time), each probe offering its revision as given (no era
+// detection, no fallback), and returns the results in the order of revs. Each probe has its own connections (and, for stdio, its own server processes), so
+// that what one revision does to a server never shows in another's evidence.
+func RunRevisions(ctx context.Context, t Target, o Options, revs []string) ([]*Result, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	for _, rev := range revs {
+		if !KnownRevision(rev) {
+			return nil, fmt.Errorf("probe: unknown revision %q", rev)
+		}
+	}
+	out := make([]*Result, len(revs))
+	errs := make([]error, len(revs))
+	// Every probe of a stdio server starts several server processes; all revisions at once
+	// would start dozens of them, which can starve a slow-starting server past its init
+	// timeout. An HTTP server costs nothing to start.
+	slots := make(chan struct{}, len(revs))
+	if t.Kind() == TransportStdio {
+		slots = make(chan struct{}, stdioRevisionsAtOnce)
+	}
+	var wg sync.WaitGroup
+	for i, rev := range revs {
+		ro := o
+		ro.ProtocolVersion = rev
+		wg.Go(func() {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				out[i], errs[i] = Run(ctx, t, ro) // ends at once, recording why
+				return
+			}
+			defer func() { <-slots }()
+			out[i], errs[i] = Run(ctx, t, ro)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// NewestAccepted picks, of results of RunRevisions, the probe of the newest revision the
+// server accepted; when it accepted none, the probe of the newest session revision (whose
+// failure to initialize says most about a server that speaks neither era).
+func NewestAccepted(results []*Result) int {
+	best := -1
+	for i, r := range results {
+		if r.Accepted() && (best < 0 || r.Requested > results[best].Requested) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	for i, r := range results {
+		if !Stateless(r.Requested) && (best < 0 || r.Requested > results[best].Requested) {
+			best = i
+		}
+	}
+	if best < 0 && len(results) > 0 {
+		best = len(results) - 1
+	}
+	return best
+}

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestUpdateAlertsRoundTripsStateMemoryAndHistory(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	const incident = "0f6d3c9e-8a47-4d2b-9d53-4c3f0e1b2a77"
+	_, err := s.UpdateAlerts(ctx, 7, func(snap AlertSnapshot) (AlertChanges, error) {
+		if len(snap.Memory) != 0 || len(snap.States) != 0 {
+			t.Errorf("fresh server has %+v", snap)
+		}
+		return AlertChanges{
+			Memory: map[string][]byte{"regions": []byte(`{"eu":{"downs":2}}`)},
+			States: []AlertState{{ServerID: 7, Kind: "down", Status: AlertFiring, Incident: incident, Since: at,
+				FiredAt: at, NotifiedAt: at, CondBad: true, Cycles: []time.Time{at.Add(-time.Hour)}, Details: []byte(`{"summary":"down"}`)}},
+			Events: []AlertEvent{{ServerID: 7, Server: "weather", Kind: "down", Incident: incident, Event: "fired", At: at,
+				Regions: []string{"eu"}, Summary: "down", Outbox: []OutboxItem{
+					{Channel: "ops", Payload: []byte(`{"n":1}`)}, {Channel: "bot", Target: "#x", Payload: []byte(`{"n":2}`)}}}},
+		}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got AlertSnapshot
+	if _, err := s.UpdateAlerts(ctx, 7, func(snap AlertSnapshot) (AlertChanges, error) {
+		got = snap
+		return AlertChanges{}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.States) != 1 || string(got.Memory["regions"]) != `{"eu": {"downs": 2}}` {
+		t.Fatalf("snapshot %+v, memory %s", got.States, got.Memory["regions"])
+	}
+	st := got.States[0]
+	if st.Status != AlertFiring || st.Incident != incident || !st.Since.Equal(at) || !st.NotifiedAt.Equal(at) ||
+		!st.ResolvedAt.IsZero() || !st.CondBad || len(st.Cycles) != 1 || !st.Cycles[0].Equal(at.Add(-time.Hour)) {
+		t.Errorf("state %+v", st)
+	}
+
+	claimed, err := s.ClaimNotifications(ctx, "w", 10, time.Minute)
+	if err != nil || len(claimed) != 2 || claimed[1].Target != "#x" || claimed[0].Attempts != 1 {
+		t.Fatalf("claimed %+v, %v", claimed, err)
+	}
+	if err := s.NotificationSent(ctx, claimed[0], "C1 123.4"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.NotificationSent(ctx, claimed[0], ""); !errors.Is(err, ErrLeaseLost) {
+		t.Errorf("settling twice: %v, want ErrLeaseLost", err)
+	}
+	if err := s.NotificationFailed(ctx, claimed[1], time.Now().Add(-time.Second), "HTTP status 500", false); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.ClaimNotifications(ctx, "w", 10, time.Minute)
+	if err != nil || len(again) != 1 || again[0].ID != claimed[1].ID || again[0].Attempts != 2 || again[0].Seq != claimed[1].Seq+1 {
+		t.Fatalf("reclaimed %+v, %v", again, err)
+	}
+
+	history, err := s.AlertHistory(ctx, AlertHistoryQuery{})
+	if err != nil || len(history) != 1 || history[0].Sent != 1 || history[0].Pending != 1 || history[0].Summary != "down" {
+		t.Fatalf("history %+v, %v", history, err)
+	}
+	// History with a pending notification, or of an open incident, is kept.
+	if n, err := s.DeleteAlertHistoryBefore(ctx, at.Add(time.Hour)); err != nil || n != 0 {
+		t.Errorf("deleted %d, %v; want none", n, err)
+	}
+	if err := s.NotificationSent(ctx, again[0], ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateAlerts(ctx, 7, func(snap AlertSnapshot) (AlertChanges, error) {
+		st := snap.States[0]
+		st.Status = AlertOK
+		return AlertChanges{States: []AlertState{st}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.DeleteAlertHistoryBefore(ctx, at.Add(time.Hour)); err != nil || n != 1 {
+		t.Errorf("deleted %d, %v; want the closed incident's transition", n, err)
+	}
+	var left int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM alert_outbox`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d notifications left, %v", left, err)
+	}
+}

@@ -1,0 +1,408 @@
+package store
+
+// The status*.go files answer "how is every server doing": the queries behind the JSON API and
+// badges (internal/apiserver) and the dashboard (web/), which should use ServerStatuses for the
+// status page, ServerStatus for one server's summary and ServerDetail for a server's page, so
+// that every figure is computed one way. Server values returned here are whole rows: a stdio
+// server's command, args and literal env values may hold secrets, so show a reader only what
+// PublicURL and the header names say.
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Server states shown to readers.
+const (
+	StateUp       = "up"       // every region's latest run is up
+	StateDegraded = "degraded" // the server answers but fails checks, or some region sees it down
+	StateDown     = "down"     // every region's latest run is down
+	StateUnknown  = "unknown"  // no run yet
+	StatePaused   = "paused"   // disabled: not probed
+)
+
+// Window is an uptime window: the current UTC hour and the Hours-1 whole hours before it.
+// Aligning windows on hours lets them be summed from hourly rollups exactly.
+type Window struct {
+	Name  string
+	Hours int
+}
+
+// Start is the first hour of the window for a reading at now.
+func (w Window) Start(now time.Time) time.Time {
+	return now.UTC().Truncate(time.Hour).Add(-time.Duration(w.Hours-1) * time.Hour)
+}
+
+// StatusWindows lists the windows every status carries, shortest first. The first one (24h)
+// is also the window of the latency percentiles.
+func StatusWindows() []Window {
+	return []Window{{"24h", 24}, {"7d", 7 * 24}, {"30d", 30 * 24}, {"90d", 90 * 24}}
+}
+
+// LookupWindow finds a window by name ("30d").
+func LookupWindow(name string) (Window, bool) {
+	for _, w := range StatusWindows() {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return Window{}, false
+}
+
+// StatusDays is how many daily uptime figures a status carries (today included).
+const StatusDays = 90
+
+// statusLookback bounds the search for a server's latest runs: a region with no run for this
+// long is not counted in the server's state (a worker region that went away).
+const statusLookback = 2 * day
+
+// WindowStats are the runs of one window. The 24h window carries the latency histogram and
+// extremes; longer ones carry counts and the latency sum (for the mean) only.
+type WindowStats struct {
+	Window
+	Stats
+}
+
+// DayUptime is one UTC day: its runs and those that reached the server (up or degraded).
+type DayUptime struct {
+	Day  time.Time
+	Runs int64
+	OK   int64
+}
+
+// Uptime is OK/Runs, 0 when there were no runs.
+func (d DayUptime) Uptime() float64 {
+	if d.Runs == 0 {
+		return 0
+	}
+	return float64(d.OK) / float64(d.Runs)
+}
+
+// RegionStatus is a server seen from one region: its latest run there.
+type RegionStatus struct {
+	Region string
+	State  string
+	Latest RunRecord
+}
+
+// Conformance is the verdict of the checks in one run.
+type Conformance struct {
+	RunID                        RunID
+	At                           time.Time
+	Pass, Fail, Warn, Skip, Info int
+	// Failing and Warning list the check ids that failed and warned, in report order.
+	Failing, Warning []string
+}
+
+// Score is the percentage of judged checks that passed: a warning counts half, skip and info
+// do not count (a tools-only server can reach 100). It is 100 when nothing was judged.
+func (c Conformance) Score() float64 {
+	judged := c.Pass + c.Fail + c.Warn
+	if judged == 0 {
+		return 100
+	}
+	return 100 * (float64(c.Pass) + float64(c.Warn)/2) / float64(judged)
+}
+
+// ServerStatus is one server now: its state, latest runs, uptime windows, daily uptime and the
+// conformance of its latest run.
+type ServerStatus struct {
+	Server Server
+	State  string
+	// Latest is the newest run over all regions (nil before the first).
+	Latest *RunRecord
+	// Regions holds the latest run of each region that ran the server within two days, by
+	// region name.
+	Regions []RegionStatus
+	// Windows follow StatusWindows, with every region counted.
+	Windows []WindowStats
+	// Days are the StatusDays UTC days ending today, oldest first, every region counted.
+	Days []DayUptime
+	// Conformance is that of Latest (nil when it has no findings).
+	Conformance *Conformance
+	// AsOf is the instant the status describes.
+	AsOf time.Time
+}
+
+// Window returns the stats of the named window.
+func (st *ServerStatus) Window(name string) (WindowStats, bool) {
+	for _, w := range st.Windows {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return WindowStats{}, false
+}
+
+// stateOf folds the latest outcome of each region into one state.
+func stateOf(enabled bool, regions []RegionStatus) string {
+	if !enabled {
+		return StatePaused
+	}
+	if len(regions) == 0 {
+		return StateUnknown
+	}
+	up, down := 0, 0
+	for _, r := range regions {
+		switch r.Latest.Outcome {
+		case OutcomeUp:
+			up++
+		case OutcomeDown:
+			down++
+		}
+	}
+	switch {
+	case up == len(regions):
+		return StateUp
+	case down == len(regions):
+		return StateDown
+	}
+	return StateDegraded
+}
+
+// ServerStatuses returns the status of every server, by name.
+func (s *Store) ServerStatuses(ctx context.Context, now time.Time) ([]ServerStatus, error) {
+	servers, err := s.Servers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.statuses(ctx, servers, 0, now)
+}
+
+// ServerStatus returns the status of one server.
+func (s *Store) ServerStatus(ctx context.Context, id int64, now time.Time) (ServerStatus, error) {
+	v, err := s.Server(ctx, id)
+	if err != nil {
+		return ServerStatus{}, err
+	}
+	out, err := s.statuses(ctx, []Server{v}, id, now)
+	if err != nil {
+		return ServerStatus{}, err
+	}
+	return out[0], nil
+}
+
+// statuses assembles the statuses of servers; only is their id when there is one, 0 for all.
+func (s *Store) statuses(ctx context.Context, servers []Server, only int64, now time.Time) ([]ServerStatus, error) {
+	now = now.UTC()
+	latest, err := s.latestRuns(ctx, only, now)
+	if err != nil {
+		return nil, err
+	}
+	windows, err := s.windowSums(ctx, only, now)
+	if err != nil {
+		return nil, err
+	}
+	var newest []RunRecord
+	for _, v := range servers {
+		if l := latest[v.ID]; len(l) > 0 {
+			newest = append(newest, newestOf(l))
+		}
+	}
+	conf, err := s.conformanceOf(ctx, newest)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ServerStatus, len(servers))
+	for i, v := range servers {
+		st := ServerStatus{Server: v, AsOf: now}
+		for _, r := range latest[v.ID] {
+			st.Regions = append(st.Regions, RegionStatus{Region: r.Region, State: r.Outcome, Latest: r})
+		}
+		if len(st.Regions) > 0 {
+			n := newestOf(latest[v.ID])
+			st.Latest = &n
+			if c, ok := conf[n.ID]; ok {
+				st.Conformance = &c
+			}
+		}
+		st.State = stateOf(v.Enabled, st.Regions)
+		st.Windows, st.Days = windows.server(v.ID, now)
+		out[i] = st
+	}
+	return out, nil
+}
+
+func newestOf(runs []RunRecord) RunRecord {
+	n := runs[0]
+	for _, r := range runs[1:] {
+		if r.Start.After(n.Start) {
+			n = r
+		}
+	}
+	return n
+}
+
+// latestRuns returns the latest run of each (server, region) within statusLookback, by
+// server; a server with none there gets its latest run of any age (within retention).
+func (s *Store) latestRuns(ctx context.Context, only int64, now time.Time) (map[int64][]RunRecord, error) {
+	var filter *int64
+	if only != 0 {
+		filter = &only
+	}
+	// The lateral subquery walks runs_server_started of the partitions the time bound leaves,
+	// newest first, and stops at the first row of the region.
+	rows, err := s.pool.Query(ctx, `SELECT `+runColumns+` FROM servers v CROSS JOIN regions g
+		CROSS JOIN LATERAL (SELECT * FROM runs r WHERE r.server_id = v.id AND r.region = g.name
+			AND r.started_at >= $1 ORDER BY r.started_at DESC LIMIT 1) r
+		WHERE ($2::bigint IS NULL OR v.id = $2)
+		ORDER BY r.server_id, r.region`, now.Add(-statusLookback), filter)
+	if err != nil {
+		return nil, fmt.Errorf("store: latest runs: %w", err)
+	}
+	out := map[int64][]RunRecord{}
+	if err := forEachRun(rows, func(r RunRecord) { out[r.ServerID] = append(out[r.ServerID], r) }); err != nil {
+		return nil, fmt.Errorf("store: latest runs: %w", err)
+	}
+	// Servers quiet for longer (paused, or probed rarely): their one latest run.
+	rows, err = s.pool.Query(ctx, `SELECT `+runColumns+` FROM servers v
+		CROSS JOIN LATERAL (SELECT * FROM runs r WHERE r.server_id = v.id
+			ORDER BY r.started_at DESC LIMIT 1) r
+		WHERE ($1::bigint IS NULL OR v.id = $1) AND v.id <> ALL($2::bigint[])`, filter, keysOf(out))
+	if err != nil {
+		return nil, fmt.Errorf("store: latest runs: %w", err)
+	}
+	if err := forEachRun(rows, func(r RunRecord) { out[r.ServerID] = append(out[r.ServerID], r) }); err != nil {
+		return nil, fmt.Errorf("store: latest runs: %w", err)
+	}
+	return out, nil
+}
+
+func keysOf[V any](m map[int64]V) []int64 {
+	out := make([]int64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// forEachRun scans rows of runColumns.
+func forEachRun(rows pgx.Rows, fn func(RunRecord)) error {
+	defer rows.Close()
+	for rows.Next() {
+		var r RunRecord
+		if err := scanRun(rows, &r); err != nil {
+			return err
+		}
+		fn(r)
+	}
+	return rows.Err()
+}
+
+// conformanceOf reads the findings of runs and counts them per run.
+func (s *Store) conformanceOf(ctx context.Context, runs []RunRecord) (map[RunID]Conformance, error) {
+	out := make(map[RunID]Conformance, len(runs))
+	if len(runs) == 0 {
+		return out, nil
+	}
+	ids := make([]RunID, len(runs))
+	starts := make([]time.Time, len(runs))
+	oldest := runs[0].Start
+	for i, r := range runs {
+		ids[i], starts[i] = r.ID, r.Start
+		if r.Start.Before(oldest) {
+			oldest = r.Start
+		}
+	}
+	// The bound on started_at lets Postgres skip the partitions no run is in. Only the ids of
+	// failing and warning checks travel: a run has some 25 findings, most of them passes.
+	rows, err := s.pool.Query(ctx, `SELECT f.run_id, f.started_at,
+			cardinality(array_positions(f.statuses, 'pass')), cardinality(array_positions(f.statuses, 'fail')),
+			cardinality(array_positions(f.statuses, 'warn')), cardinality(array_positions(f.statuses, 'skip')),
+			cardinality(array_positions(f.statuses, 'info')),
+			ARRAY(SELECT c FROM unnest(f.check_ids, f.statuses) WITH ORDINALITY AS x(c, st, i) WHERE st = 'fail' ORDER BY i),
+			ARRAY(SELECT c FROM unnest(f.check_ids, f.statuses) WITH ORDINALITY AS x(c, st, i) WHERE st = 'warn' ORDER BY i)
+		FROM run_finding_sets f
+		JOIN unnest($1::uuid[], $2::timestamptz[]) AS u(id, at) ON f.run_id = u.id AND f.started_at = u.at
+		WHERE f.started_at >= $3`, ids, starts, oldest)
+	if err != nil {
+		return nil, fmt.Errorf("store: conformance: %w", err)
+	}
+	var c Conformance
+	if _, err := pgx.ForEachRow(rows, []any{&c.RunID, &c.At, &c.Pass, &c.Fail, &c.Warn, &c.Skip, &c.Info, &c.Failing, &c.Warning}, func() error {
+		c.At = c.At.UTC()
+		if len(c.Failing) == 0 {
+			c.Failing = nil
+		}
+		if len(c.Warning) == 0 {
+			c.Warning = nil
+		}
+		out[c.RunID] = c
+		c = Conformance{}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("store: conformance: %w", err)
+	}
+	return out, nil
+}
+
+// PublicURL is a server URL fit to show anyone: a password in it and the values of query
+// parameters that look like credentials are replaced by "REDACTED". A stdio server has none.
+func (v Server) PublicURL() string {
+	if v.URL == "" {
+		return ""
+	}
+	u, err := url.Parse(v.URL)
+	if err != nil {
+		return ""
+	}
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+		if _, has := v.urlPassword(); has {
+			u.User = url.UserPassword(u.User.Username(), "REDACTED")
+		}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			if secretParam(k) {
+				q[k] = []string{"REDACTED"}
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// URLSecrets returns the credentials in the server's URL (a password, the values of query
+// parameters that look like credentials), for redaction wherever the URL might appear.
+func (v Server) URLSecrets() []string {
+	u, err := url.Parse(v.URL)
+	if err != nil || v.URL == "" {
+		return nil
+	}
+	var out []string
+	if p, ok := v.urlPassword(); ok {
+		out = append(out, p)
+	}
+	for k, vals := range u.Query() {
+		if secretParam(k) {
+			out = append(out, vals...)
+		}
+	}
+	return out
+}
+
+func (v Server) urlPassword() (string, bool) {
+	u, err := url.Parse(v.URL)
+	if err != nil || u.User == nil {
+		return "", false
+	}
+	return u.User.Password()
+}
+
+// secretParam says whether a query parameter name looks like it carries a credential.
+func secretParam(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"token", "key", "secret", "password", "passwd", "auth", "signature", "sig", "credential", "session"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,499 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Uptime windows are summed in two parts. Table status_windows (migration 0005) holds, per
+// (server, region), the sums of the hours [window start, A-1h) for the hour A it was refreshed
+// for; a reading at hour H adds the hours [A-1h, H] from the hourly rollups and takes away
+// the hours that left the windows since A. The hour before A is read live because runs that
+// started in it are still being written when A begins. Readings more than maxStatusLag after
+// A are summed from the rollups directly.
+//
+// Everything here is additive except the 24h latency extremes: while the sums lag the hour
+// (the refresher has not run yet this hour), a minimum or maximum of an hour that left the
+// 24h window may still show. Counts, sums and histograms are exact at any lag.
+
+// maxStatusLag is how many hours old the sums of status_windows may be and still be used.
+const maxStatusLag = 3
+
+// statusRefreshLockClass keys the advisory lock that serialises refreshes of status_windows.
+const statusRefreshLockClass = 0x6d63_7079
+
+// windowAcc accumulates the figures of one (server, region).
+type windowAcc struct {
+	windows []Stats
+	// days are the StatusDays days ending with the day of the reading, oldest first.
+	days [StatusDays]DayUptime
+}
+
+func newWindowAcc(n int) *windowAcc {
+	return &windowAcc{windows: make([]Stats, n)}
+}
+
+// addDay counts runs of day d (a dayOf number) read on day today; days outside the status's
+// days are left out.
+func (a *windowAcc) addDay(today, d, runs, ok int64) {
+	i := d - (today - StatusDays + 1)
+	if i < 0 || i >= StatusDays {
+		return
+	}
+	a.days[i].Runs += runs
+	a.days[i].OK += ok
+}
+
+type accKey struct {
+	server int64
+	region string
+}
+
+// windowSet holds the accumulated figures of many servers read on day today.
+type windowSet struct {
+	today int64
+	// buf is reused to decode the figures of one row after the other.
+	buf   []int64
+	byKey map[accKey]*windowAcc
+	// regions lists the regions seen per server.
+	regions map[int64][]string
+}
+
+func (ws *windowSet) acc(server int64, region string) *windowAcc {
+	k := accKey{server, region}
+	a := ws.byKey[k]
+	if a == nil {
+		a = newWindowAcc(len(StatusWindows()))
+		ws.byKey[k] = a
+		ws.regions[server] = append(ws.regions[server], region)
+	}
+	return a
+}
+
+// server returns a server's windows and days with its regions summed.
+func (ws *windowSet) server(id int64, now time.Time) ([]WindowStats, []DayUptime) {
+	sum := newWindowAcc(len(StatusWindows()))
+	for _, region := range ws.regions[id] {
+		a := ws.byKey[accKey{id, region}]
+		for i := range sum.windows {
+			sum.windows[i].merge(a.windows[i])
+		}
+		for i, du := range a.days {
+			sum.days[i].Runs += du.Runs
+			sum.days[i].OK += du.OK
+		}
+	}
+	return sum.result(now)
+}
+
+// result lays the accumulated figures out as a status carries them.
+func (a *windowAcc) result(now time.Time) ([]WindowStats, []DayUptime) {
+	ws := StatusWindows()
+	out := make([]WindowStats, len(ws))
+	for i, w := range ws {
+		out[i] = WindowStats{Window: w, Stats: a.windows[i]}
+		if i > 0 || out[i].Up+out[i].Degraded == 0 {
+			out[i].Latency, out[i].LatencyMin, out[i].LatencyMax = nil, 0, 0
+		}
+	}
+	today := dayOf(now)
+	days := make([]DayUptime, StatusDays)
+	for i := range days {
+		days[i] = a.days[i]
+		days[i].Day = dayStart(today - int64(StatusDays-1-i))
+	}
+	return out, days
+}
+
+// merge adds the runs of o to st.
+func (st *Stats) merge(o Stats) {
+	if o.Up+o.Degraded > 0 {
+		if st.Up+st.Degraded == 0 || o.LatencyMin < st.LatencyMin {
+			st.LatencyMin = o.LatencyMin
+		}
+		st.LatencyMax = max(st.LatencyMax, o.LatencyMax)
+	}
+	st.Runs += o.Runs
+	st.Up += o.Up
+	st.Degraded += o.Degraded
+	st.Down += o.Down
+	st.LatencySum += o.LatencySum
+	if len(o.Latency) > 0 {
+		if st.Latency == nil {
+			st.Latency = make(Histogram, HistogramBuckets)
+		}
+		for i := range min(len(o.Latency), len(st.Latency)) {
+			st.Latency[i] += o.Latency[i]
+		}
+	}
+}
+
+// subtract takes the runs of o (an hour that left the window) away from st; extremes stay.
+func (st *Stats) subtract(o Stats) {
+	st.Runs -= o.Runs
+	st.Up -= o.Up
+	st.Degraded -= o.Degraded
+	st.Down -= o.Down
+	st.LatencySum -= o.LatencySum
+	if st.Latency != nil {
+		for i := range min(len(o.Latency), len(st.Latency)) {
+			st.Latency[i] -= o.Latency[i]
+		}
+	}
+}
+
+// windowSumsSQL sums the hourly rollups of [$1, $6) per (server, region): per window (starts
+// $2..$5, 24h first) the counts and latency sum, the 24h latency extremes and histogram, and
+// the daily counts. With one, $7 is the one server to sum (a condition of its own, so that
+// Postgres reads that server's rows by the primary key rather than every server's). One pass:
+// grouped by day first, then the days are summed, so the daily figures come from the same scan.
+func windowSumsSQL(one bool) string {
+	n := len(StatusWindows())
+	var inner, outer strings.Builder
+	for i := range n {
+		cond := fmt.Sprintf("FILTER (WHERE hour >= $%d)", i+2)
+		fmt.Fprintf(&inner, "sum(runs) %[1]s AS r%[2]d, sum(up) %[1]s AS u%[2]d, sum(degraded) %[1]s AS g%[2]d, sum(down) %[1]s AS d%[2]d, sum(latency_sum_us) %[1]s AS l%[2]d,\n", cond, i)
+	}
+	fmt.Fprintf(&inner, "min(latency_min_us) FILTER (WHERE hour >= $2) AS lo, max(latency_max_us) FILTER (WHERE hour >= $2) AS hi")
+	for b := 1; b <= HistogramBuckets; b++ {
+		fmt.Fprintf(&inner, ",\nsum(latency_hist[%d]) FILTER (WHERE hour >= $2) AS h%d", b, b)
+	}
+	array := func(prefix string, count int, from int) string {
+		parts := make([]string, count)
+		for i := range count {
+			parts[i] = fmt.Sprintf("coalesce(sum(%s%d), 0)", prefix, i+from)
+		}
+		return "ARRAY[" + strings.Join(parts, ", ") + "]::bigint[]"
+	}
+	for _, p := range []string{"r", "u", "g", "d", "l"} {
+		outer.WriteString(array(p, n, 0) + ",\n")
+	}
+	outer.WriteString("min(lo), max(hi), " + array("h", HistogramBuckets, 1) + ",\n")
+	outer.WriteString("array_agg((extract(epoch FROM day) / 86400)::integer ORDER BY day), array_agg(day_runs ORDER BY day)::bigint[], array_agg(day_ok ORDER BY day)::bigint[]")
+	cond := ""
+	if one {
+		cond = "AND server_id = $7"
+	}
+	return `WITH per_day AS (
+		SELECT server_id, region, date_trunc('day', hour, 'UTC') AS day,
+			sum(runs) AS day_runs, sum(up + degraded) AS day_ok,
+			` + inner.String() + `
+		FROM rollups
+		WHERE hour >= $1 AND hour < $6 ` + cond + `
+		GROUP BY server_id, region, day
+	)
+	SELECT server_id, region,
+		` + outer.String() + `
+	FROM per_day GROUP BY server_id, region`
+}
+
+// windowSumsArgs are the parameters of windowSumsSQL for windows read at hour h, summing the
+// hours before upper, of server only (0: all).
+func windowSumsArgs(h, upper time.Time, only int64) []any {
+	ws := StatusWindows()
+	args := []any{ws[len(ws)-1].Start(h)}
+	for _, w := range ws {
+		args = append(args, w.Start(h))
+	}
+	args = append(args, upper)
+	if only != 0 {
+		args = append(args, only)
+	}
+	return args
+}
+
+// windowFigures turns the columns of windowSumsSQL into one array, as column figures of table
+// status_windows holds them, so that a row costs one array to decode rather than ten: the
+// per-window runs, up, degraded, down and latency sums, then the 24h latency minimum and
+// maximum (-1: none), its histogram, and the days, their runs and their ok runs.
+const windowFigures = `server_id, region, array_send(runs || up || degraded || down || latency_sum_us
+	|| ARRAY[coalesce(latency_min_us, -1), coalesce(latency_max_us, -1)] || latency_hist
+	|| days::bigint[] || day_runs || day_ok)`
+
+// windowColumns names the columns of windowSumsSQL, for reading it through windowFigures.
+const windowColumns = `(server_id, region, runs, up, degraded, down, latency_sum_us, latency_min_us, latency_max_us,
+	latency_hist, days, day_runs, day_ok)`
+
+// scanWindowRow reads one row of windowFigures into ws.
+func scanWindowRow(row pgx.Row, ws *windowSet) error {
+	var server int64
+	var region string
+	var raw []byte
+	if err := row.Scan(&server, &region, &raw); err != nil {
+		return err
+	}
+	f, err := decodeInt8Array(raw, ws.buf[:0])
+	if err != nil {
+		return fmt.Errorf("status sums of server %d in %q: %w", server, region, err)
+	}
+	ws.buf = f
+	n := len(StatusWindows())
+	head := 5*n + 2 + HistogramBuckets
+	if len(f) < head || (len(f)-head)%3 != 0 {
+		return fmt.Errorf("status sums of server %d in %q: %d figures", server, region, len(f))
+	}
+	a := ws.acc(server, region)
+	lo, hi := f[5*n], f[5*n+1]
+	for i := range a.windows {
+		st := Stats{Runs: f[i], Up: f[n+i], Degraded: f[2*n+i], Down: f[3*n+i], LatencySum: time.Duration(f[4*n+i]) * time.Microsecond}
+		if i == 0 && lo >= 0 && hi >= 0 {
+			st.LatencyMin, st.LatencyMax = time.Duration(lo)*time.Microsecond, time.Duration(hi)*time.Microsecond
+			st.Latency = Histogram(f[5*n+2 : head : head])
+		}
+		a.windows[i].merge(st)
+	}
+	k := (len(f) - head) / 3
+	days, runs, ok := f[head:head+k], f[head+k:head+2*k], f[head+2*k:]
+	for i, d := range days {
+		a.addDay(ws.today, d, runs[i], ok[i])
+	}
+	return nil
+}
+
+// RefreshStatusWindows recomputes table status_windows for the hour of now, unless it holds
+// that hour (or a later one) already, and reports whether it did. The API calls it when an
+// hour begins; any number of processes may, one computes while the others wait and then find
+// the work done.
+func (s *Store) RefreshStatusWindows(ctx context.Context, now time.Time) (bool, error) {
+	a := now.UTC().Truncate(time.Hour)
+	refreshed := false
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		refreshed = false
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`, statusRefreshLockClass); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		var asOf *time.Time
+		if err := tx.QueryRow(ctx, `SELECT as_of FROM status_windows_state`).Scan(&asOf); err != nil {
+			return fmt.Errorf("read state: %w", err)
+		}
+		if asOf != nil && !asOf.Before(a) {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM status_windows`); err != nil {
+			return fmt.Errorf("clear: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO status_windows (server_id, region, runs, up, degraded, down,
+				latency_sum_us, latency_min_us, latency_max_us, latency_hist, days, day_runs, day_ok) `+
+			windowSumsSQL(false), windowSumsArgs(a, a.Add(-time.Hour), 0)...); err != nil {
+			return fmt.Errorf("sum: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE status_windows_state SET as_of = $1`, a); err != nil {
+			return fmt.Errorf("write state: %w", err)
+		}
+		refreshed = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: refresh status windows: %w", err)
+	}
+	return refreshed, nil
+}
+
+// windowSums returns the window figures of one server (only) or all (0) read at now: from
+// status_windows plus the latest hours when its sums are recent, else from the rollups.
+func (s *Store) windowSums(ctx context.Context, only int64, now time.Time) (*windowSet, error) {
+	h := now.UTC().Truncate(time.Hour)
+	ws := &windowSet{today: dayOf(now), byKey: map[accKey]*windowAcc{}, regions: map[int64][]string{}}
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var asOf *time.Time
+		err := tx.QueryRow(ctx, `SELECT as_of FROM status_windows_state`).Scan(&asOf)
+		if err != nil {
+			return fmt.Errorf("read state: %w", err)
+		}
+		if asOf == nil || asOf.After(h) || h.Sub(*asOf) > maxStatusLag*time.Hour {
+			return errStatusStale
+		}
+		a := asOf.UTC()
+		query := `SELECT server_id, region, array_send(figures) FROM status_windows`
+		var args []any
+		if only != 0 {
+			query += ` WHERE server_id = $1`
+			args = append(args, only)
+		}
+		rows, err := tx.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scanWindowRow(rows, ws); err != nil {
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return addLiveHours(ctx, tx, ws, a, h, only)
+	})
+	if errors.Is(err, errStatusStale) {
+		if only == 0 {
+			// Everyone's figures: make the sums current once rather than sum 90 days per request.
+			if _, err := s.RefreshStatusWindows(ctx, now); err != nil {
+				return nil, err
+			}
+			if ws, err := s.windowSumsIfCurrent(ctx, now); err == nil {
+				return ws, nil
+			} else if !errors.Is(err, errStatusStale) {
+				return nil, err
+			}
+		}
+		return s.windowSumsDirect(ctx, only, now)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: status windows: %w", err)
+	}
+	return ws, nil
+}
+
+// windowSumsIfCurrent reads all servers' figures after a refresh; errStatusStale means that
+// the refresh could not make them current (now lies before the hour they were summed for).
+func (s *Store) windowSumsIfCurrent(ctx context.Context, now time.Time) (*windowSet, error) {
+	var asOf *time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT as_of FROM status_windows_state`).Scan(&asOf); err != nil {
+		return nil, fmt.Errorf("store: status windows: %w", err)
+	}
+	h := now.UTC().Truncate(time.Hour)
+	if asOf == nil || asOf.After(h) || h.Sub(*asOf) > maxStatusLag*time.Hour {
+		return nil, errStatusStale
+	}
+	return s.windowSums(ctx, 0, now)
+}
+
+var errStatusStale = errors.New("status sums are not recent")
+
+// windowSumsDirect sums the rollups of every hour of the windows read at now.
+func (s *Store) windowSumsDirect(ctx context.Context, only int64, now time.Time) (*windowSet, error) {
+	h := now.UTC().Truncate(time.Hour)
+	ws := &windowSet{today: dayOf(now), byKey: map[accKey]*windowAcc{}, regions: map[int64][]string{}}
+	rows, err := s.pool.Query(ctx, `SELECT `+windowFigures+` FROM (`+windowSumsSQL(only != 0)+`) AS t `+windowColumns,
+		windowSumsArgs(h, h.Add(time.Hour), only)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: status windows: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scanWindowRow(rows, ws); err != nil {
+			return nil, fmt.Errorf("store: status windows: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: status windows: %w", err)
+	}
+	return ws, nil
+}
+
+// addLiveHours adds the hours [a-1h, h] to the sums of hour a and takes away, per window, the
+// hours that left it between a and h.
+func addLiveHours(ctx context.Context, tx pgx.Tx, ws *windowSet, a, h time.Time, only int64) error {
+	windows := StatusWindows()
+	add := map[time.Time]bool{}
+	var hours []time.Time
+	for t := a.Add(-time.Hour); !t.After(h); t = t.Add(time.Hour) {
+		add[t] = true
+		hours = append(hours, t)
+	}
+	// leaving[t] lists the windows hour t left.
+	leaving := map[time.Time][]int{}
+	for i, w := range windows {
+		for t := w.Start(a); t.Before(w.Start(h)); t = t.Add(time.Hour) {
+			if len(leaving[t]) == 0 {
+				hours = append(hours, t)
+			}
+			leaving[t] = append(leaving[t], i)
+		}
+	}
+	// One array per row: runs, up, degraded, down, latency sum, minimum and maximum (-1:
+	// none), then the histogram.
+	query := `SELECT server_id, region, hour, array_send(ARRAY[runs, up, degraded, down, latency_sum_us,
+		coalesce(latency_min_us, -1), coalesce(latency_max_us, -1)]::bigint[] || latency_hist)
+		FROM rollups WHERE hour = ANY($1)`
+	args := []any{hours}
+	if only != 0 {
+		query += ` AND server_id = $2`
+		args = append(args, only)
+	}
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("live hours: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var server int64
+		var region string
+		var hour time.Time
+		var raw []byte
+		if err := rows.Scan(&server, &region, &hour, &raw); err != nil {
+			return fmt.Errorf("live hours: %w", err)
+		}
+		f, err := decodeInt8Array(raw, ws.buf[:0])
+		if err != nil {
+			return fmt.Errorf("live hours: %w", err)
+		}
+		ws.buf = f
+		if len(f) < 7 {
+			return fmt.Errorf("live hours: %d figures", len(f))
+		}
+		st := Stats{Runs: f[0], Up: f[1], Degraded: f[2], Down: f[3], LatencySum: time.Duration(f[4]) * time.Microsecond}
+		if st.Up+st.Degraded > 0 && f[5] >= 0 && f[6] >= 0 {
+			st.LatencyMin, st.LatencyMax = time.Duration(f[5])*time.Microsecond, time.Duration(f[6])*time.Microsecond
+			st.Latency = Histogram(f[7:])
+		}
+		hour = hour.UTC()
+		acc := ws.acc(server, region)
+		if add[hour] {
+			for i := range acc.windows {
+				acc.windows[i].mergeCounts(st, i == 0)
+			}
+			acc.addDay(ws.today, dayOf(hour), st.Runs, st.Up+st.Degraded)
+		}
+		for _, i := range leaving[hour] {
+			s := st
+			if i > 0 {
+				s.Latency = nil
+			}
+			acc.windows[i].subtract(s)
+		}
+	}
+	return rows.Err()
+}
+
+// mergeCounts merges o into st; latency extremes and histogram only when withLatency.
+func (st *Stats) mergeCounts(o Stats, withLatency bool) {
+	if !withLatency {
+		o.Latency = nil
+		o.LatencyMin, o.LatencyMax = 0, 0
+		// Extremes are kept for the 24h window only; merge would otherwise set them.
+		lo, hi := st.LatencyMin, st.LatencyMax
+		st.merge(o)
+		st.LatencyMin, st.LatencyMax = lo, hi
+		return
+	}
+	st.merge(o)
+}
+
+// statsColumnsPlain are the columns of one hourly rollup row, read by scanHourStats.
+const statsColumnsPlain = `runs, up, degraded, down, latency_sum_us, latency_min_us, latency_max_us, latency_hist`
+
+func scanHourStats(row pgx.Row, server *int64, region *string, hour *time.Time, st *Stats) error {
+	var runs, up, degraded, down int32
+	var sum int64
+	var lo, hi *int64
+	var hist []int64
+	if err := row.Scan(server, region, hour, &runs, &up, &degraded, &down, &sum, &lo, &hi, &hist); err != nil {
+		return err
+	}
+	*st = Stats{Runs: int64(runs), Up: int64(up), Degraded: int64(degraded), Down: int64(down),
+		LatencySum: time.Duration(sum) * time.Microsecond}
+	if lo != nil && hi != nil {
+		st.LatencyMin, st.LatencyMax = time.Duration(*lo)*time.Microsecond, time.Duration(*hi)*time.Microsecond
+	}
+	if st.Up+st.Degraded > 0 {
+		st.Latency = hist
+	}
+	return nil
+}

@@ -1,0 +1,291 @@
+package store
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// statusFixture is a store seeded with raw runs of server "a" in two regions over 95 days,
+// a paused server "b" with one old run, and a server "c" that never ran.
+type statusFixture struct {
+	s       *Store
+	a, b, c Server
+	runs    []RunRecord // of a
+	now     time.Time
+}
+
+func seedStatus(t *testing.T) *statusFixture {
+	t.Helper()
+	s, ctx := newTestStore(t)
+	f := &statusFixture{s: s, now: time.Now().UTC()}
+	f.a = mustUpsert(t, ctx, s, httpServer("a"))
+	paused := httpServer("b")
+	paused.Enabled = false
+	f.b = mustUpsert(t, ctx, s, paused)
+	f.c = mustUpsert(t, ctx, s, httpServer("c"))
+	for _, region := range []string{"eu", "us"} {
+		if err := s.RegisterRegion(ctx, region); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 9))
+	outcomes := []string{OutcomeUp, OutcomeUp, OutcomeUp, OutcomeUp, OutcomeDegraded, OutcomeDown}
+	// Every 5 hours over 95 days, then every 10 minutes over the last 30 hours, so that
+	// every window has runs and the edges of the short ones are crowded.
+	var starts []time.Time
+	for t := f.now.Add(-95 * day); t.Before(f.now.Add(-30 * time.Hour)); t = t.Add(5*time.Hour + 17*time.Minute) {
+		starts = append(starts, t)
+	}
+	for t := f.now.Add(-30 * time.Hour); t.Before(f.now.Add(-time.Second)); t = t.Add(10 * time.Minute) {
+		starts = append(starts, t)
+	}
+	for i, start := range starts {
+		for _, region := range []string{"eu", "us"} {
+			if region == "us" && i%3 == 0 {
+				continue
+			}
+			st := start.Add(time.Duration(rng.IntN(60)) * time.Second)
+			if !st.Before(f.now) {
+				continue
+			}
+			r := sampleRun(f.a.ID, region, st, outcomes[rng.IntN(len(outcomes))],
+				time.Duration(1+rng.IntN(3000))*time.Millisecond+time.Duration(rng.IntN(1000))*time.Microsecond)
+			f.runs = append(f.runs, r)
+		}
+	}
+	// The newest run of each region is the state: eu up, us down.
+	last := map[string]int{}
+	for i, r := range f.runs {
+		if j, ok := last[r.Region]; !ok || r.Start.After(f.runs[j].Start) {
+			last[r.Region] = i
+		}
+	}
+	f.runs[last["eu"]].Outcome = OutcomeUp
+	f.runs[last["us"]].Outcome = OutcomeDown
+	f.runs[last["us"]].ErrorCode = ptr[int64](-32603)
+	old := sampleRun(f.b.ID, "eu", f.now.Add(-10*day), OutcomeUp, 80*time.Millisecond)
+	for i := 0; i < len(f.runs); i += 500 {
+		if _, err := s.WriteRuns(ctx, f.runs[i:min(i+500, len(f.runs))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.WriteRuns(ctx, []RunRecord{old}); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// expected computes a window's figures from the raw runs themselves.
+type expected struct {
+	runs, up, degraded, down int64
+	lo, hi                   time.Duration
+	latencies                []time.Duration
+}
+
+func expectWindow(runs []RunRecord, region string, from, to time.Time) expected {
+	var e expected
+	for _, r := range runs {
+		if (region != "" && r.Region != region) || r.Start.Before(from) || !r.Start.Before(to) {
+			continue
+		}
+		e.runs++
+		switch r.Outcome {
+		case OutcomeUp:
+			e.up++
+		case OutcomeDegraded:
+			e.degraded++
+		default:
+			e.down++
+			continue
+		}
+		d := r.Duration.Truncate(time.Microsecond)
+		e.latencies = append(e.latencies, d)
+	}
+	slices.Sort(e.latencies)
+	if len(e.latencies) > 0 {
+		e.lo, e.hi = e.latencies[0], e.latencies[len(e.latencies)-1]
+	}
+	return e
+}
+
+// nearestRank is the q-quantile of sorted latencies by the nearest-rank definition.
+func nearestRank(sorted []time.Duration, q float64) time.Duration {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
+}
+
+// checkWindow compares a window with the raw runs: counts exactly; with latency, the
+// extremes exactly and each percentile inside the histogram bucket that holds the true one
+// (the resolution of a histogram), within the extremes.
+func checkWindow(t *testing.T, what string, got WindowStats, want expected, latency, extremes bool) {
+	t.Helper()
+	if got.Runs != want.runs || got.Up != want.up || got.Degraded != want.degraded || got.Down != want.down {
+		t.Errorf("%s %s: runs/up/degraded/down = %d/%d/%d/%d, raw runs say %d/%d/%d/%d", what, got.Name,
+			got.Runs, got.Up, got.Degraded, got.Down, want.runs, want.up, want.degraded, want.down)
+	}
+	var sum time.Duration
+	for _, d := range want.latencies {
+		sum += d
+	}
+	if got.LatencySum != sum {
+		t.Errorf("%s %s: latency sum %v, raw runs say %v", what, got.Name, got.LatencySum, sum)
+	}
+	if !latency || len(want.latencies) == 0 {
+		return
+	}
+	if extremes && (got.LatencyMin != want.lo || got.LatencyMax != want.hi) {
+		t.Errorf("%s %s: latency min/max %v/%v, raw runs say %v/%v", what, got.Name, got.LatencyMin, got.LatencyMax, want.lo, want.hi)
+	}
+	bounds := latencyBounds()
+	for _, q := range []float64{0.5, 0.95, 0.99} {
+		exact := nearestRank(want.latencies, q)
+		b := bucketOf(bounds, exact)
+		lower, upper := want.lo, want.hi
+		if b > 0 {
+			lower = max(lower, bounds[b-1])
+		}
+		if b < len(bounds) {
+			upper = min(upper, bounds[b])
+		}
+		est := got.LatencyQuantile(q)
+		if est < lower || est > upper {
+			t.Errorf("%s %s: p%g = %v, outside [%v, %v], the bucket of the true value %v", what, got.Name, q*100, est, lower, upper, exact)
+		}
+	}
+}
+
+func checkStatus(t *testing.T, what string, st ServerStatus, runs []RunRecord, now time.Time, extremes bool) {
+	t.Helper()
+	end := now.Truncate(time.Hour).Add(time.Hour)
+	if len(st.Windows) != len(StatusWindows()) {
+		t.Fatalf("%s: %d windows", what, len(st.Windows))
+	}
+	for i, w := range st.Windows {
+		checkWindow(t, what, w, expectWindow(runs, "", w.Start(now), end), i == 0, extremes)
+	}
+	if len(st.Days) != StatusDays {
+		t.Fatalf("%s: %d days, want %d", what, len(st.Days), StatusDays)
+	}
+	for _, d := range st.Days {
+		e := expectWindow(runs, "", d.Day, d.Day.Add(day))
+		if d.Runs != e.runs || d.OK != e.up+e.degraded {
+			t.Errorf("%s day %s: runs/ok %d/%d, raw runs say %d/%d", what, d.Day.Format(time.DateOnly), d.Runs, d.OK, e.runs, e.up+e.degraded)
+		}
+	}
+}
+
+func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
+	t.Parallel()
+	f := seedStatus(t)
+	s, now := f.s, f.now
+	ctx := t.Context()
+
+	// Before any refresh: one server is summed from the rollups directly.
+	st, err := s.ServerStatus(ctx, f.a.ID, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkStatus(t, "direct", st, f.runs, now, true)
+
+	// Sums of two hours ago, brought forward with the live hours and the hours that left.
+	if _, err := s.RefreshStatusWindows(ctx, now.Add(-2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	st, err = s.ServerStatus(ctx, f.a.ID, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkStatus(t, "lagging sums", st, f.runs, now, false)
+
+	// Current sums: everything exact, the 24h extremes included.
+	if done, err := s.RefreshStatusWindows(ctx, now); err != nil || !done {
+		t.Fatalf("RefreshStatusWindows = %v, %v; want a refresh", done, err)
+	}
+	if done, err := s.RefreshStatusWindows(ctx, now); err != nil || done {
+		t.Fatalf("second RefreshStatusWindows = %v, %v; want nothing to do", done, err)
+	}
+	all, err := s.ServerStatuses(ctx, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 3 || all[0].Server.Name != "a" || all[1].Server.Name != "b" || all[2].Server.Name != "c" {
+		t.Fatalf("ServerStatuses = %d servers, want a, b, c", len(all))
+	}
+	checkStatus(t, "current sums", all[0], f.runs, now, true)
+	t.Run("detail per region", func(t *testing.T) { checkDetail(t, f) })
+
+	a, b, c := all[0], all[1], all[2]
+	if a.State != StateDegraded || len(a.Regions) != 2 || a.Regions[0].State != OutcomeUp || a.Regions[1].State != OutcomeDown {
+		t.Errorf("a: state %s, regions %+v; want degraded with eu up and us down", a.State, a.Regions)
+	}
+	if a.Latest == nil || a.Conformance == nil || a.Conformance.RunID != a.Latest.ID {
+		t.Fatalf("a: latest %v, conformance %v", a.Latest, a.Conformance)
+	}
+	if got := a.Conformance; got.Pass != 1 || got.Fail != 1 || !slices.Equal(got.Failing, []string{"tools.list"}) || got.Score() != 50 {
+		t.Errorf("a: conformance %+v (score %v), want 1 pass, 1 fail (tools.list), score 50", got, got.Score())
+	}
+	if b.State != StatePaused || b.Latest == nil || c.State != StateUnknown || c.Latest != nil {
+		t.Errorf("b: %s (latest %v), c: %s (latest %v); want paused with its old run, unknown without", b.State, b.Latest, c.State, c.Latest)
+	}
+	for _, w := range c.Windows {
+		if w.Runs != 0 {
+			t.Errorf("c: window %s has %d runs", w.Name, w.Runs)
+		}
+	}
+}
+
+// checkDetail compares a server's detail (per region, summed from the rollups directly) with
+// the raw runs.
+func checkDetail(t *testing.T, f *statusFixture) {
+	d, err := f.s.ServerDetail(t.Context(), f.a.ID, f.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.ByRegion) != 2 || d.ByRegion[0].Region != "eu" || d.ByRegion[1].Region != "us" {
+		t.Fatalf("regions %+v, want eu and us", d.ByRegion)
+	}
+	end := f.now.Truncate(time.Hour).Add(time.Hour)
+	for _, rw := range d.ByRegion {
+		for i, w := range rw.Windows {
+			checkWindow(t, rw.Region, w, expectWindow(f.runs, rw.Region, w.Start(f.now), end), i == 0, true)
+		}
+	}
+	for _, h := range d.Hours {
+		e := expectWindow(f.runs, h.Region, h.Hour, h.Hour.Add(time.Hour))
+		if h.Runs != e.runs || h.Down != e.down {
+			t.Errorf("hour %s %s: %d runs %d down, raw runs say %d, %d", h.Hour, h.Region, h.Runs, h.Down, e.runs, e.down)
+		}
+		if !h.Hour.After(end.Add(-(DetailHours+1)*time.Hour)) || h.Hour.After(end) {
+			t.Errorf("hour %s outside the detail's %d hours", h.Hour, DetailHours)
+		}
+	}
+	if len(d.Hours) == 0 {
+		t.Error("no hourly latency")
+	}
+}
+
+func TestServerStatusOfAMissingServerIsNotFound(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	if _, err := s.ServerStatus(ctx, 42, time.Now()); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ServerStatus(42) = %v, want ErrNotFound", err)
+	}
+}
+
+func TestPublicURLRedactsCredentials(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"https://example.com/mcp", "https://example.com/mcp"},
+		{"https://user:hunter2@example.com/mcp", "https://user:REDACTED@example.com/mcp"},
+		{"https://example.com/mcp?api_key=s3cret&x=1", "https://example.com/mcp?api_key=REDACTED&x=1"},
+		{"https://example.com/mcp?access_token=t", "https://example.com/mcp?access_token=REDACTED"},
+	} {
+		if got := (Server{URL: tc.in}).PublicURL(); got != tc.want {
+			t.Errorf("PublicURL(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

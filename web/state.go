@@ -1,0 +1,125 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/store"
+	"github.com/mcpwatch/mcpwatch/web/chart"
+)
+
+// stateView is a server or run state as the pages show it: a word, a colour class and what
+// the word means, for the reader who has never seen the page before.
+type stateView struct {
+	Key     string // the store's state or outcome
+	Label   string
+	Meaning string
+}
+
+// states lists the server states, worst first: the status page sorts by this order.
+func states() []stateView {
+	return []stateView{
+		{store.StateDown, "Down", "the server does not answer (initialize fails) in any region"},
+		{store.StateDegraded, "Degraded", "the server answers but fails a required check, or is down in some regions"},
+		{store.StateUnknown, "No data", "the server has not been probed yet"},
+		{store.StateUp, "Up", "the server answers and passes every required check"},
+		{store.StatePaused, "Paused", "the server is not being probed"},
+	}
+}
+
+func stateOf(key string) stateView {
+	for _, s := range states() {
+		if s.Key == key {
+			return s
+		}
+	}
+	return stateView{Key: store.StateUnknown, Label: key, Meaning: ""}
+}
+
+func knownState(key string) bool { return stateRank(key) < len(states()) }
+
+func stateRank(key string) int {
+	for i, s := range states() {
+		if s.Key == key {
+			return i
+		}
+	}
+	return len(states())
+}
+
+// outcomeView is the state of one run (up, degraded, down).
+func outcomeView(outcome string) stateView {
+	switch outcome {
+	case store.OutcomeUp:
+		return stateView{outcome, "Up", "the server answered and passed every required check"}
+	case store.OutcomeDegraded:
+		return stateView{outcome, "Degraded", "the server answered but failed a required check"}
+	case store.OutcomeDown:
+		return stateView{outcome, "Down", "the server did not answer: initialize failed"}
+	}
+	return stateView{store.StateUnknown, outcome, ""}
+}
+
+// Day classes of the uptime bars: every run reached the server, almost every, fewer, none ran.
+const (
+	dayAllUp  = "day-ok"
+	dayMinor  = "day-minor" // at least 99% reached the server
+	dayMajor  = "day-major"
+	dayNoData = "day-none"
+)
+
+// dayBar turns one day of uptime into a bar with its numbers.
+func dayBar(d store.DayUptime) chart.Bar {
+	date := d.Day.UTC().Format("Mon Jan 2")
+	switch {
+	case d.Runs == 0:
+		return chart.Bar{Fill: 1, Class: dayNoData, Label: date + ": no runs"}
+	case d.OK >= d.Runs:
+		return chart.Bar{Fill: 1, Class: dayAllUp, Label: fmt.Sprintf("%s: 100%% up, all %d runs answered", date, d.Runs)}
+	}
+	class := dayMajor
+	if d.OK*100 >= d.Runs*99 {
+		class = dayMinor
+	}
+	return chart.Bar{Fill: 1, Class: class, Label: fmt.Sprintf("%s: %s up, %d of %d runs failed",
+		date, formatUptime(d.OK, d.Runs), d.Runs-d.OK, d.Runs)}
+}
+
+// uptimeStrip draws days of uptime, oldest first.
+func uptimeStrip(days []store.DayUptime, width, height float64, label string) chart.Bars {
+	bars := make([]chart.Bar, len(days))
+	for i, d := range days {
+		bars[i] = dayBar(d)
+	}
+	return chart.Bars{Width: width, Height: height, Gap: 1.5, Bars: bars, Class: "uptime", Label: label, Stretch: true}
+}
+
+// daysUptime sums days.
+func daysUptime(days []store.DayUptime) (ok, runs int64) {
+	for _, d := range days {
+		ok += d.OK
+		runs += d.Runs
+	}
+	return ok, runs
+}
+
+// hourlyP50 is the median latency of each hour of [from, from+n hours) over all regions, NaN
+// where no run reached the server.
+func hourlyP50(hours []store.ServerHour, from time.Time, n int) []float64 {
+	sums := make([]store.Stats, n)
+	for _, h := range hours {
+		i := int(h.Hour.Sub(from) / time.Hour)
+		if i >= 0 && i < n {
+			sums[i].Merge(h.Stats)
+		}
+	}
+	out := make([]float64, n)
+	for i, st := range sums {
+		out[i] = math.NaN()
+		if st.Up+st.Degraded > 0 {
+			out[i] = millis(st.LatencyQuantile(0.5))
+		}
+	}
+	return out
+}
