@@ -138,19 +138,13 @@ func (p *parser) object(depth int) bool {
 				return false
 			}
 			members++
-			p.ws()
-			if p.i >= len(p.text) {
+			more, ok := p.next('}')
+			if !ok {
 				return false
 			}
-			if p.text[p.i] == ',' {
-				p.i++
-				continue
+			if !more {
+				break
 			}
-			if p.text[p.i] != '}' {
-				return false
-			}
-			p.i++
-			break
 		}
 	}
 	n := &p.nodes[obj]
@@ -220,19 +214,13 @@ func (p *parser) array(depth int) bool {
 				return false
 			}
 			elements++
-			p.ws()
-			if p.i >= len(p.text) {
+			more, ok := p.next(']')
+			if !ok {
 				return false
 			}
-			if p.text[p.i] == ',' {
-				p.i++
-				continue
+			if !more {
+				break
 			}
-			if p.text[p.i] != ']' {
-				return false
-			}
-			p.i++
-			break
 		}
 	}
 	n := &p.nodes[arr]
@@ -428,3 +416,21 @@ func hex4(s string, i int) (rune, bool) {
 }
 
 func numberOf(text string) json.Number { return json.Number(text) }
+
+// next reads what follows a member or an element: a comma (more follow) or the closing
+// bracket of the container (none do). ok is false for anything else.
+func (p *parser) next(closing byte) (more, ok bool) {
+	p.ws()
+	if p.i >= len(p.text) {
+		return false, false
+	}
+	switch p.text[p.i] {
+	case ',':
+		p.i++
+		return true, true
+	case closing:
+		p.i++
+		return false, true
+	}
+	return false, false
+}
