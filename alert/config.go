@@ -3,6 +3,7 @@ package alert
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -299,4 +300,16 @@ func (c *Config) ValidateAndSetDefaults() error {
 		return v.errs
 	}
 	return nil
+}
+
+// SameSettings reports whether two configurations say the same, whatever lines their keys
+// were on: a monitor reloading its file tells the operator when a change waits for a restart.
+// Two nil configurations (no alerts section) are the same.
+func (c *Config) SameSettings(o *Config) bool {
+	if c == nil || o == nil {
+		return c == o
+	}
+	a, b := *c, *o
+	a.lines, b.lines = nil, nil
+	return reflect.DeepEqual(a, b)
 }

@@ -236,3 +236,38 @@ func TestMaintenanceWindowOpensAndCloses(t *testing.T) {
 		}
 	}
 }
+
+func TestSameSettingsIgnoresWhereKeysAre(t *testing.T) {
+	t.Parallel()
+	decode := func(text string) *Config {
+		t.Helper()
+		cfg, err := decodeFile(t, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.ValidateAndSetDefaults(); err != nil {
+			t.Fatal(err)
+		}
+		return &cfg
+	}
+	base := decode("alerts:\n  reminder-interval: 1h\n")
+	tests := []struct {
+		name  string
+		other *Config
+		same  bool
+	}{
+		{"the same keys on other lines", decode("# moved\n\nalerts:\n\n  reminder-interval: 1h\n"), true},
+		{"a default written out", decode("alerts:\n  reminder-interval: 1h\n  send-on-resolved: true\n"), true},
+		{"a changed value", decode("alerts:\n  reminder-interval: 2h\n"), false},
+		{"no section", nil, false},
+	}
+	for _, tt := range tests {
+		if got := base.SameSettings(tt.other); got != tt.same {
+			t.Errorf("%s: SameSettings = %v, want %v", tt.name, got, tt.same)
+		}
+	}
+	var none *Config
+	if !none.SameSettings(nil) {
+		t.Error("two missing sections differ")
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mcpwatch/mcpwatch/alert/alerttest"
 	"github.com/mcpwatch/mcpwatch/internal/pgtest"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -36,26 +37,17 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// env is the environment of the test channels.
-func (f *fakeSlack) env() func(string) (string, bool) {
-	vars := map[string]string{
-		"SLACK_HOOK": f.webhookURL(), "SLACK_TOKEN": fakeToken,
-		"GENERIC_URL": f.srv.URL + fakeGenericPath, "GENERIC_TOKEN": "generic-token-secret",
-	}
-	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
-}
-
 func hookChannel() ChannelConfig {
-	return ChannelConfig{Name: "hook", Type: ChannelSlack, WebhookURLEnv: "SLACK_HOOK"}
+	return ChannelConfig{Name: "hook", Type: ChannelSlack, WebhookURLEnv: alerttest.EnvWebhookURL}
 }
 
-func botChannel(f *fakeSlack) ChannelConfig {
-	return ChannelConfig{Name: "bot", Type: ChannelSlack, TokenEnv: "SLACK_TOKEN", Channel: "#mcp-alerts", APIURL: f.apiURL()}
+func botChannel(f *alerttest.Slack) ChannelConfig {
+	return ChannelConfig{Name: "bot", Type: ChannelSlack, TokenEnv: alerttest.EnvToken, Channel: "#mcp-alerts", APIURL: f.APIURL()}
 }
 
 func genericChannel() ChannelConfig {
-	return ChannelConfig{Name: "generic", Type: ChannelWebhook, URLEnv: "GENERIC_URL",
-		Headers: []WebhookHeader{{Name: "Authorization", FromEnv: "GENERIC_TOKEN", Prefix: "Bearer "}}}
+	return ChannelConfig{Name: "generic", Type: ChannelWebhook, URLEnv: alerttest.EnvGenericURL,
+		Headers: []WebhookHeader{{Name: "Authorization", FromEnv: alerttest.EnvGenericToken, Prefix: "Bearer "}}}
 }
 
 // fastDelivery makes retries quick enough for a test.
@@ -70,12 +62,12 @@ type process struct {
 	disp   *Dispatcher
 }
 
-func startProcess(t *testing.T, db pgtest.DB, cfg Config, f *fakeSlack, logs *syncBuffer, worker string) *process {
+func startProcess(t *testing.T, db pgtest.DB, cfg Config, f *alerttest.Slack, logs *syncBuffer, worker string) *process {
 	t.Helper()
 	st := store.New(db.Pool(t))
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	disp, err := NewDispatcher(st, &cfg, DispatcherOptions{Worker: worker, Logger: logger, LookupEnv: f.env(),
-		HTTPClient: f.srv.Client(), DashboardURL: "https://status.example.com"})
+	disp, err := NewDispatcher(st, &cfg, DispatcherOptions{Worker: worker, Logger: logger, LookupEnv: f.Env(),
+		HTTPClient: f.Server.Client(), DashboardURL: "https://status.example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,13 +157,13 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 func TestDispatcherRetries5xxAnd429HonouringRetryAfterWithoutLoggingSecrets(t *testing.T) {
 	t.Parallel()
 	db, pool := pgtest.Migrated(t)
-	f := newFakeSlack(t)
-	f.answer(fakeWebhookPath,
-		fakeAnswer{Status: http.StatusInternalServerError, Body: "internal_error"},
-		fakeAnswer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "1"}, Body: "rate_limited"})
-	f.answer("/api/chat.postMessage",
-		fakeAnswer{Status: http.StatusServiceUnavailable},
-		fakeAnswer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "1"}})
+	f := alerttest.NewSlack(t)
+	f.Answer(alerttest.WebhookPath,
+		alerttest.Answer{Status: http.StatusInternalServerError, Body: "internal_error"},
+		alerttest.Answer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "1"}, Body: "rate_limited"})
+	f.Answer("/api/chat.postMessage",
+		alerttest.Answer{Status: http.StatusServiceUnavailable},
+		alerttest.Answer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "1"}})
 	cfg := config(only(KindDown), fastDelivery, func(c *Config) {
 		c.Down.FailureThreshold = 1
 		c.Channels = []ChannelConfig{hookChannel(), botChannel(f)}
@@ -182,14 +174,14 @@ func TestDispatcherRetries5xxAnd429HonouringRetryAfterWithoutLoggingSecrets(t *t
 	observeAll(t, p.engine, obs(0, "eu", down))
 
 	// After the first failure, and before the channel accepted it, nothing counts as sent.
-	f.waitFor(t, 2, 30*time.Second)
+	f.WaitFor(t, 2, 30*time.Second)
 	for _, r := range outbox(t, pool) {
 		if r.Sent {
 			t.Errorf("channel %s: marked sent after a failed attempt", r.Channel)
 		}
 	}
 
-	reqs := f.waitFor(t, 6, 30*time.Second)
+	reqs := f.WaitFor(t, 6, 30*time.Second)
 	byPath := map[string][]time.Time{}
 	for _, r := range reqs {
 		byPath[r.Path] = append(byPath[r.Path], r.At)
@@ -218,7 +210,7 @@ func TestDispatcherRetries5xxAnd429HonouringRetryAfterWithoutLoggingSecrets(t *t
 	if !strings.Contains(text, "will retry") || !strings.Contains(text, "notification sent") {
 		t.Errorf("the logs do not tell of the retries:\n%s", text)
 	}
-	for _, secret := range []string{"hooksecret", "botsecret", fakeToken} {
+	for _, secret := range []string{"hooksecret", "botsecret", alerttest.Token} {
 		if strings.Contains(text, secret) {
 			t.Errorf("the logs show the secret %q:\n%s", secret, text)
 		}
@@ -228,8 +220,8 @@ func TestDispatcherRetries5xxAnd429HonouringRetryAfterWithoutLoggingSecrets(t *t
 func TestDispatcherGivesUpOnPermanentErrorsWithoutMarkingSent(t *testing.T) {
 	t.Parallel()
 	db, pool := pgtest.Migrated(t)
-	f := newFakeSlack(t)
-	f.answer(fakeWebhookPath, fakeAnswer{Status: http.StatusNotFound, Body: "no_service"})
+	f := alerttest.NewSlack(t)
+	f.Answer(alerttest.WebhookPath, alerttest.Answer{Status: http.StatusNotFound, Body: "no_service"})
 	cfg := config(only(KindDown), fastDelivery, func(c *Config) {
 		c.Down.FailureThreshold = 1
 		c.Channels = []ChannelConfig{hookChannel()}
@@ -251,7 +243,7 @@ func TestDispatcherGivesUpOnPermanentErrorsWithoutMarkingSent(t *testing.T) {
 func TestTwoDispatchersSendOneMessagePerTransition(t *testing.T) {
 	t.Parallel()
 	db, pool := pgtest.Migrated(t)
-	f := newFakeSlack(t)
+	f := alerttest.NewSlack(t)
 	cfg := config(only(KindDown), fastDelivery, func(c *Config) {
 		c.Down.FailureThreshold = 1
 		c.Channels = []ChannelConfig{genericChannel()}
@@ -280,7 +272,7 @@ func TestTwoDispatchersSendOneMessagePerTransition(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	f.waitFor(t, 2*servers, time.Minute)
+	f.WaitFor(t, 2*servers, time.Minute)
 	eventually(t, 30*time.Second, "every notification recorded as sent", func() bool {
 		for _, r := range outbox(t, pool) {
 			if !r.Sent {
@@ -290,7 +282,7 @@ func TestTwoDispatchersSendOneMessagePerTransition(t *testing.T) {
 		return true
 	})
 	time.Sleep(300 * time.Millisecond) // several polls of both: nothing more may come
-	reqs := f.all()
+	reqs := f.Requests()
 	if len(reqs) != 2*servers {
 		t.Fatalf("%d messages, want %d", len(reqs), 2*servers)
 	}
@@ -331,7 +323,7 @@ func TestTwoDispatchersSendOneMessagePerTransition(t *testing.T) {
 func TestEnginesJudgeRunsOfOneServerOneAtATime(t *testing.T) {
 	t.Parallel()
 	db, pool := pgtest.Migrated(t)
-	f := newFakeSlack(t)
+	f := alerttest.NewSlack(t)
 	cfg := config(only(KindDown), func(c *Config) { c.Channels = []ChannelConfig{genericChannel()} })
 	a := startProcess(t, db, cfg, f, &syncBuffer{}, "a")
 	b := startProcess(t, db, cfg, f, &syncBuffer{}, "b")

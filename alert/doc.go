@@ -16,11 +16,13 @@
 //
 // Wiring, in a monitor process:
 //
-//	disp, err := alert.NewDispatcher(st, &cfg.Alerts, alert.DispatcherOptions{Logger: log, DashboardURL: flagURL})
-//	eng, err := alert.NewEngine(st, &cfg.Alerts, alert.EngineOptions{Logger: log, OnNotify: disp.Wake})
+//	disp, err := alert.NewDispatcher(st, cfg.Alerts, alert.DispatcherOptions{Logger: log, DashboardURL: flagURL})
+//	eng, err := alert.NewEngine(st, cfg.Alerts, alert.EngineOptions{Logger: log, OnNotify: disp.Wake})
 //	go disp.Run(ctx)
 //	// for every finished run, once it is written to the store, in the order of its region:
 //	err = eng.Observe(ctx, alert.FromRun(server, &record, result, findings))
+//
+// monitor.StartAlerting does the first three for `prober run`, and its worker the last.
 //
 // Observe writes the transitions and their notifications in one transaction; the dispatcher
 // sends them afterwards, so a slow or failing channel never slows probing, and a notification

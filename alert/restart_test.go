@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/alert/alerttest"
 	"github.com/mcpwatch/mcpwatch/internal/pgtest"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -22,17 +23,17 @@ func incidentOf(t *testing.T, body string) (incident, event string) {
 
 func TestRestartInTheMiddleOfAnIncident(t *testing.T) {
 	t.Parallel()
-	cfg := func(f *fakeSlack) Config {
+	cfg := func(f *alerttest.Slack) Config {
 		return config(only(KindDown), fastDelivery, func(c *Config) { c.Channels = []ChannelConfig{genericChannel()} })
 	}
 	t.Run("an announced incident is neither paged again nor forgotten", func(t *testing.T) {
 		t.Parallel()
 		db, _ := pgtest.Migrated(t)
-		f := newFakeSlack(t)
+		f := alerttest.NewSlack(t)
 		first := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w1")
 		stop := first.run(t)
 		observeAll(t, first.engine, obs(0, "eu", down), obs(1*m, "eu", down))
-		f.waitFor(t, 1, 30*time.Second)
+		f.WaitFor(t, 1, 30*time.Second)
 		stop()
 
 		second := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w2")
@@ -48,7 +49,7 @@ func TestRestartInTheMiddleOfAnIncident(t *testing.T) {
 		if n, err := second.disp.DispatchOnce(testContext(t)); n != 1 || err != nil {
 			t.Fatalf("DispatchOnce = %d, %v; want the resolution", n, err)
 		}
-		reqs := f.all()
+		reqs := f.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d messages, want 2 (firing, resolved)", len(reqs))
 		}
@@ -66,8 +67,8 @@ func TestRestartInTheMiddleOfAnIncident(t *testing.T) {
 	t.Run("a notification that never got out is sent once after the restart", func(t *testing.T) {
 		t.Parallel()
 		db, _ := pgtest.Migrated(t)
-		f := newFakeSlack(t)
-		f.answer(fakeGenericPath, fakeAnswer{Status: http.StatusBadGateway})
+		f := alerttest.NewSlack(t)
+		f.Answer(alerttest.GenericPath, alerttest.Answer{Status: http.StatusBadGateway})
 		first := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w1")
 		observeAll(t, first.engine, obs(0, "eu", down), obs(1*m, "eu", down))
 		if n, _ := first.disp.DispatchOnce(testContext(t)); n != 1 {
@@ -76,11 +77,11 @@ func TestRestartInTheMiddleOfAnIncident(t *testing.T) {
 		// The process dies here, with the firing unsent.
 		second := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w2")
 		second.run(t)
-		f.waitFor(t, 2, 30*time.Second)
+		f.WaitFor(t, 2, 30*time.Second)
 		observeAll(t, second.engine, obs(2*m, "eu", down), obs(3*m, "eu", up))
-		reqs := f.waitFor(t, 3, 30*time.Second)
+		reqs := f.WaitFor(t, 3, 30*time.Second)
 		time.Sleep(200 * time.Millisecond) // a few polls: nothing more may come
-		if got := len(f.all()); got != 3 {
+		if got := len(f.Requests()); got != 3 {
 			t.Fatalf("%d requests, want 3 (failed firing, firing, resolved)", got)
 		}
 		_, ev1 := incidentOf(t, reqs[1].Body)
@@ -92,7 +93,7 @@ func TestRestartInTheMiddleOfAnIncident(t *testing.T) {
 	t.Run("a dispatcher killed mid-send gives its notifications back when its lease ends", func(t *testing.T) {
 		t.Parallel()
 		db, _ := pgtest.Migrated(t)
-		f := newFakeSlack(t)
+		f := alerttest.NewSlack(t)
 		first := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w1")
 		second := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w2")
 		observeAll(t, first.engine, obs(0, "eu", down), obs(1*m, "eu", down))
@@ -104,13 +105,13 @@ func TestRestartInTheMiddleOfAnIncident(t *testing.T) {
 			t.Fatalf("a leased notification was claimed by another dispatcher")
 		}
 		second.run(t)
-		f.waitFor(t, 1, 30*time.Second)
+		f.WaitFor(t, 1, 30*time.Second)
 		// The dead dispatcher's claim can no longer settle the notification.
 		if err := first.store.NotificationSent(testContext(t), claimed[0], ""); err == nil {
 			t.Error("a stale claim marked the notification sent")
 		}
 		time.Sleep(200 * time.Millisecond)
-		if got := len(f.all()); got != 1 {
+		if got := len(f.Requests()); got != 1 {
 			t.Errorf("%d messages, want 1", got)
 		}
 	})

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/alert/alerttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -62,22 +64,13 @@ func sampleDrift() Message {
 	}
 }
 
-func testSenders(t *testing.T, f *fakeSlack, extra ...ChannelConfig) map[string]Sender {
+func testSenders(t *testing.T, f *alerttest.Slack, extra ...ChannelConfig) map[string]Sender {
 	t.Helper()
-	cfg := Config{Channels: append([]ChannelConfig{
-		{Name: "hook", Type: ChannelSlack, WebhookURLEnv: "SLACK_HOOK"},
-		{Name: "bot", Type: ChannelSlack, TokenEnv: "SLACK_TOKEN", Channel: "#mcp-alerts", APIURL: f.apiURL()},
-		{Name: "generic", Type: ChannelWebhook, URLEnv: "GENERIC_URL",
-			Headers: []WebhookHeader{{Name: "Authorization", FromEnv: "GENERIC_TOKEN", Prefix: "Bearer "}}},
-	}, extra...)}
+	cfg := Config{Channels: append([]ChannelConfig{hookChannel(), botChannel(f), genericChannel()}, extra...)}
 	if err := cfg.ValidateAndSetDefaults(); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{
-		"SLACK_HOOK": f.webhookURL(), "SLACK_TOKEN": fakeToken,
-		"GENERIC_URL": f.srv.URL + fakeGenericPath, "GENERIC_TOKEN": "generic-token-secret",
-	}
-	senders, err := NewSenders(&cfg, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, f.srv.Client())
+	senders, err := NewSenders(&cfg, f.Env(), f.Server.Client())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +85,7 @@ func sendContext(t *testing.T) context.Context {
 
 func TestSlackWebhookRequestIsExact(t *testing.T) {
 	t.Parallel()
-	f := newFakeSlack(t)
+	f := alerttest.NewSlack(t)
 	s := testSenders(t, f)["hook"]
 	for _, tt := range []struct {
 		msg    Message
@@ -101,13 +94,13 @@ func TestSlackWebhookRequestIsExact(t *testing.T) {
 		{sampleDown(), "slack_webhook_down.json"},
 		{sampleDrift(), "slack_webhook_drift.json"},
 	} {
-		before := len(f.all())
+		before := len(f.Requests())
 		ref, err := s.Send(sendContext(t), &tt.msg, Delivery{DashboardURL: "https://status.example.com/"})
 		if err != nil || ref != "" {
 			t.Fatalf("Send = %q, %v", ref, err)
 		}
-		req := f.all()[before]
-		if req.Path != fakeWebhookPath || req.Header.Get("Content-Type") != "application/json" {
+		req := f.Requests()[before]
+		if req.Path != alerttest.WebhookPath || req.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("request to %s with %s", req.Path, req.Header.Get("Content-Type"))
 		}
 		golden(t, tt.golden, []byte(req.Body))
@@ -116,7 +109,7 @@ func TestSlackWebhookRequestIsExact(t *testing.T) {
 
 func TestSlackBotRequestIsExactAndRepliesInTheIncidentThread(t *testing.T) {
 	t.Parallel()
-	f := newFakeSlack(t)
+	f := alerttest.NewSlack(t)
 	s := testSenders(t, f)["bot"]
 	msg := sampleDown()
 	ref, err := s.Send(sendContext(t), &msg, Delivery{DashboardURL: "https://status.example.com"})
@@ -126,7 +119,7 @@ func TestSlackBotRequestIsExactAndRepliesInTheIncidentThread(t *testing.T) {
 	if ref != "C0SKY 1700000000.000001" {
 		t.Errorf("ref %q, want the channel and ts Slack answered", ref)
 	}
-	req := f.all()[0]
+	req := f.Requests()[0]
 	if req.Path != "/api/chat.postMessage" || req.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
 		t.Errorf("request to %s with %s", req.Path, req.Header.Get("Content-Type"))
 	}
@@ -135,7 +128,7 @@ func TestSlackBotRequestIsExactAndRepliesInTheIncidentThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if form.Get("channel") != "#mcp-alerts" || form.Get("token") != fakeToken || form.Get("thread_ts") != "" {
+	if form.Get("channel") != "#mcp-alerts" || form.Get("token") != alerttest.Token || form.Get("thread_ts") != "" {
 		t.Errorf("form %v", form)
 	}
 
@@ -145,7 +138,7 @@ func TestSlackBotRequestIsExactAndRepliesInTheIncidentThread(t *testing.T) {
 	if _, err := s.Send(sendContext(t), &res, Delivery{ThreadRef: ref, Target: "#elsewhere"}); err != nil {
 		t.Fatal(err)
 	}
-	form, _ = url.ParseQuery(f.all()[1].Body)
+	form, _ = url.ParseQuery(f.Requests()[1].Body)
 	if form.Get("channel") != "C0SKY" || form.Get("thread_ts") != "1700000000.000001" || form.Get("reply_broadcast") != "true" {
 		t.Errorf("reply form: channel %q thread_ts %q reply_broadcast %q", form.Get("channel"), form.Get("thread_ts"), form.Get("reply_broadcast"))
 	}
@@ -153,20 +146,20 @@ func TestSlackBotRequestIsExactAndRepliesInTheIncidentThread(t *testing.T) {
 	if _, err := s.Send(sendContext(t), &msg, Delivery{Target: "#team-sky"}); err != nil {
 		t.Fatal(err)
 	}
-	if form, _ = url.ParseQuery(f.all()[2].Body); form.Get("channel") != "#team-sky" {
+	if form, _ = url.ParseQuery(f.Requests()[2].Body); form.Get("channel") != "#team-sky" {
 		t.Errorf("routed to %q, want #team-sky", form.Get("channel"))
 	}
 }
 
 func TestGenericWebhookRequestIsExact(t *testing.T) {
 	t.Parallel()
-	f := newFakeSlack(t)
+	f := alerttest.NewSlack(t)
 	s := testSenders(t, f)["generic"]
 	msg := sampleDown()
 	if _, err := s.Send(sendContext(t), &msg, Delivery{DashboardURL: "https://status.example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	req := f.all()[0]
+	req := f.Requests()[0]
 	if req.Header.Get("Authorization") != "Bearer generic-token-secret" || req.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("headers %v", req.Header)
 	}
@@ -178,35 +171,35 @@ func TestSendFailuresAreClassified(t *testing.T) {
 	tests := []struct {
 		name          string
 		channel, path string
-		answer        fakeAnswer
+		answer        alerttest.Answer
 		status        int
 		retryAfter    time.Duration
 		permanent     bool
 	}{
-		{"slack webhook 500", "hook", fakeWebhookPath, fakeAnswer{Status: 500, Body: "oops"}, 500, 0, false},
-		{"slack webhook 503", "hook", fakeWebhookPath, fakeAnswer{Status: 503}, 503, 0, false},
-		{"slack webhook 429 with Retry-After", "hook", fakeWebhookPath,
-			fakeAnswer{Status: 429, Header: map[string]string{"Retry-After": "7"}}, 429, 7 * time.Second, false},
-		{"slack webhook 429 without Retry-After", "hook", fakeWebhookPath, fakeAnswer{Status: 429}, 429, 0, false},
-		{"slack webhook 404 no_service", "hook", fakeWebhookPath, fakeAnswer{Status: 404, Body: "no_service"}, 404, 0, true},
-		{"slack webhook 403 invalid_token", "hook", fakeWebhookPath, fakeAnswer{Status: 403, Body: "invalid_token"}, 403, 0, true},
-		{"slack api 500", "bot", "/api/chat.postMessage", fakeAnswer{Status: 500}, 500, 0, false},
+		{"slack webhook 500", "hook", alerttest.WebhookPath, alerttest.Answer{Status: 500, Body: "oops"}, 500, 0, false},
+		{"slack webhook 503", "hook", alerttest.WebhookPath, alerttest.Answer{Status: 503}, 503, 0, false},
+		{"slack webhook 429 with Retry-After", "hook", alerttest.WebhookPath,
+			alerttest.Answer{Status: 429, Header: map[string]string{"Retry-After": "7"}}, 429, 7 * time.Second, false},
+		{"slack webhook 429 without Retry-After", "hook", alerttest.WebhookPath, alerttest.Answer{Status: 429}, 429, 0, false},
+		{"slack webhook 404 no_service", "hook", alerttest.WebhookPath, alerttest.Answer{Status: 404, Body: "no_service"}, 404, 0, true},
+		{"slack webhook 403 invalid_token", "hook", alerttest.WebhookPath, alerttest.Answer{Status: 403, Body: "invalid_token"}, 403, 0, true},
+		{"slack api 500", "bot", "/api/chat.postMessage", alerttest.Answer{Status: 500}, 500, 0, false},
 		{"slack api 429 with Retry-After", "bot", "/api/chat.postMessage",
-			fakeAnswer{Status: 429, Header: map[string]string{"Retry-After": "3"}}, 429, 3 * time.Second, false},
+			alerttest.Answer{Status: 429, Header: map[string]string{"Retry-After": "3"}}, 429, 3 * time.Second, false},
 		{"slack api channel_not_found", "bot", "/api/chat.postMessage",
-			fakeAnswer{Status: 200, Header: map[string]string{"Content-Type": "application/json"}, Body: `{"ok":false,"error":"channel_not_found"}`}, 200, 0, true},
+			alerttest.Answer{Status: 200, Header: map[string]string{"Content-Type": "application/json"}, Body: `{"ok":false,"error":"channel_not_found"}`}, 200, 0, true},
 		{"slack api internal_error", "bot", "/api/chat.postMessage",
-			fakeAnswer{Status: 200, Header: map[string]string{"Content-Type": "application/json"}, Body: `{"ok":false,"error":"internal_error"}`}, 200, 0, false},
-		{"generic 502", "generic", fakeGenericPath, fakeAnswer{Status: 502}, 502, 0, false},
-		{"generic 429 with an HTTP-date Retry-After", "generic", fakeGenericPath,
-			fakeAnswer{Status: 429, Header: map[string]string{"Retry-After": time.Now().Add(90 * time.Second).UTC().Format(http.TimeFormat)}}, 429, 90 * time.Second, false},
-		{"generic 400", "generic", fakeGenericPath, fakeAnswer{Status: 400}, 400, 0, true},
+			alerttest.Answer{Status: 200, Header: map[string]string{"Content-Type": "application/json"}, Body: `{"ok":false,"error":"internal_error"}`}, 200, 0, false},
+		{"generic 502", "generic", alerttest.GenericPath, alerttest.Answer{Status: 502}, 502, 0, false},
+		{"generic 429 with an HTTP-date Retry-After", "generic", alerttest.GenericPath,
+			alerttest.Answer{Status: 429, Header: map[string]string{"Retry-After": time.Now().Add(90 * time.Second).UTC().Format(http.TimeFormat)}}, 429, 90 * time.Second, false},
+		{"generic 400", "generic", alerttest.GenericPath, alerttest.Answer{Status: 400}, 400, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFakeSlack(t)
-			f.answer(tt.path, tt.answer)
+			f := alerttest.NewSlack(t)
+			f.Answer(tt.path, tt.answer)
 			msg := sampleDown()
 			_, err := testSenders(t, f)[tt.channel].Send(sendContext(t), &msg, Delivery{})
 			var se *SendError
@@ -227,9 +220,9 @@ func TestSendFailuresAreClassified(t *testing.T) {
 
 func TestSendErrorsCarryNoSecret(t *testing.T) {
 	t.Parallel()
-	f := newFakeSlack(t)
+	f := alerttest.NewSlack(t)
 	// The generic receiver echoes the credentials it was sent in its error page.
-	f.answer(fakeGenericPath, fakeAnswer{Status: 401, Body: "bad token Bearer generic-token-secret for /generic/hooksecret-generic"})
+	f.Answer(alerttest.GenericPath, alerttest.Answer{Status: 401, Body: "bad token Bearer generic-token-secret for /generic/hooksecret-generic"})
 	senders := testSenders(t, f)
 	msg := sampleDown()
 	_, err := senders["generic"].Send(sendContext(t), &msg, Delivery{})
@@ -237,7 +230,7 @@ func TestSendErrorsCarryNoSecret(t *testing.T) {
 		t.Errorf("error %v shows a secret", err)
 	}
 	// Nothing listens any more: the transport error names the URL, which holds the secret.
-	f.srv.Close()
+	f.Server.Close()
 	for _, name := range []string{"hook", "bot", "generic"} {
 		_, err := senders[name].Send(sendContext(t), &msg, Delivery{})
 		if err == nil {

@@ -11,11 +11,21 @@ import (
 )
 
 // ToolSurfaceOf reads the tool surface from the tools/list pages of a probe's main
-// connection. It returns nil when the surface is unknown: initialize failed, a page failed
-// or was not valid, or the listing stopped before its last page. A server that does not
-// declare tools and refuses tools/list has an empty surface.
+// connection. It returns nil when the surface is unknown: the server did not answer
+// initialize (or, stateless, server/discover), a page failed or was not valid, or the listing
+// stopped before its last page. A server that does not declare tools and refuses tools/list
+// has an empty surface.
 func ToolSurfaceOf(res *probe.Result) *ToolSurface {
-	if res == nil || res.Initialize == nil {
+	if res == nil {
+		return nil
+	}
+	// A stateless server (2026-07-28) is never initialized: its DiscoverResult declares the
+	// capabilities instead, and its tools/list pages are on the main connection as usual.
+	declared := res.Initialize
+	if declared == nil {
+		declared = res.Discover
+	}
+	if declared == nil {
 		return nil
 	}
 	var pages []probe.Step
@@ -28,7 +38,7 @@ func ToolSurfaceOf(res *probe.Result) *ToolSurface {
 		return nil
 	}
 	if pages[0].Outcome != probe.OutcomeOK {
-		if pages[0].Outcome == probe.OutcomeError && !declaresTools(res.Initialize) {
+		if pages[0].Outcome == probe.OutcomeError && !declaresTools(declared) {
 			return NewToolSurface(nil)
 		}
 		return nil
@@ -67,11 +77,13 @@ func ToolSurfaceOf(res *probe.Result) *ToolSurface {
 	return NewToolSurface(tools)
 }
 
-func declaresTools(initialize json.RawMessage) bool {
+// declaresTools reads the capabilities of an InitializeResult or a DiscoverResult, which both
+// carry them in "capabilities".
+func declaresTools(result json.RawMessage) bool {
 	var ir struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
-	if json.Unmarshal(initialize, &ir) != nil {
+	if json.Unmarshal(result, &ir) != nil {
 		return true // unknown: do not conclude there are no tools
 	}
 	_, ok := ir.Capabilities["tools"]

@@ -1,11 +1,15 @@
 package alert
 
 import (
+	"context"
 	"encoding/json"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/fixture"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -57,6 +61,14 @@ func listing(initialize string, pages ...string) *probe.Result {
 	return res
 }
 
+// stateless is the result of a stateless probe: server/discover answered in place of
+// initialize.
+func stateless(discover string, pages ...string) *probe.Result {
+	res := listing(discover, pages...)
+	res.Initialize, res.Discover = nil, res.Initialize
+	return res
+}
+
 func TestToolSurfaceOf(t *testing.T) {
 	t.Parallel()
 	const withTools = `{"capabilities":{"tools":{}}}`
@@ -73,6 +85,10 @@ func TestToolSurfaceOf(t *testing.T) {
 		{"tools/list failed although declared", listing(withTools, ""), "unknown"},
 		{"no tools capability and tools/list refused: no tools", listing(`{"capabilities":{}}`, ""), ""},
 		{"a name listed twice counts once", listing(withTools, `{"tools":[{"name":"a"},{"name":"a","description":"again"}]}`), "a"},
+		{"stateless: the pages after server/discover", stateless(withTools, `{"tools":[{"name":"b"}],"nextCursor":"2"}`, `{"tools":[{"name":"a"}]}`), "a,b"},
+		{"stateless: no tools capability and tools/list refused", stateless(`{"capabilities":{}}`, ""), ""},
+		{"stateless: tools/list failed although declared", stateless(withTools, ""), "unknown"},
+		{"stateless: server/discover failed", &probe.Result{Steps: listing(withTools, `{"tools":[]}`).Steps}, "unknown"},
 	}
 	for _, tt := range tests {
 		s := ToolSurfaceOf(tt.res)
@@ -118,5 +134,44 @@ func TestCertificateOfTakesTheFirstToExpire(t *testing.T) {
 	}
 	if CertificateOf(&probe.Result{}) != nil {
 		t.Error("a result without TLS has a certificate")
+	}
+}
+
+// A real probe of a server that speaks only the stateless revision: its tool surface comes
+// from the listing that follows server/discover, as a session server's follows initialize.
+func TestToolSurfaceOfAProbedStatelessServer(t *testing.T) {
+	t.Parallel()
+	for _, statelessOnly := range []bool{false, true} {
+		srv, err := fixture.New(fixture.Config{StatelessOnly: statelessOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv.Handler())
+		t.Cleanup(ts.Close)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		res, err := probe.Run(ctx, probe.Target{URL: ts.URL}, probe.Options{Timeout: 25 * time.Second})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if statelessOnly && (res.Discover == nil || res.Initialize != nil) {
+			t.Fatalf("the stateless fixture was not probed statelessly: discover %s, initialize %s", res.Discover, res.Initialize)
+		}
+		s := ToolSurfaceOf(res)
+		if s == nil {
+			t.Fatalf("stateless only %v: the tool surface is unknown", statelessOnly)
+		}
+		var want []string
+		for _, tool := range fixture.DefaultTools() {
+			want = append(want, tool.Name)
+		}
+		slices.Sort(want)
+		var got []string
+		for _, tool := range s.Tools {
+			got = append(got, tool.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("stateless only %v: tools %v, want %v", statelessOnly, got, want)
+		}
 	}
 }

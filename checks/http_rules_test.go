@@ -189,8 +189,8 @@ func TestHTTPStatusIgnoresDeliberatelyBentRequests(t *testing.T) {
 	}
 	// A request of a rule connection that is not bent is judged as any other.
 	res = withRules(probe.TransportHTTP, func(w *wireScript) {
-		w.ruleHandshake(probe.ConnUnknownTool, plainInitResult, "")
-		w.call(probe.ConnUnknownTool, probe.StepUnknownToolList, "tools/list", "2", "", statusReply(http.StatusBadGateway, "text/html", "<h1>502</h1>"))
+		w.ruleHandshake(probe.ConnRobustness, plainInitResult, "")
+		w.call(probe.ConnRobustness, probe.StepInvalidRequestPing, "ping", "2", "", statusReply(http.StatusBadGateway, "text/html", "<h1>502</h1>"))
 	})
 	if f := evaluateCheck(t, "http.status", res); f.Status != StatusFail {
 		t.Errorf("http.status of a plain request on a rule connection: %s %q", f.Status, f.Message)

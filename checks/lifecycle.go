@@ -376,6 +376,9 @@ func checkEarlyMessages(r *Run, f *Finding) {
 
 // probeStopped says why the probe ended before a step, for skip reasons.
 func probeStopped(r *Run) string {
+	if r.RulesElsewhere != "" {
+		return r.RulesElsewhere
+	}
 	if r.Err != "" {
 		return "the probe stopped early (" + Clip([]byte(r.Err)) + ")"
 	}

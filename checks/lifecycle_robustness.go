@@ -8,9 +8,9 @@ import (
 
 const errorCodesSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic#responses"
 
-// lifecycleRobustnessChecks judge what the server does with input it must refuse: each is
-// probed on a connection of its own (on stdio a process of its own, since some servers exit
-// on what they cannot parse).
+// lifecycleRobustnessChecks judge what the server does with input it must refuse: both are
+// probed on a connection of their own (on stdio a process of its own, since some servers
+// exit on what they cannot parse), the request without a method first.
 func lifecycleRobustnessChecks() []Check {
 	return []Check{
 		{ID: "lifecycle.parse-error", Area: "lifecycle", Rule: "A, B", Spec: errorCodesSpec,
@@ -23,13 +23,13 @@ func lifecycleRobustnessChecks() []Check {
 }
 
 func checkParseError(r *Run, f *Finding) {
-	st, ok := stepOn(r, probe.ConnParseError, probe.StepParseError)
+	st, ok := stepOn(r, probe.ConnRobustness, probe.StepParseError)
 	if !ok {
-		f.Skip("%s", ruleMissing(r, probe.ConnParseError, "the malformed JSON"))
+		f.Skip("%s", ruleMissing(r, probe.ConnRobustness, "the malformed JSON"))
 		return
 	}
 	got := refusal(r, f, st, codeParseError, "malformed JSON")
-	ping, sent := stepOn(r, probe.ConnParseError, probe.StepParseErrorPing)
+	ping, sent := stepOn(r, probe.ConnRobustness, probe.StepParseErrorPing)
 	if sent && !answered(ping) {
 		f.Warn(Seqs(st.Request, ping.Request, ping.Response),
 			"after malformed JSON, expected the server to go on answering, got %s to the ping that followed", describeAnswer(r, ping))
@@ -38,9 +38,9 @@ func checkParseError(r *Run, f *Finding) {
 }
 
 func checkInvalidRequest(r *Run, f *Finding) {
-	st, ok := stepOn(r, probe.ConnInvalidRequest, probe.StepInvalidRequest)
+	st, ok := stepOn(r, probe.ConnRobustness, probe.StepInvalidRequest)
 	if !ok {
-		f.Skip("%s", ruleMissing(r, probe.ConnInvalidRequest, "the request without a method"))
+		f.Skip("%s", ruleMissing(r, probe.ConnRobustness, "the request without a method"))
 		return
 	}
 	got := refusal(r, f, st, codeInvalidRequest, "a request without a method")

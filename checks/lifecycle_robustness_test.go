@@ -33,7 +33,7 @@ func dies(w *wireScript, conn int, _ string) int {
 }
 
 func TestParseErrorWantsMinus32700AndAServerThatGoesOn(t *testing.T) {
-	const conn = probe.ConnParseError
+	const conn = probe.ConnRobustness
 	parse := func(transport string, answer reply, ping reply) *probe.Result {
 		return robustnessSession(transport, conn, probe.StepParseError, probe.MalformedJSON, "", answer, probe.StepParseErrorPing, ping)
 	}
@@ -65,7 +65,7 @@ func TestParseErrorWantsMinus32700AndAServerThatGoesOn(t *testing.T) {
 }
 
 func TestInvalidRequestWantsMinus32600(t *testing.T) {
-	const conn = probe.ConnInvalidRequest
+	const conn = probe.ConnRobustness
 	invalid := func(transport string, answer reply) *probe.Result {
 		return robustnessSession(transport, conn, probe.StepInvalidRequest, probe.MethodlessRequest, `"mcpwatch-invalid-request"`,
 			answer, probe.StepInvalidRequestPing, pingReply)
@@ -92,7 +92,7 @@ func TestInvalidRequestWantsMinus32600(t *testing.T) {
 // A -32600 that echoes the id of the methodless request answers a request the probe sent:
 // jsonrpc.id-echo must not call it a response to an id never sent.
 func TestIDEchoCountsTheMethodlessRequestAsSent(t *testing.T) {
-	res := robustnessSession(probe.TransportStdio, probe.ConnInvalidRequest, probe.StepInvalidRequest, probe.MethodlessRequest,
+	res := robustnessSession(probe.TransportStdio, probe.ConnRobustness, probe.StepInvalidRequest, probe.MethodlessRequest,
 		`"mcpwatch-invalid-request"`, jsonReply(invalidRequestAnswer), probe.StepInvalidRequestPing, pingReply)
 	if f := evaluateCheck(t, "jsonrpc.id-echo", res); f.Status != StatusPass {
 		t.Errorf("jsonrpc.id-echo: %s %q", f.Status, f.Message)

@@ -141,3 +141,14 @@ func TestCatalogueEntriesOfTheRuleProbes(t *testing.T) {
 		}
 	}
 }
+
+// A probe that left the rule probes to another probe of the same server (--protocol-version
+// all) skips their checks saying where they ran, not that it stopped early.
+func TestRuleChecksSayWhereTheRuleProbesRan(t *testing.T) {
+	const where = "the rule probes ran once, in the probe of revision 2025-11-25"
+	for _, id := range []string{"http.session", "lifecycle.parse-error", "auth.challenge", "tools.unknown-tool"} {
+		res := scriptedSession(probe.TransportHTTP)
+		res.RulesElsewhere = where
+		runCheckRows(t, id, []checkRow{{name: id, res: res, want: StatusSkip, msg: where}})
+	}
+}

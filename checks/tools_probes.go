@@ -11,7 +11,7 @@ import (
 const codeInvalidParams = -32602
 
 // toolProbeChecks judge what the server does with a tool it does not list and a cursor it
-// never issued. Each is probed on a connection of its own; neither calls a real tool.
+// never issued, both probed at the end of the main session; neither calls a real tool.
 func toolProbeChecks() []Check {
 	return []Check{
 		{ID: "tools.unknown-tool", Area: "tools", Rule: "B", Spec: specTools + "#error-handling",
@@ -40,15 +40,15 @@ func checkUnknownTool(r *Run, f *Finding) {
 	if !toolsDeclared(r, f) {
 		return
 	}
-	st, ok := stepOn(r, probe.ConnUnknownTool, probe.StepUnknownTool)
+	st, ok := stepOn(r, probe.ConnMain, probe.StepUnknownTool)
 	if !ok {
-		for _, l := range stepsOn(r, probe.ConnUnknownTool, probe.StepUnknownToolList) {
+		for _, l := range stepsOn(r, probe.ConnMain, probe.StepToolsList) {
 			if l.Outcome != probe.OutcomeOK {
-				f.Skip("no tool was called: tools/list failed on the probe's own connection (%s), so no name could be shown to be absent", describeStep(l))
+				f.Skip("no tool was called: tools/list failed (%s), so no name could be shown to be absent", describeStep(l))
 				return
 			}
 		}
-		f.Skip("%s", ruleMissing(r, probe.ConnUnknownTool, "tools/call of an unknown tool"))
+		f.Skip("%s", ruleMissing(r, probe.ConnMain, "tools/call of an unknown tool"))
 		return
 	}
 	name := calledTool(r, st)
@@ -84,9 +84,9 @@ func checkInvalidCursor(r *Run, f *Finding) {
 	if !toolsDeclared(r, f) {
 		return
 	}
-	st, ok := stepOn(r, probe.ConnInvalidCursor, probe.StepInvalidCursor)
+	st, ok := stepOn(r, probe.ConnMain, probe.StepInvalidCursor)
 	if !ok {
-		f.Skip("%s", ruleMissing(r, probe.ConnInvalidCursor, "tools/list with an invalid cursor"))
+		f.Skip("%s", ruleMissing(r, probe.ConnMain, "tools/list with an invalid cursor"))
 		return
 	}
 	frames := Seqs(st.Request, st.Response)

@@ -11,17 +11,21 @@ const (
 	noToolsInit       = `{"protocolVersion":"2025-11-25","capabilities":{"logging":{}},"serverInfo":{"name":"fixture","version":"1.0.0"}}`
 )
 
-// unknownToolSession scripts the conformant session plus the unknown-tool connection: its
-// listing (answered by list) and, when it lists, the tools/call answered by call.
+// unknownToolSession scripts the conformant session with its tools/list answered by list
+// and, when that lists, a tools/call of an unknown tool at its end answered by call.
 func unknownToolSession(transport string, list, call reply, edits ...func(p *sessionPlan)) *probe.Result {
-	return withRules(transport, func(w *wireScript) {
-		const conn = probe.ConnUnknownTool
-		w.ruleHandshake(conn, plainInitResult, "")
-		if l := w.call(conn, probe.StepUnknownToolList, "tools/list", "2", "", list); l.Outcome != probe.OutcomeOK {
-			return
+	edits = append(edits, func(p *sessionPlan) {
+		p.answers[probe.StepToolsList] = list
+		p.atEnd = func(w *wireScript, next func() string) {
+			for _, st := range w.res.Steps {
+				if st.Name == probe.StepToolsList && st.Outcome != probe.OutcomeOK {
+					return
+				}
+			}
+			w.call(probe.ConnMain, probe.StepUnknownTool, "tools/call", next(), unknownToolParams, call)
 		}
-		w.call(conn, probe.StepUnknownTool, "tools/call", "3", unknownToolParams, call)
-	}, edits...)
+	})
+	return scriptedSession(transport, edits...)
 }
 
 func TestUnknownToolWantsAJSONRPCError(t *testing.T) {
@@ -37,7 +41,7 @@ func TestUnknownToolWantsAJSONRPCError(t *testing.T) {
 			res: unknownToolSession(probe.TransportStdio, tools, resultReply(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`))},
 		{name: "no answer", want: StatusWarn, msg: "got no answer within the timeout",
 			res: unknownToolSession(probe.TransportStdio, tools, noReply())},
-		{name: "the listing failed, so nothing was called", want: StatusSkip, msg: "tools/list failed on the probe's own connection (JSON-RPC error -32603)",
+		{name: "the listing failed, so nothing was called", want: StatusSkip, msg: "no tool was called: tools/list failed (JSON-RPC error -32603)",
 			res: unknownToolSession(probe.TransportStdio, errorReply(-32603, "busy"), nil)},
 		{name: "no tools capability", want: StatusSkip, msg: "server declares no tools capability",
 			res: scriptedSession(probe.TransportStdio, func(p *sessionPlan) { p.initResult = noToolsInit })},
@@ -56,9 +60,10 @@ func TestUnknownToolRecordsTheErrorCode(t *testing.T) {
 }
 
 func invalidCursorSession(transport string, answer reply) *probe.Result {
-	return withRules(transport, func(w *wireScript) {
-		w.ruleHandshake(probe.ConnInvalidCursor, plainInitResult, "")
-		w.call(probe.ConnInvalidCursor, probe.StepInvalidCursor, "tools/list", "2", `{"cursor":"mcpwatch-invalid-cursor-0123456789abcdef"}`, answer)
+	return scriptedSession(transport, func(p *sessionPlan) {
+		p.atEnd = func(w *wireScript, next func() string) {
+			w.call(probe.ConnMain, probe.StepInvalidCursor, "tools/list", next(), `{"cursor":"mcpwatch-invalid-cursor-0123456789abcdef"}`, answer)
+		}
 	})
 }
 

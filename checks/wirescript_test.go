@@ -278,7 +278,9 @@ type sessionPlan struct {
 	// beforeInitialized and afterNotifications add server frames at those points.
 	beforeInitialized  func(w *wireScript)
 	afterNotifications func(w *wireScript)
-	processes          []probe.ProcessInfo
+	// atEnd adds main-connection exchanges after the unknown method (next hands out ids).
+	atEnd     func(w *wireScript, next func() string)
+	processes []probe.ProcessInfo
 	// stopAfterInitialize ends the session as the probe does when initialize fails.
 	stopAfterInitialize bool
 	toolsResult         string
@@ -364,6 +366,9 @@ func scriptedSession(transport string, edits ...func(p *sessionPlan)) *probe.Res
 	w.call(probe.ConnMain, probe.StepPromptsList, "prompts/list", next(), "", answer(probe.StepPromptsList, errorReply(-32601, "Method not found")))
 	w.call(probe.ConnMain, probe.StepPing, "ping", `"mcpwatch-ping"`, "", answer(probe.StepPing, resultReply(`{}`)))
 	w.call(probe.ConnMain, probe.StepUnknownMethod, probe.UnknownMethod, next(), `{}`, answer(probe.StepUnknownMethod, errorReply(-32601, "Method not found")))
+	if p.atEnd != nil {
+		p.atEnd(w, next)
+	}
 	w.shutdown()
 	return w.res
 }

@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -26,6 +27,9 @@ const (
 	DefaultShutdownGrace = 30 * time.Second
 	DefaultLeaseMargin   = 30 * time.Second
 	DefaultSpoolMaxBytes = 1 << 30
+	// DefaultAlertRetention keeps the alert history as long as the rollups, so that the
+	// dashboard can show the incidents of any span it can chart.
+	DefaultAlertRetention = store.DefaultRollupRetention
 )
 
 // Bounds of configuration values.
@@ -61,10 +65,19 @@ type Config struct {
 	LeaseMargin   time.Duration
 	MaxJitter     time.Duration
 	Transcripts   string
-	Retention     store.Retention
-	Spool         SpoolConfig
-	Defaults      ServerDefaults
-	Servers       []ServerConfig
+	// RuleProbes is how often each server's probe also runs the rule probes (ruleProbes);
+	// 0 runs them in every probe.
+	RuleProbes time.Duration
+	Retention  store.Retention
+	// AlertRetention is how long alert transitions are kept (retention.alerts); those of
+	// open incidents and those with a message still to send stay whatever their age.
+	AlertRetention time.Duration
+	Spool          SpoolConfig
+	Defaults       ServerDefaults
+	Servers        []ServerConfig
+	// Alerts is the alerts: section, validated and with its defaults; nil when the file has
+	// none, and then the monitor judges no run and sends nothing.
+	Alerts *alert.Config
 }
 
 // SpoolConfig says where results wait on disk while the database is away.
@@ -379,21 +392,23 @@ func (d *configDecoder) stringList(n *yaml.Node, field string) ([]string, bool) 
 
 func (d *configDecoder) decode(doc *yaml.Node) *Config {
 	cfg := &Config{
-		Region:        DefaultRegion,
-		Concurrency:   DefaultConcurrency,
-		ShutdownGrace: DefaultShutdownGrace,
-		LeaseMargin:   DefaultLeaseMargin,
-		MaxJitter:     DefaultMaxJitter,
-		Transcripts:   TranscriptsAll,
-		Retention:     store.Retention{Raw: store.DefaultRawRetention, Rollups: store.DefaultRollupRetention},
-		Spool:         SpoolConfig{MaxBytes: DefaultSpoolMaxBytes},
-		Defaults:      ServerDefaults{Schedule: DefaultSchedule, Timeout: DefaultTimeout},
+		Region:         DefaultRegion,
+		Concurrency:    DefaultConcurrency,
+		ShutdownGrace:  DefaultShutdownGrace,
+		LeaseMargin:    DefaultLeaseMargin,
+		MaxJitter:      DefaultMaxJitter,
+		Transcripts:    TranscriptsAll,
+		RuleProbes:     DefaultRuleProbes,
+		Retention:      store.Retention{Raw: store.DefaultRawRetention, Rollups: store.DefaultRollupRetention},
+		AlertRetention: DefaultAlertRetention,
+		Spool:          SpoolConfig{MaxBytes: DefaultSpoolMaxBytes},
+		Defaults:       ServerDefaults{Schedule: DefaultSchedule, Timeout: DefaultTimeout},
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || isNull(doc.Content[0]) {
 		d.fail(nil, "", "the file is empty: it needs at least a servers list")
 		return cfg
 	}
-	var servers, rollups *yaml.Node
+	var servers, rollups, alerts *yaml.Node
 	day := 24 * time.Hour
 	d.mapping(doc.Content[0], "", func(key string, k, v *yaml.Node) {
 		switch key {
@@ -430,6 +445,14 @@ func (d *configDecoder) decode(doc *yaml.Node) *Config {
 					d.fail(v, key, "%q is not one of all, failing, none", s)
 				}
 			}
+		case "ruleProbes":
+			if t, ok := d.duration(v, key, 0, 7*day); ok {
+				if t > 0 && t < time.Minute {
+					d.fail(v, key, "%v is shorter than a minute: say 0 to run them in every probe", t)
+				} else {
+					cfg.RuleProbes = t
+				}
+			}
 		case "retention":
 			d.mapping(v, key, func(sub string, k, v *yaml.Node) {
 				field := join(key, sub)
@@ -443,8 +466,12 @@ func (d *configDecoder) decode(doc *yaml.Node) *Config {
 					if t, ok := d.duration(v, field, day, 10*365*day); ok {
 						cfg.Retention.Rollups = t
 					}
+				case "alerts":
+					if t, ok := d.duration(v, field, day, 10*365*day); ok {
+						cfg.AlertRetention = t
+					}
 				default:
-					d.fail(k, field, "unknown field (known: raw, rollups)")
+					d.fail(k, field, "unknown field (known: raw, rollups, alerts)")
 				}
 			})
 		case "spool":
@@ -489,10 +516,15 @@ func (d *configDecoder) decode(doc *yaml.Node) *Config {
 			})
 		case "servers":
 			servers = v
+		case alert.SectionName:
+			alerts = v
 		default:
-			d.fail(k, key, "unknown field (known: region, concurrency, shutdownGrace, leaseMargin, maxJitter, transcripts, retention, spool, defaults, servers)")
+			d.fail(k, key, "unknown field (known: region, concurrency, shutdownGrace, leaseMargin, maxJitter, transcripts, ruleProbes, retention, spool, defaults, servers, alerts)")
 		}
 	})
+	if alerts != nil {
+		cfg.Alerts = d.alerts(alerts)
+	}
 	if cfg.Retention.Rollups < cfg.Retention.Raw {
 		d.fail(rollups, "retention.rollups", "%v is shorter than retention.raw (%v)", cfg.Retention.Rollups, cfg.Retention.Raw)
 	}

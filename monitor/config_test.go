@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -19,19 +21,21 @@ func TestLoadConfigReadsEverySetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Config{
-		Path:          filepath.Join("testdata", "config", "full.yaml"),
-		Region:        "eu-west",
-		Concurrency:   64,
-		ShutdownGrace: 45 * time.Second,
-		LeaseMargin:   20 * time.Second,
-		MaxJitter:     10 * time.Minute,
-		Transcripts:   TranscriptsFailing,
-		Retention:     store.Retention{Raw: 14 * 24 * time.Hour, Rollups: 400 * 24 * time.Hour},
-		Spool:         SpoolConfig{Dir: "/var/lib/mcpwatch/spool", MaxBytes: 256 << 20},
-		Defaults:      ServerDefaults{Schedule: "@every 1m", Timeout: 20 * time.Second},
+		Path:           filepath.Join("testdata", "config", "full.yaml"),
+		Region:         "eu-west",
+		Concurrency:    64,
+		ShutdownGrace:  45 * time.Second,
+		LeaseMargin:    20 * time.Second,
+		MaxJitter:      10 * time.Minute,
+		Transcripts:    TranscriptsFailing,
+		RuleProbes:     6 * time.Hour,
+		Retention:      store.Retention{Raw: 14 * 24 * time.Hour, Rollups: 400 * 24 * time.Hour},
+		AlertRetention: 90 * 24 * time.Hour,
+		Spool:          SpoolConfig{Dir: "/var/lib/mcpwatch/spool", MaxBytes: 256 << 20},
+		Defaults:       ServerDefaults{Schedule: "@every 1m", Timeout: 20 * time.Second},
 		Servers: []ServerConfig{
 			{
-				Line: 18, Name: "weather", URL: "https://mcp.example.com/mcp",
+				Line: 20, Name: "weather", URL: "https://mcp.example.com/mcp",
 				Headers: []store.HeaderRef{
 					{Name: "Authorization", FromEnv: "WEATHER_TOKEN", Prefix: "Bearer "},
 					{Name: "X-Tenant", FromEnv: "TENANT"},
@@ -40,17 +44,24 @@ func TestLoadConfigReadsEverySetting(t *testing.T) {
 				Schedule: "@every 1m", Timeout: 20 * time.Second, Enabled: true,
 			},
 			{
-				Line: 24, Name: "everything",
+				Line: 26, Name: "everything",
 				Command: []string{"npx", "-y", "@modelcontextprotocol/server-everything"},
 				Env:     []store.EnvVar{{Name: "LOG_LEVEL", Value: "debug"}, {Name: "API_KEY", FromEnv: "EVERYTHING_KEY"}},
 				Dir:     "/srv/everything", Schedule: "*/5 * * * *", Timeout: time.Minute, Enabled: true,
 			},
 			{
-				Line: 32, Name: "local-go", Command: []string{"go", "run", "./cmd/server"},
+				Line: 34, Name: "local-go", Command: []string{"go", "run", "./cmd/server"},
 				Schedule: "@every 1m", Timeout: 20 * time.Second, Enabled: false,
 			},
 		},
 	}
+	// The alerts section is the alert package's to decode (its own tests read every key):
+	// here it is enough that it arrives, validated, with its defaults.
+	if a := cfg.Alerts; a == nil || a.DashboardURL != "https://status.example.com" || a.Down.FailureThreshold != 3 ||
+		a.Down.SuccessThreshold != alert.DefaultSuccessThreshold || len(a.Channels) != 1 || !slices.Equal(a.DefaultChannels, []string{"ops"}) {
+		t.Errorf("alerts section: %+v", cfg.Alerts)
+	}
+	cfg.Alerts = nil
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("config:\n got %+v\nwant %+v", cfg, want)
 	}
@@ -92,7 +103,8 @@ func TestLoadConfigFillsDefaults(t *testing.T) {
 	}
 	if cfg.Region != DefaultRegion || cfg.Concurrency != DefaultConcurrency || cfg.Transcripts != TranscriptsAll ||
 		cfg.Retention.Raw != store.DefaultRawRetention || cfg.Retention.Rollups != store.DefaultRollupRetention ||
-		cfg.Spool.MaxBytes != DefaultSpoolMaxBytes || cfg.MaxJitter != DefaultMaxJitter {
+		cfg.Spool.MaxBytes != DefaultSpoolMaxBytes || cfg.MaxJitter != DefaultMaxJitter ||
+		cfg.AlertRetention != DefaultAlertRetention || cfg.Alerts != nil || cfg.RuleProbes != DefaultRuleProbes {
 		t.Errorf("defaults not filled: %+v", cfg)
 	}
 	s := cfg.Servers[0]
@@ -144,6 +156,7 @@ func TestLoadConfigErrorsNameFileLineAndField(t *testing.T) {
 			"12:10: servers[1].url: credentials do not belong in the URL",
 		}, "pw@"},
 		{"no-servers.yaml", []string{"1:1: servers: missing: list the servers to probe"}, ""},
+		{"rule-probes.yaml", []string{"1:13: ruleProbes: 30s is shorter than a minute: say 0 to run them in every probe"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

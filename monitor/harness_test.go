@@ -179,7 +179,11 @@ func startWorker(t testing.TB, st *store.Store, cfg WorkerConfig) *runningWorker
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = 250 * time.Millisecond
 	}
-	w, err := NewWorker(st, testProber(t, nil, TranscriptsFailing), buf, cfg)
+	// The workers' tests are about scheduling and storing: their probes leave the rule probes
+	// out (as a monitor does but once a day here), which makes them light enough that a
+	// machine busy with other tests still keeps every schedule.
+	p := testProberWith(t, nil, ProberConfig{Transcripts: TranscriptsFailing, RuleProbes: 24 * time.Hour})
+	w, err := NewWorker(st, p, buf, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ type Metrics struct {
 	alreadyStored  prometheus.Counter
 	writeErrors    prometheus.Counter
 	writeDuration  prometheus.Histogram
+	judgements     *prometheus.CounterVec
 }
 
 // NewMetrics creates the metrics and registers them with reg.
@@ -84,10 +85,14 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "mcpwatch_store_write_duration_seconds", Help: "Duration of batch writes to the database.",
 			Buckets: prometheus.ExponentialBucketsRange(0.001, 30, 12),
 		}),
+		judgements: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mcpwatch_alert_judgements_total",
+			Help: "Runs handed to the alert engine, by result: ok, failed (an error or the timeout), invalid (the engine cannot read the run), skipped (the database was away).",
+		}, []string{"result"}),
 	}
 	for _, c := range []prometheus.Collector{m.probes, m.probeDuration, m.stepLatency, m.lag, m.claimed,
 		m.claimErrors, m.claimConflicts, m.inFlight, m.bufferRuns, m.spoolBytes, m.dropped, m.written,
-		m.alreadyStored, m.writeErrors, m.writeDuration} {
+		m.alreadyStored, m.writeErrors, m.writeDuration, m.judgements} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -201,4 +206,19 @@ func Handler(g prometheus.Gatherer, health func() Health) http.Handler {
 		_ = json.NewEncoder(w).Encode(h)
 	})
 	return mux
+}
+
+// Results of a judgement by the alert engine.
+const (
+	judgedOK      = "ok"
+	judgedFailed  = "failed"
+	judgedInvalid = "invalid"
+	judgedSkipped = "skipped"
+)
+
+func (m *Metrics) judged(result string) {
+	if m == nil {
+		return
+	}
+	m.judgements.WithLabelValues(result).Inc()
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -29,9 +30,16 @@ func runThroughOutage(t *testing.T, db testDB, st *store.Store, o outage) {
 	farm := newFixtureFarm(t, 5*time.Millisecond) // each probe takes some 100ms: many in flight at the cut
 	byID := syncServers(t, db.direct, "eu", farm.servers("srv", 100, "@every 30d", 5*time.Second))
 	rec := newRecorder()
+	// The alert engine, on the same database, goes away with it: judging must neither lose
+	// nor delay a run.
+	engine, err := alert.NewEngine(st, &alert.Config{}, alert.EngineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// A claim cut off mid-answer may have been committed: its slots come back when the lease
 	// (5s + 5s) expires, which bounds how long this test takes.
-	w := startWorker(t, st, WorkerConfig{Name: "w", Concurrency: 10, MaxTimeout: 5 * time.Second, LeaseMargin: 5 * time.Second, Trace: rec.trace})
+	w := startWorker(t, st, WorkerConfig{Name: "w", Concurrency: 10, MaxTimeout: 5 * time.Second, LeaseMargin: 5 * time.Second,
+		Alerts: engine, Trace: rec.trace})
 
 	rec.waitFor(t, time.Minute, "30 probes finished", func(r *recorder) bool { return len(r.of(EventProbeFinished)) >= 30 })
 	o.down(t)

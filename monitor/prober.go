@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
@@ -19,6 +20,9 @@ import (
 // running it would hand them this machine.
 var ErrStdioNotFromConfig = errors.New("stdio servers run only when they come from the configuration file")
 
+// DefaultRuleProbes is how often, by default, each server's probe also runs the rule probes.
+const DefaultRuleProbes = time.Hour
+
 // Prober runs one probe of a stored server and judges it.
 type Prober struct {
 	checks      *checks.Registry
@@ -26,6 +30,7 @@ type Prober struct {
 	guardedDial func(ctx context.Context, network, address string) (net.Conn, error)
 	version     string
 	transcripts string
+	ruleProbes  time.Duration
 	logger      *slog.Logger
 }
 
@@ -45,7 +50,11 @@ type ProberConfig struct {
 	// a netguard.Guard's DialContext, so that such a server cannot point the prober at its
 	// own internal networks, redirects and DNS rebinding included. Nil dials directly.
 	GuardedDial func(ctx context.Context, network, address string) (net.Conn, error)
-	Logger      *slog.Logger
+	// RuleProbes is how often each server's probe also runs the rule probes (sessions,
+	// headers, Origin, robustness, authorization, the unknown tool and cursor): once per
+	// window of this length, in the slot that opens it. 0 runs them in every probe.
+	RuleProbes time.Duration
+	Logger     *slog.Logger
 }
 
 // NewProber builds a Prober.
@@ -66,32 +75,68 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Prober{checks: cfg.Checks, lookupEnv: cfg.LookupEnv, guardedDial: cfg.GuardedDial, version: cfg.Version,
-		transcripts: cfg.Transcripts, logger: cfg.Logger}, nil
+		transcripts: cfg.Transcripts, ruleProbes: cfg.RuleProbes, logger: cfg.Logger}, nil
 }
 
-// Probe probes s once, for at most timeout, and returns the run to store. A probe that cannot
-// start (a missing environment variable, a refused command) is a down run that says why.
-func (p *Prober) Probe(ctx context.Context, s store.Server, timeout time.Duration, region, worker string) store.RunRecord {
+// Probe probes s once, for the slot due at due, for at most timeout, and returns the run to store and its
+// observation for the alert engine: the run with what the store does not keep, the tool
+// surface and the TLS certificate, read from the probe result while it is at hand. A probe
+// that cannot start (a missing environment variable, a refused command) is a down run that
+// says why.
+func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeout time.Duration, region, worker string) (store.RunRecord, alert.Observation) {
 	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts}
 	start := time.Now()
 	target, err := p.target(s)
 	if err != nil {
-		return FailedRecord(start, meta, err)
+		rec := FailedRecord(start, meta, err)
+		return rec, alert.FromRun(s, &rec, nil, nil)
 	}
 	opts := probe.Options{
 		Timeout:       timeout,
 		ClientName:    "mcpwatch",
 		ClientVersion: p.version,
 		Logger:        p.logger.With("server", s.Name),
+		// Most probes of a monitor ask a server only what a client would: the rule probes
+		// bend requests on purpose (a foreign Origin, malformed JSON, bogus sessions) over
+		// several more connections, which every minute would cost the monitor three times
+		// the work and the server a stream of garbage, to learn what seldom changes.
+		RulesElsewhere: p.rulesElsewhere(s, due),
 	}
 	if s.Source != store.SourceConfig {
 		opts.DialContext = p.guardedDial
 	}
 	res, err := probe.Run(ctx, target, opts)
 	if err != nil {
-		return FailedRecord(start, meta, err)
+		rec := FailedRecord(start, meta, err)
+		return rec, alert.FromRun(s, &rec, nil, nil)
 	}
-	return Record(res, p.checks.Evaluate(res), meta)
+	findings := p.checks.Evaluate(res)
+	rec := Record(res, findings, meta)
+	return rec, alert.FromRun(s, &rec, res, findings)
+}
+
+// rulesElsewhere says why the probe of s for the slot due at due leaves the rule probes out,
+// or "" when it runs them: in the first slot of each RuleProbes window of the server, the
+// windows phased by the server's name so that servers on the same schedule do not all get
+// theirs in the same minute.
+func (p *Prober) rulesElsewhere(s store.Server, due time.Time) string {
+	if p.ruleProbes <= 0 || due.IsZero() {
+		return ""
+	}
+	sched, err := ParseSchedule(s.Schedule, 0)
+	if err != nil {
+		return ""
+	}
+	interval := sched.Interval(due)
+	if interval <= 0 || interval >= p.ruleProbes {
+		return ""
+	}
+	phase := offset(s.Name+"#rule-probes", p.ruleProbes)
+	window := func(t time.Time) int64 { return t.Add(phase).UnixNano() / int64(p.ruleProbes) }
+	if window(due) != window(due.Add(-interval)) {
+		return ""
+	}
+	return fmt.Sprintf("the monitor runs the rule probes against each server once every %v (ruleProbes), and not in this run", p.ruleProbes)
 }
 
 // target builds what to probe, reading secrets from the environment now: they are never

@@ -61,7 +61,8 @@ func capabilities(init json.RawMessage) map[string]json.RawMessage {
 
 // Record turns a probe's result and the checks' findings into the run the store keeps.
 //
-// The outcome: down when initialize did not succeed (the server cannot be used at all), up
+// The outcome: down when initialize did not succeed, or for a stateless server (2026-07-28,
+// never initialized) server/discover (the server cannot be used at all), up
 // when it did and no check failed (a MUST of the specification is kept; warnings about
 // SHOULDs do not count), degraded otherwise. ErrorCode, HTTPStatus and Error describe the step
 // that made the run down or degraded: initialize for a down run; for a degraded one the step
@@ -76,7 +77,7 @@ func Record(res *probe.Result, findings []checks.Finding, meta RunMeta) store.Ru
 		Duration:        res.Duration,
 		ProtocolVersion: res.Negotiated,
 	}
-	rec.ServerName, rec.ServerVersion = serverInfo(res.Initialize)
+	rec.ServerName, rec.ServerVersion = serverInfo(handshake(res))
 
 	for _, st := range res.Steps {
 		sr := store.StepRecord{Name: st.Name, Method: st.Method, Outcome: string(st.Outcome), Latency: st.Latency, ErrorCode: st.ErrorCode}
@@ -106,7 +107,7 @@ func Record(res *probe.Result, findings []checks.Finding, meta RunMeta) store.Ru
 
 	init, initialized := res.FirstStep(probe.StepInitialize)
 	switch {
-	case !initialized || init.Outcome != probe.OutcomeOK || res.Initialize == nil:
+	case res.Discover == nil && (!initialized || init.Outcome != probe.OutcomeOK || res.Initialize == nil):
 		rec.Outcome = store.OutcomeDown
 		rec.Error = downReason(res, init, initialized)
 		if initialized {
@@ -194,22 +195,44 @@ func number(v any) (int, bool) {
 	return 0, false
 }
 
-func serverInfo(init json.RawMessage) (name, version string) {
-	if init == nil {
+// handshake is the result that opened the main connection: the InitializeResult, or for a
+// stateless server the DiscoverResult, which declares the capabilities in its place (nil
+// when neither came).
+func handshake(res *probe.Result) json.RawMessage {
+	if res.Initialize != nil {
+		return res.Initialize
+	}
+	return res.Discover
+}
+
+// metaServerInfo is where a stateless server names itself: in the _meta of its results.
+const metaServerInfo = "io.modelcontextprotocol/serverInfo"
+
+func serverInfo(result json.RawMessage) (name, version string) {
+	if result == nil {
 		return "", ""
+	}
+	type info struct {
+		Name    any `json:"name"`
+		Version any `json:"version"`
 	}
 	var r struct {
-		ServerInfo struct {
-			Name    any `json:"name"`
-			Version any `json:"version"`
-		} `json:"serverInfo"`
+		ServerInfo *info                      `json:"serverInfo"`
+		Meta       map[string]json.RawMessage `json:"_meta"`
 	}
-	if json.Unmarshal(init, &r) != nil {
+	if json.Unmarshal(result, &r) != nil {
 		return "", ""
 	}
+	si := r.ServerInfo
+	if si == nil {
+		// The other members of _meta may be anything: read this one alone.
+		if json.Unmarshal(r.Meta[metaServerInfo], &si) != nil || si == nil {
+			return "", ""
+		}
+	}
 	// A server may send anything here; only strings are names.
-	name, _ = r.ServerInfo.Name.(string)
-	version, _ = r.ServerInfo.Version.(string)
+	name, _ = si.Name.(string)
+	version, _ = si.Version.(string)
 	return name, version
 }
 
@@ -292,7 +315,7 @@ func failingStep(res *probe.Result, first checks.Finding) (probe.Step, bool) {
 			return st, true
 		}
 	}
-	declared := capabilities(res.Initialize)
+	declared := capabilities(handshake(res))
 	for _, st := range res.Steps {
 		if failed(st) && mustSucceed(st.Name, declared) {
 			return st, true

@@ -33,12 +33,16 @@ func testChecks(t testing.TB) *checks.Registry {
 
 func testProber(t testing.TB, env map[string]string, transcripts string) *Prober {
 	t.Helper()
-	p, err := NewProber(ProberConfig{
-		Checks:      testChecks(t),
-		LookupEnv:   func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-		Version:     "test",
-		Transcripts: transcripts,
-	})
+	return testProberWith(t, env, ProberConfig{Transcripts: transcripts})
+}
+
+// testProberWith is testProber with more of the configuration given.
+func testProberWith(t testing.TB, env map[string]string, cfg ProberConfig) *Prober {
+	t.Helper()
+	cfg.Checks = testChecks(t)
+	cfg.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	cfg.Version = "test"
+	p, err := NewProber(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +72,13 @@ func TestRecordOutcomesAndExactCodes(t *testing.T) {
 	closedURL := closed.URL + "/mcp"
 	closed.Close()
 
+	statelessSrv, err := fixture.New(fixture.Config{StatelessOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateless := httptest.NewServer(statelessSrv.Handler())
+	t.Cleanup(stateless.Close)
+
 	tests := []struct {
 		name      string
 		server    store.Server
@@ -79,6 +90,8 @@ func TestRecordOutcomesAndExactCodes(t *testing.T) {
 		errText   string // in Error
 	}{
 		{"a conformant server is up", httpTarget("ok", fixtureURL(t, fixture.Conformant)), store.OutcomeUp, nil, nil, nil, true, ""},
+		{"a stateless server, answering server/discover and never initialized, is up",
+			httpTarget("stateless", stateless.URL+"/mcp"), store.OutcomeUp, nil, nil, nil, true, ""},
 		{"a broken SHOULD alone keeps it up", httpTarget("warn", fixtureURL(t, fixture.ToolNoDescription)), store.OutcomeUp, nil, nil, nil, true, ""},
 		{"initialize answered with an error is down with the exact code", httpTarget("init", fixtureURL(t, fixture.InitError)),
 			store.OutcomeDown, ptr[int64](-32603), ptr(200), nil, false, "initialize: JSON-RPC error -32603"},
@@ -96,9 +109,22 @@ func TestRecordOutcomesAndExactCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rec := p.Probe(t.Context(), tt.server, tt.server.Timeout, "eu", "w1")
+			rec, obs := p.Probe(t.Context(), tt.server, time.Time{}, tt.server.Timeout, "eu", "w1")
 			if err := rec.Validate(); err != nil {
 				t.Fatalf("the store would refuse the run: %v", err)
+			}
+			// The alert engine judges the run as stored, plus the tool surface.
+			if err := obs.Validate(); err != nil {
+				t.Errorf("the alert engine would refuse the run: %v", err)
+			}
+			if obs.ServerID != rec.ServerID || obs.Server != tt.server.Name || obs.Region != "eu" || obs.RunID != rec.ID.String() ||
+				!obs.At.Equal(rec.Start) || obs.Outcome != rec.Outcome || obs.Error != rec.Error ||
+				!equalPtr(obs.ErrorCode, rec.ErrorCode) || !equalPtr(obs.HTTPStatus, rec.HTTPStatus) || !equalPtr(obs.ExitStatus, rec.ExitStatus) ||
+				len(obs.Checks) != len(rec.Findings) {
+				t.Errorf("observation %+v does not say what the run %+v says", obs, rec)
+			}
+			if (obs.Tools != nil) != tt.tools || (tt.tools && len(obs.Tools.Tools) != len(fixture.DefaultTools())) {
+				t.Errorf("tool surface %+v, want the fixture's: %v", obs.Tools, tt.tools)
 			}
 			if rec.Outcome != tt.outcome {
 				t.Fatalf("outcome %s (%s), want %s", rec.Outcome, rec.Error, tt.outcome)
@@ -166,7 +192,7 @@ func TestProbeReadsHeaderSecretsAtProbeTimeAndKeepsThemOut(t *testing.T) {
 
 	// (The server's bare 401s fail the auth checks, so the run is degraded rather than up;
 	// what matters here is that the header got the main session through.)
-	rec := testProber(t, map[string]string{"MCP_TOKEN": "s3cret-value"}, TranscriptsAll).Probe(t.Context(), server, 10*time.Second, "eu", "w")
+	rec, _ := testProber(t, map[string]string{"MCP_TOKEN": "s3cret-value"}, TranscriptsAll).Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w")
 	if rec.Outcome == store.OutcomeDown || rec.ServerName == "" {
 		t.Fatalf("with the variable set: %s (%s), want initialize through", rec.Outcome, rec.Error)
 	}
@@ -174,7 +200,7 @@ func TestProbeReadsHeaderSecretsAtProbeTimeAndKeepsThemOut(t *testing.T) {
 		t.Error("the header's value is in the stored transcript")
 	}
 
-	rec = testProber(t, nil, TranscriptsAll).Probe(t.Context(), server, 10*time.Second, "eu", "w")
+	rec, _ = testProber(t, nil, TranscriptsAll).Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w")
 	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "MCP_TOKEN (for header Authorization) is not set") {
 		t.Errorf("without the variable: %s %q, want down naming MCP_TOKEN", rec.Outcome, rec.Error)
 	}
@@ -192,7 +218,7 @@ func TestProbeRefusesStdioServersThatDidNotComeFromTheConfig(t *testing.T) {
 	if _, err := p.target(server); !errors.Is(err, ErrStdioNotFromConfig) {
 		t.Fatalf("target of an API stdio server: %v, want ErrStdioNotFromConfig", err)
 	}
-	rec := p.Probe(t.Context(), server, 5*time.Second, "eu", "w")
+	rec, _ := p.Probe(t.Context(), server, time.Time{}, 5*time.Second, "eu", "w")
 	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "configuration file") {
 		t.Errorf("run %s %q, want down saying why", rec.Outcome, rec.Error)
 	}
@@ -217,11 +243,11 @@ func TestTranscriptPolicy(t *testing.T) {
 	for _, tt := range tests {
 		p := testProber(t, nil, tt.policy)
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-		if got := p.Probe(ctx, up, 10*time.Second, "r", "w").Transcript != nil; got != tt.upKept {
-			t.Errorf("%s: up run kept its transcript: %v, want %v", tt.policy, got, tt.upKept)
+		if rec, _ := p.Probe(ctx, up, time.Time{}, 10*time.Second, "r", "w"); (rec.Transcript != nil) != tt.upKept {
+			t.Errorf("%s: up run kept its transcript: %v, want %v", tt.policy, rec.Transcript != nil, tt.upKept)
 		}
-		if got := p.Probe(ctx, down, 10*time.Second, "r", "w").Transcript != nil; got != tt.down {
-			t.Errorf("%s: down run kept its transcript: %v, want %v", tt.policy, got, tt.down)
+		if rec, _ := p.Probe(ctx, down, time.Time{}, 10*time.Second, "r", "w"); (rec.Transcript != nil) != tt.down {
+			t.Errorf("%s: down run kept its transcript: %v, want %v", tt.policy, rec.Transcript != nil, tt.down)
 		}
 		cancel()
 	}
@@ -260,16 +286,16 @@ func TestProbesOfRegisteredServersGoThroughTheGuard(t *testing.T) {
 	}
 	registered := httpTarget("registered", url)
 	registered.Source = store.SourceAPI
-	rec := p.Probe(t.Context(), registered, 10*time.Second, "eu", "w")
+	rec, _ := p.Probe(t.Context(), registered, time.Time{}, 10*time.Second, "eu", "w")
 	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "not allowed") {
 		t.Errorf("a registered server on loopback: %s %q, want down, refused by the guard", rec.Outcome, rec.Error)
 	}
-	if rec := p.Probe(t.Context(), httpTarget("operator", url), 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
+	if rec, _ := p.Probe(t.Context(), httpTarget("operator", url), time.Time{}, 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
 		t.Errorf("the operator's own server on loopback: %s %q, want up (the configuration is trusted)", rec.Outcome, rec.Error)
 	}
 	allowed := netguard.New(netguard.Config{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	p.guardedDial = allowed.DialContext
-	if rec := p.Probe(t.Context(), registered, 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
+	if rec, _ := p.Probe(t.Context(), registered, time.Time{}, 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
 		t.Errorf("a registered server in an allowed range: %s %q, want up", rec.Outcome, rec.Error)
 	}
 }

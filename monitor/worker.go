@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -40,6 +41,12 @@ type WorkerConfig struct {
 	// by other processes are noticed; default 2s.
 	ClaimInterval time.Duration
 	PollInterval  time.Duration
+	// Alerts, when set, judges every run once it is durable and before its slot is completed,
+	// so that the runs of a server in this region reach it one at a time and in order. Nil
+	// (no alerts: section) judges nothing.
+	Alerts AlertObserver
+	// AlertTimeout bounds one judgement; default DefaultAlertTimeout.
+	AlertTimeout time.Duration
 	// Trace, when set, hears about every probe (from many goroutines at once).
 	Trace   func(Event)
 	Logger  *slog.Logger
@@ -74,6 +81,9 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 	if c.PollInterval <= 0 {
 		c.PollInterval = 2 * time.Second
 	}
+	if c.AlertTimeout <= 0 {
+		c.AlertTimeout = DefaultAlertTimeout
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -86,8 +96,8 @@ type EventKind int
 const (
 	// EventProbeStarted: a claimed server's probe begins (Lag is set).
 	EventProbeStarted EventKind = iota
-	// EventProbeFinished: the run is durable (Run and Outcome are set) and the lease is
-	// about to be completed.
+	// EventProbeFinished: the run is durable (Run and Outcome are set), the alert engine has
+	// judged it (or given up), and the lease is about to be completed.
 	EventProbeFinished
 	// EventLeaseLost: completing or releasing found the lease taken over.
 	EventLeaseLost
@@ -110,6 +120,11 @@ type Event struct {
 	Lag      time.Duration
 	Run      store.RunID
 	Outcome  string
+}
+
+// AlertObserver judges finished runs; *alert.Engine is one.
+type AlertObserver interface {
+	Observe(ctx context.Context, obs alert.Observation) error
 }
 
 // Worker claims due servers of its region from the database and probes them, at most
@@ -392,12 +407,16 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 	// The probe must end while the lease still has its margin left.
 	timeout := min(c.Server.Timeout, time.Until(c.Lease.Until)-w.cfg.LeaseMargin)
 	var rec store.RunRecord
+	var obs alert.Observation
+	judge := w.cfg.Alerts != nil
 	started := time.Now()
 	if timeout < minTimeout {
 		rec = FailedRecord(time.Now(), RunMeta{ServerID: c.Server.ID, Region: w.cfg.Region, Worker: w.cfg.Name},
 			fmt.Errorf("the lease left no time to probe (claimed %v late)", ev.Lag.Round(time.Millisecond)))
+		// The worker was late, not the server down: paging its owner would be a lie.
+		judge = false
 	} else {
-		rec = w.prober.Probe(probeCtx, c.Server, timeout, w.cfg.Region, w.cfg.Name)
+		rec, obs = w.prober.Probe(probeCtx, c.Server, c.Lease.Due, timeout, w.cfg.Region, w.cfg.Name)
 	}
 	w.cfg.Metrics.probeEnded()
 	w.releaseSlot()
@@ -421,9 +440,13 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 	case err := <-durable:
 		if err != nil {
 			w.log.Error("run lost", "server", c.Server.Name, "err", err)
+			judge = false // the history would cite a run that does not exist
 		}
 	case <-finishCtx.Done():
 		return
+	}
+	if judge {
+		w.judge(finishCtx, obs, c.Lease)
 	}
 	ev.Run, ev.Outcome = rec.ID, rec.Outcome
 	w.trace(withKind(ev, EventProbeFinished))
@@ -436,6 +459,45 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 	// sooner (a late probe whose next slot has begun already).
 	if planned := w.sleepUntil.Load(); planned != 0 && next.UnixNano() < planned {
 		w.Wake()
+	}
+}
+
+// DefaultAlertTimeout bounds the alert engine's judgement of one run: it holds the run's slot
+// open (not a concurrency slot), so it must end well within the lease's margin.
+const DefaultAlertTimeout = 10 * time.Second
+
+// judge hands a durable run to the alert engine. Alerts are a consequence of runs, never a
+// condition of them: the run is stored whatever happens here, and a failure costs the alerts
+// this one run, which the engine's state survives (a down alert needs failure-threshold runs
+// in a row, and the next run is judged against the state the last judged one left).
+func (w *Worker) judge(ctx context.Context, obs alert.Observation, lease store.Lease) {
+	log := w.log.With("server", obs.Server, "run", obs.RunID)
+	// Half of what is left of the lease at most, the rest being for completing it: a slot
+	// whose lease ran out would be probed again by another worker.
+	timeout := min(w.cfg.AlertTimeout, time.Until(lease.Until)/2)
+	if w.buf != nil && w.buf.Stats().Away {
+		// The run waits in the spool for the database, which the engine needs as well; the
+		// outage is logged already, once, by the buffer.
+		log.Debug("run not judged for alerts: the database is away")
+		w.cfg.Metrics.judged(judgedSkipped)
+		return
+	}
+	if timeout < minTimeout {
+		log.Warn("run not judged for alerts: the lease is about to end", "outcome", obs.Outcome)
+		w.cfg.Metrics.judged(judgedSkipped)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	switch err := w.cfg.Alerts.Observe(ctx, obs); {
+	case err == nil:
+		w.cfg.Metrics.judged(judgedOK)
+	case errors.Is(err, alert.ErrInvalidObservation):
+		log.Error("run not judged for alerts: the engine cannot read it", "err", err)
+		w.cfg.Metrics.judged(judgedInvalid)
+	default:
+		log.Warn("run not judged for alerts", "err", err)
+		w.cfg.Metrics.judged(judgedFailed)
 	}
 }
 

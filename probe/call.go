@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,16 +67,13 @@ func (s *session) exchange(ctx context.Context, p *pendingCall, abandon <-chan s
 	}
 	sent, _ := s.transcript.Frame(seq)
 
-	timer := time.NewTimer(p.timeout)
-	defer timer.Stop()
 	var a answer
 	select {
-	case a = <-p.wt.ch:
-	case <-timer.C:
-		a = answer{seq: -1, err: ErrTimeout}
-	case <-ctx.Done():
-		a = answer{seq: -1, err: ErrTimeout}
-	case <-abandon:
+	case a = <-p.wt.ch: // an HTTP answer is mostly in by the time Send returns: no timer then
+	default:
+		a = s.await(ctx, p, abandon)
+	}
+	if a.abandoned {
 		st.Outcome, st.Err = OutcomeNoAnswer, errNotAwaited.Error()
 		return st
 	}
@@ -101,27 +97,23 @@ func (s *session) exchange(ctx context.Context, p *pendingCall, abandon <-chan s
 		}
 		return st
 	}
-	var m struct {
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	_ = json.Unmarshal(a.frame.Raw, &m)
-	if m.Error != nil && !bytes.Equal(m.Error, []byte("null")) {
-		st.Outcome = OutcomeError
-		var e struct {
-			Code json.RawMessage `json:"code"`
-		}
-		if json.Unmarshal(m.Error, &e) == nil && e.Code != nil {
-			st.ErrorCodeRaw = e.Code
-			if c, err := strconv.ParseInt(string(e.Code), 10, 64); err == nil {
-				st.ErrorCode = &c
-			}
-		}
-		return st
-	}
-	st.Outcome = OutcomeOK
-	st.Result = m.Result
+	st.Outcome, st.Result, st.ErrorCodeRaw, st.ErrorCode = decodeAnswer(a.env)
 	return st
+}
+
+// await waits for the answer to p up to its timeout, ctx's end, or abandon closing.
+func (s *session) await(ctx context.Context, p *pendingCall, abandon <-chan struct{}) answer {
+	timer := time.NewTimer(p.timeout)
+	defer timer.Stop()
+	select {
+	case a := <-p.wt.ch:
+		return a
+	case <-timer.C:
+	case <-ctx.Done():
+	case <-abandon:
+		return answer{seq: -1, abandoned: true}
+	}
+	return answer{seq: -1, err: ErrTimeout}
 }
 
 // transport is the connection's transport: it changes once, when a target whose transport

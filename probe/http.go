@@ -16,6 +16,8 @@ const (
 	headerSessionID       = "Mcp-Session-Id"
 	headerProtocolVersion = "MCP-Protocol-Version"
 	acceptBoth            = "application/json, text/event-stream"
+	// canonicalProtocolVersion is headerProtocolVersion as a Header map key.
+	canonicalProtocolVersion = "Mcp-Protocol-Version"
 )
 
 // httpDeleteTimeout bounds the DELETE that ends a session on Close.
@@ -84,7 +86,7 @@ func dialHTTP(ctx context.Context, t Target, conn int, w Wire, o Options) (Trans
 	tr.client = o.HTTPClient
 	if tr.client == nil {
 		hasCredentials := len(t.Header) > 0 || u.User != nil
-		tr.client = newProbeClient(o, tr.host, secrets, hasCredentials, tr.certs)
+		tr.client = newProbeClient(o, u, secrets, hasCredentials, tr.certs)
 		tr.ownClient = true
 	}
 	// The dial context bounds the connection's life; Close's DELETE runs on Close's context.
@@ -162,25 +164,34 @@ func (t *httpTransport) deadlineFor(msg []byte) time.Duration {
 }
 
 // requestHeader is what every request carries: the user's headers, then the transport's.
+// The user's value slices are shared, capped so that an append copies: nothing changes a
+// value in place, and a request is the most frequent thing the probe makes.
 func (t *httpTransport) requestHeader(method string) http.Header {
-	h := t.header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	if h.Get("User-Agent") == "" {
-		h.Set("User-Agent", t.o.ClientName+"/"+t.o.ClientVersion)
-	}
-	if method == http.MethodPost {
-		h.Set("Content-Type", "application/json")
-		h.Set("Accept", acceptBoth)
+	h := make(http.Header, len(t.header)+5)
+	for name, vs := range t.header {
+		h[name] = vs[:len(vs):len(vs)]
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.sessionID != "" {
-		h.Set(headerSessionID, t.sessionID)
+	sessionID, version := t.sessionID, t.version
+	t.mu.Unlock()
+	// One backing array for the transport's own values.
+	own := make([]string, 0, 5)
+	set := func(name, value string) {
+		own = append(own, value)
+		h[name] = own[len(own)-1 : len(own) : len(own)]
 	}
-	if SendsProtocolHeader(t.version) {
-		h.Set(headerProtocolVersion, t.version)
+	if h.Get("User-Agent") == "" {
+		set("User-Agent", t.o.ClientName+"/"+t.o.ClientVersion)
+	}
+	if method == http.MethodPost {
+		set("Content-Type", "application/json")
+		set("Accept", acceptBoth)
+	}
+	if sessionID != "" {
+		set(headerSessionID, sessionID)
+	}
+	if SendsProtocolHeader(version) {
+		set(canonicalProtocolVersion, version)
 	}
 	return h
 }

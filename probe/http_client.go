@@ -7,19 +7,19 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 )
 
 // Bounds of the probe's own HTTP client.
 const (
-	httpDialTimeout      = 10 * time.Second
-	httpTLSTimeout       = 10 * time.Second
-	httpMaxRedirects     = 5
-	httpMaxHeaderBytes   = 256 << 10
-	httpIdleConnTimeout  = 30 * time.Second
-	httpMaxIdleConns     = 4
-	httpResponseHeadSlop = 5 * time.Second
+	httpDialTimeout     = 10 * time.Second
+	httpTLSTimeout      = 10 * time.Second
+	httpMaxRedirects    = 5
+	httpMaxHeaderBytes  = 256 << 10
+	httpIdleConnTimeout = 30 * time.Second
+	httpMaxIdleConns    = 4
 )
 
 // newProbeClient builds the client one connection uses when Options.HTTPClient is not set.
@@ -28,7 +28,8 @@ const (
 // server with an expired or self-signed certificate can still be probed and the fault
 // reported. The exception: a target the user gave credentials for is refused on a bad
 // certificate, since sending a token to an unauthenticated peer would leak it.
-func newProbeClient(o Options, host string, secrets *redactor, hasCredentials bool, certs *certChecker) *http.Client {
+func newProbeClient(o Options, u *url.URL, secrets *redactor, hasCredentials bool, certs *certChecker) *http.Client {
+	host := u.Hostname()
 	if o.DialContext == nil {
 		dialer := &net.Dialer{Timeout: httpDialTimeout, KeepAlive: 30 * time.Second}
 		o.DialContext = dialer.DialContext
@@ -51,19 +52,21 @@ func newProbeClient(o Options, host string, secrets *redactor, hasCredentials bo
 			return nil
 		},
 	}
+	// Every exchange has a deadline of its own (see newExchangeTo), which covers the wait
+	// for the response head too.
 	tr := &http.Transport{
 		// No proxy: the probe measures the server, and a proxy would change every phase.
 		Proxy:                  nil,
 		DialContext:            o.DialContext,
 		TLSClientConfig:        tlsConfig,
 		TLSHandshakeTimeout:    httpTLSTimeout,
-		ResponseHeaderTimeout:  max(o.InitTimeout, o.RequestTimeout) + httpResponseHeadSlop,
 		MaxResponseHeaderBytes: httpMaxHeaderBytes,
 		// Bodies are recorded as they travel, and limits count wire bytes.
 		DisableCompression: true,
-		ForceAttemptHTTP2:  true,
-		MaxIdleConns:       httpMaxIdleConns,
-		IdleConnTimeout:    httpIdleConnTimeout,
+		// HTTP/2 needs TLS here (no h2c); setting it up costs every connection's client.
+		ForceAttemptHTTP2: u.Scheme == "https",
+		MaxIdleConns:      httpMaxIdleConns,
+		IdleConnTimeout:   httpIdleConnTimeout,
 	}
 	return &http.Client{
 		Transport:     tr,

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,7 +81,7 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 	// The Out frame is recorded the moment the request is written, so its time is the start
 	// of the latency; do() records it anyway if that moment was not observed.
 	x.trace = newExchangeTrace(t.w.Now, x.recordOut)
-	x.req, x.reqErr = http.NewRequestWithContext(httptrace.WithClientTrace(ctx, x.trace.hooks()), method, target, rd)
+	x.req, x.reqErr = http.NewRequestWithContext(httptrace.WithClientTrace(ctx, x.trace.hooks(target)), method, target, rd)
 	if x.reqErr == nil {
 		x.req.Header = header
 	}
@@ -264,9 +265,26 @@ func (b budgetReader) Read(p []byte) (int, error) {
 // isMediaType reports whether a Content-Type value names the media type want (parameters
 // such as charset allowed; case-insensitive).
 func isMediaType(contentType, want string) bool {
+	if fast, sure := quickMediaType(contentType, want); sure {
+		return fast
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil && !errors.Is(err, mime.ErrInvalidMediaParameter) {
 		return false
 	}
 	return mt == want
+}
+
+// quickMediaType answers for a Content-Type without parameters, or one that cannot name want,
+// without mime.ParseMediaType (which allocates a map: it runs on every response); sure is
+// false when only the full parse can tell.
+func quickMediaType(contentType, want string) (match, sure bool) {
+	v := strings.TrimLeft(contentType, " \t")
+	if len(v) < len(want) || !strings.EqualFold(v[:len(want)], want) {
+		return false, true
+	}
+	if strings.TrimRight(v[len(want):], " \t") == "" {
+		return true, true
+	}
+	return false, false
 }

@@ -2,7 +2,9 @@ package probe
 
 import (
 	"crypto/tls"
+	"net"
 	"net/http/httptrace"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -36,15 +38,16 @@ func (x *exchangeTrace) set(field *time.Duration) {
 	x.mu.Unlock()
 }
 
-func (x *exchangeTrace) hooks() *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{
+// hooks are the trace's callbacks for a request to target. A request to an IP address does
+// no DNS lookup and a plain-http one no handshake, so those hooks are left out: each is an
+// allocation, on every request the probe makes.
+func (x *exchangeTrace) hooks(target string) *httptrace.ClientTrace {
+	ct := &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
 			x.mu.Lock()
 			x.reused = info.Reused
 			x.mu.Unlock()
 		},
-		DNSStart: func(httptrace.DNSStartInfo) { x.set(&x.dnsStart) },
-		DNSDone:  func(httptrace.DNSDoneInfo) { x.set(&x.dnsDone) },
 		ConnectStart: func(string, string) {
 			now := x.clock()
 			x.mu.Lock()
@@ -53,9 +56,7 @@ func (x *exchangeTrace) hooks() *httptrace.ClientTrace {
 			}
 			x.mu.Unlock()
 		},
-		ConnectDone:       func(string, string, error) { x.set(&x.connEnd) },
-		TLSHandshakeStart: func() { x.set(&x.tlsStart) },
-		TLSHandshakeDone:  func(tls.ConnectionState, error) { x.set(&x.tlsEnd) },
+		ConnectDone: func(string, string, error) { x.set(&x.connEnd) },
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
 			if info.Err != nil {
 				return
@@ -70,6 +71,16 @@ func (x *exchangeTrace) hooks() *httptrace.ClientTrace {
 		},
 		GotFirstResponseByte: func() { x.set(&x.firstByte) },
 	}
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme != "http" {
+		ct.TLSHandshakeStart = func() { x.set(&x.tlsStart) }
+		ct.TLSHandshakeDone = func(tls.ConnectionState, error) { x.set(&x.tlsEnd) }
+	}
+	if err != nil || net.ParseIP(u.Hostname()) == nil {
+		ct.DNSStart = func(httptrace.DNSStartInfo) { x.set(&x.dnsStart) }
+		ct.DNSDone = func(httptrace.DNSDoneInfo) { x.set(&x.dnsDone) }
+	}
+	return ct
 }
 
 // wroteAt is when the request was written (0 if that was not observed).

@@ -28,6 +28,7 @@ const minScrubLen = 6
 type redactor struct {
 	names  map[string]bool // canonical header names whose values are secret
 	values [][]byte        // the user's secret values (and their credential parts), longest first
+	texts  []string        // values as strings
 }
 
 // newRedactor treats every header the user gave as secret, besides alwaysSecret.
@@ -57,14 +58,18 @@ func newRedactor(user http.Header) *redactor {
 			r.values[j], r.values[j-1] = r.values[j-1], r.values[j]
 		}
 	}
+	for _, v := range r.values {
+		r.texts = append(r.texts, string(v))
+	}
 	return r
 }
 
-// header returns a copy of h with the values of secret headers replaced (and secret values
-// scrubbed from the others).
+// header returns h with the values of secret headers replaced (and secret values scrubbed
+// from the others): a copy when anything is secret, else h itself, which the caller then
+// must not change (a request's or a response's header, done with once recorded).
 func (r *redactor) header(h http.Header) http.Header {
-	if h == nil {
-		return nil
+	if h == nil || !r.holdsSecret(h) {
+		return h
 	}
 	out := make(http.Header, len(h))
 	for name, vs := range h {
@@ -81,6 +86,21 @@ func (r *redactor) header(h http.Header) http.Header {
 	return out
 }
 
+// holdsSecret reports whether header would change anything of h.
+func (r *redactor) holdsSecret(h http.Header) bool {
+	for name, vs := range h {
+		if key := http.CanonicalHeaderKey(name); r.names[key] || alwaysSecret(key) {
+			return true
+		}
+		for _, v := range vs {
+			if r.text(v) != v {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // bytes returns b with every secret value replaced (b itself when it holds none).
 func (r *redactor) bytes(b []byte) []byte {
 	for _, v := range r.values {
@@ -93,9 +113,9 @@ func (r *redactor) bytes(b []byte) []byte {
 
 // text is bytes for strings.
 func (r *redactor) text(s string) string {
-	for _, v := range r.values {
-		if strings.Contains(s, string(v)) {
-			s = strings.ReplaceAll(s, string(v), redactedValue)
+	for _, v := range r.texts {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, redactedValue)
 		}
 	}
 	return s

@@ -92,6 +92,9 @@ type Result struct {
 	Duration      time.Duration `json:"-"`
 	// Err is set when the probe itself could not run to the end (timeout, spawn failure).
 	Err string `json:"err,omitempty"`
+	// RulesElsewhere says where the rule probes ran when this probe left them out (one of
+	// several probes of the same server, see RunRevisions); "" when they ran here.
+	RulesElsewhere string `json:"rulesElsewhere,omitempty"`
 }
 
 // StepsNamed returns the steps with the given name, in order.

@@ -12,7 +12,10 @@ import (
 type answer struct {
 	seq   int
 	frame Frame
-	err   error // ErrClosed, ErrLimit or a transport error: no message will come
+	env   envelope // of frame, when it is the answer message
+	err   error    // ErrClosed, ErrLimit or a transport error: no message will come
+	// abandoned: the caller stopped waiting (see session.exchange), not an answer at all.
+	abandoned bool
 }
 
 type waiter struct {
@@ -142,7 +145,7 @@ func (w *connWire) Record(f Frame) int {
 		if env.hasID {
 			if wt := w.waiters[idKey(env.id)]; wt != nil && !wt.done {
 				wt.done = true
-				wt.ch <- answer{seq: seq, frame: f}
+				wt.ch <- answer{seq: seq, frame: f, env: env}
 			}
 		}
 		if f.Exchange != 0 && f.SSE == nil {
@@ -213,31 +216,6 @@ func (w *connWire) processInfo() []ProcessInfo {
 	return append([]ProcessInfo(nil), w.processes...)
 }
 
-// envelope is the little the router needs to know of a message.
-type envelope struct {
-	id        json.RawMessage
-	hasID     bool
-	method    string
-	hasMethod bool
-}
-
-// peekEnvelope reads id and method from a message without validating anything else.
-func peekEnvelope(raw []byte) (envelope, bool) {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return envelope{}, false
-	}
-	e := envelope{id: m.ID, hasID: m.ID != nil && !bytes.Equal(m.ID, []byte("null"))}
-	if m.Method != nil {
-		e.hasMethod = true
-		_ = json.Unmarshal(m.Method, &e.method)
-	}
-	return e, true
-}
-
 // idKey is the loose identity of an id: 7 and "7" share it.
 func idKey(id json.RawMessage) string {
 	id = bytes.TrimSpace(id)
@@ -251,6 +229,9 @@ func idKey(id json.RawMessage) string {
 }
 
 func isEventStream(contentType string) bool {
+	if fast, sure := quickMediaType(contentType, "text/event-stream"); sure {
+		return fast
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "text/event-stream"
 }

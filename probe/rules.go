@@ -11,17 +11,22 @@ import (
 // deleted session, a malformed line that makes a server exit) never shows in the evidence of
 // another rule or of the main session.
 const (
-	ConnSession        = 3  // http.session: requests without, with an unknown and with a deleted session id
-	ConnProtocolHeader = 4  // http.protocol-version-header: an invalid MCP-Protocol-Version
-	ConnGetStream      = 5  // http.get-stream: GET of the endpoint
-	ConnOrigin         = 6  // http.origin: initialize from a foreign Origin
-	ConnDeleteSession  = 7  // http.delete-session: DELETE of the session
-	ConnParseError     = 8  // lifecycle.parse-error: malformed JSON, then ping
-	ConnInvalidRequest = 9  // lifecycle.invalid-request: a request without method
-	ConnUnknownTool    = 10 // tools.unknown-tool: tools/call of a name not in the list
-	ConnInvalidCursor  = 11 // tools.invalid-cursor: tools/list with a cursor never issued
-	ConnAuth           = 12 // auth.*: initialize without credentials, then metadata discovery
+	ConnSession        = 3 // http.session: requests without, with an unknown and with a deleted session id
+	ConnProtocolHeader = 4 // http.protocol-version-header: an invalid MCP-Protocol-Version
+	ConnGetStream      = 5 // http.get-stream: GET of the endpoint
+	ConnOrigin         = 6 // http.origin: initialize from a foreign Origin
+	ConnDeleteSession  = 7 // http.delete-session: DELETE of the session
+	// ConnRobustness: lifecycle.invalid-request (a request without method, then ping), then
+	// lifecycle.parse-error (malformed JSON, then ping). One connection for both, and for
+	// stdio one server process: a server that dies of the first leaves the second unjudged,
+	// which its check says, and every process the probe starts costs the server's start-up.
+	ConnRobustness = 8
+	ConnAuth       = 12 // auth.*: initialize without credentials, then metadata discovery
 )
+
+// tools.unknown-tool and tools.invalid-cursor are probed at the end of the main session
+// (see session.probeToolRules): neither changes anything a server holds, and the main
+// session's own listing shows which names are listed.
 
 // Step names of the rule probes (checks find their evidence by connection and name).
 const (
@@ -39,7 +44,6 @@ const (
 	StepParseErrorPing        = "parse-error-ping"
 	StepInvalidRequest        = "invalid-request"
 	StepInvalidRequestPing    = "invalid-request-ping"
-	StepUnknownToolList       = "unknown-tool-list"
 	StepUnknownTool           = "unknown-tool"
 	StepInvalidCursor         = "invalid-cursor"
 	StepAuthInitialize        = "auth-initialize"
@@ -94,10 +98,7 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnGetStream, transports: httpOnly, sessions: true, run: probeGetStream},
 		{conn: ConnOrigin, transports: httpOnly, sessions: true, run: probeOrigin},
 		{conn: ConnDeleteSession, transports: httpOnly, sessions: true, run: probeDeleteSession},
-		{conn: ConnParseError, sessions: true, run: probeParseError},
-		{conn: ConnInvalidRequest, sessions: true, run: probeInvalidRequest},
-		{conn: ConnUnknownTool, sessions: true, run: probeUnknownTool},
-		{conn: ConnInvalidCursor, sessions: true, run: probeInvalidCursor},
+		{conn: ConnRobustness, sessions: true, run: probeRobustness},
 		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
 	}
 }
@@ -155,7 +156,7 @@ type ruleSet struct {
 // found stateless.
 func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare) *ruleSet {
 	rs := &ruleSet{}
-	if o.skipRules {
+	if o.skipRules || o.RulesElsewhere != "" {
 		return rs
 	}
 	ro := ruleOptions(o)
@@ -180,7 +181,7 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 					// A malformed message's answer would come on the event stream, which
 					// the parse-error and invalid-request checks do not read: those two
 					// are left out rather than judged on the POST's 202.
-					if p.transports != nil || p.conn == ConnParseError || p.conn == ConnInvalidRequest {
+					if p.transports != nil || p.conn == ConnRobustness {
 						return
 					}
 					c.dial = dialSSE

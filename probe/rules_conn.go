@@ -72,12 +72,12 @@ func (c *ruleConn) handshake(ctx context.Context) bool {
 	return true
 }
 
-// declares reports whether the initialize result declared a capability.
-func (c *ruleConn) declares(capability string) bool {
+// declaresCapability reports whether an initialize result declares a capability.
+func declaresCapability(init json.RawMessage, capability string) bool {
 	var ir struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
-	if json.Unmarshal(c.init, &ir) != nil {
+	if json.Unmarshal(init, &ir) != nil {
 		return false
 	}
 	v, ok := ir.Capabilities[capability]
@@ -173,7 +173,7 @@ func (c *ruleConn) rawCall(ctx context.Context, name string, raw, id json.RawMes
 	case a.err != nil:
 		st.Outcome, st.Err = OutcomeTransport, a.err.Error()
 	default:
-		st.Outcome, st.Result, st.ErrorCodeRaw, st.ErrorCode = decodeAnswer(a.frame.Raw)
+		st.Outcome, st.Result, st.ErrorCodeRaw, st.ErrorCode = decodeAnswer(a.env)
 	}
 	c.steps = append(c.steps, st)
 	return st
@@ -226,19 +226,14 @@ func (c *ruleConn) awaitRaw(ctx context.Context, x *rawWatch, fenced chan Step) 
 }
 
 // decodeAnswer reads the outcome of a response: a result, or an error with its code.
-func decodeAnswer(raw []byte) (Outcome, json.RawMessage, json.RawMessage, *int64) {
-	var m struct {
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	_ = json.Unmarshal(raw, &m)
-	if m.Error == nil || bytes.Equal(m.Error, []byte("null")) {
-		return OutcomeOK, m.Result, nil, nil
+func decodeAnswer(env envelope) (Outcome, json.RawMessage, json.RawMessage, *int64) {
+	if env.errValue == nil || isNull(env.errValue) {
+		return OutcomeOK, env.result, nil, nil
 	}
 	var e struct {
 		Code json.RawMessage `json:"code"`
 	}
-	if json.Unmarshal(m.Error, &e) != nil || e.Code == nil {
+	if json.Unmarshal(env.errValue, &e) != nil || e.Code == nil {
 		return OutcomeError, nil, nil, nil
 	}
 	if code, err := strconv.ParseInt(string(e.Code), 10, 64); err == nil {

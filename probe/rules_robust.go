@@ -8,50 +8,45 @@ import (
 // The robustness probes (MCP-RULES A, B, D): what a server does with input it must refuse.
 // None calls a real tool.
 
-// probeParseError sends malformed JSON, then a ping (lifecycle.parse-error).
-func probeParseError(ctx context.Context, c *ruleConn) {
-	if !c.handshake(ctx) {
-		return
-	}
-	c.rawCall(ctx, StepParseError, json.RawMessage(MalformedJSON), nil, StepParseErrorPing)
-}
-
-// probeInvalidRequest sends a request without a method, then a ping that bounds the wait for
-// its answer (lifecycle.invalid-request).
-func probeInvalidRequest(ctx context.Context, c *ruleConn) {
+// probeRobustness sends a request without a method (lifecycle.invalid-request), then
+// malformed JSON (lifecycle.parse-error), each followed by a ping that bounds the wait for
+// its answer. The request without a method goes first: it is the one a server survives
+// more often, so a server that dies of bad input still shows how it handles both kinds.
+func probeRobustness(ctx context.Context, c *ruleConn) {
 	if !c.handshake(ctx) {
 		return
 	}
 	c.rawCall(ctx, StepInvalidRequest, json.RawMessage(MethodlessRequest), json.RawMessage(`"mcpwatch-invalid-request"`), StepInvalidRequestPing)
+	c.rawCall(ctx, StepParseError, json.RawMessage(MalformedJSON), nil, StepParseErrorPing)
 }
 
-// probeUnknownTool calls a tool the server does not list (tools.unknown-tool). The name is
-// checked against the whole list first: a name that might be listed is never called.
-func probeUnknownTool(ctx context.Context, c *ruleConn) {
-	if !c.handshake(ctx) || !c.declares("tools") {
+// probeToolRules ends the main session of a server that declares tools: tools/call of a
+// tool it does not list (tools.unknown-tool; only when the listing was complete, so that a
+// name that might be listed is never called) and tools/list with a cursor it never issued
+// (tools.invalid-cursor).
+func (s *session) probeToolRules(ctx context.Context, init json.RawMessage) {
+	if s.o.skipRules || s.o.RulesElsewhere != "" || !declaresCapability(init, "tools") {
 		return
 	}
-	listed, complete := c.toolNames(ctx)
-	if !complete {
-		return
+	if listed, complete := s.listedTools(); complete {
+		name := UnknownToolPrefix + randomSuffix()
+		for listed[name] {
+			name = UnknownToolPrefix + randomSuffix()
+		}
+		params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]any{}})
+		s.call(ctx, StepUnknownTool, "tools/call", params, s.o.RequestTimeout, 0)
 	}
-	name := UnknownToolPrefix + randomSuffix()
-	for listed[name] {
-		name = UnknownToolPrefix + randomSuffix()
-	}
-	params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]any{}})
-	c.call(ctx, StepUnknownTool, "tools/call", params, c.o.RequestTimeout, 0)
+	params, _ := json.Marshal(map[string]string{"cursor": InvalidCursorPrefix + randomSuffix()})
+	s.call(ctx, StepInvalidCursor, "tools/list", params, s.o.RequestTimeout, 0)
 }
 
-// toolNames lists the tools on the connection, following every page; complete is false when
-// a page failed or the listing did not end within the page limit.
-func (c *ruleConn) toolNames(ctx context.Context) (names map[string]bool, complete bool) {
-	first := len(c.steps)
-	c.list(ctx, StepUnknownToolList, "tools/list")
+// listedTools are the tool names of the session's tools/list pages; complete is false when
+// a page failed or the listing did not end (a loop, the page limit).
+func (s *session) listedTools() (names map[string]bool, complete bool) {
 	names = map[string]bool{}
 	var last json.RawMessage
-	for _, st := range c.steps[first:] {
-		if st.Name != StepUnknownToolList {
+	for _, st := range s.steps {
+		if st.Name != StepToolsList {
 			continue
 		}
 		if st.Outcome != OutcomeOK {
@@ -74,16 +69,6 @@ func (c *ruleConn) toolNames(ctx context.Context) (names map[string]bool, comple
 		NextCursor json.RawMessage `json:"nextCursor"`
 	}
 	_ = json.Unmarshal(last, &end)
-	// A last page that still points further: the listing was cut (a loop, the page limit).
+	// A last page that still points further: the listing was cut.
 	return names, last != nil && (end.NextCursor == nil || string(end.NextCursor) == "null")
-}
-
-// probeInvalidCursor asks for a page with a cursor the server never issued
-// (tools.invalid-cursor).
-func probeInvalidCursor(ctx context.Context, c *ruleConn) {
-	if !c.handshake(ctx) || !c.declares("tools") {
-		return
-	}
-	params, _ := json.Marshal(map[string]string{"cursor": InvalidCursorPrefix + randomSuffix()})
-	c.call(ctx, StepInvalidCursor, "tools/list", params, c.o.RequestTimeout, 0)
 }

@@ -100,11 +100,11 @@ func TestRuleProbesOverHTTPAgainstAConformantServer(t *testing.T) {
 		{ConnGetStream, StepGetStream, 405},
 		{ConnOrigin, StepForeignOrigin, 403},
 		{ConnDeleteSession, StepDeleteSession, 200},
-		{ConnParseError, StepParseError, 400},
-		{ConnParseError, StepParseErrorPing, 200},
-		{ConnInvalidRequest, StepInvalidRequest, 400},
-		{ConnUnknownTool, StepUnknownTool, 200},
-		{ConnInvalidCursor, StepInvalidCursor, 200},
+		{ConnRobustness, StepParseError, 400},
+		{ConnRobustness, StepParseErrorPing, 200},
+		{ConnRobustness, StepInvalidRequest, 400},
+		{ConnMain, StepUnknownTool, 200},
+		{ConnMain, StepInvalidCursor, 200},
 		{ConnAuth, StepAuthInitialize, 200},
 	}
 	for _, w := range statuses {
@@ -117,10 +117,10 @@ func TestRuleProbesOverHTTPAgainstAConformantServer(t *testing.T) {
 		step string
 		code int64
 	}{
-		{ConnParseError, StepParseError, -32700},
-		{ConnInvalidRequest, StepInvalidRequest, -32600},
-		{ConnUnknownTool, StepUnknownTool, -32602},
-		{ConnInvalidCursor, StepInvalidCursor, -32602},
+		{ConnRobustness, StepParseError, -32700},
+		{ConnRobustness, StepInvalidRequest, -32600},
+		{ConnMain, StepUnknownTool, -32602},
+		{ConnMain, StepInvalidCursor, -32602},
 	} {
 		if st := ruleStep(t, res, w.conn, w.step); st.Outcome != OutcomeError || code(st) != w.code {
 			t.Errorf("%s: %s code %d, want error %d", w.step, st.Outcome, code(st), w.code)
@@ -226,7 +226,7 @@ func TestAuthProbeGoesWithoutCredentials(t *testing.T) {
 	}
 }
 
-func TestRuleProbesOverStdioEachRunAProcessOfTheirOwn(t *testing.T) {
+func TestRuleProbesOverStdioRunOneProcessBesideMainAndNegotiation(t *testing.T) {
 	o := stdioTestOptions()
 	o.skipRules = false
 	res, _ := runProbe(t, stdioTestTarget(t, "fixture:"+string(fixture.Conformant)), o)
@@ -237,9 +237,9 @@ func TestRuleProbesOverStdioEachRunAProcessOfTheirOwn(t *testing.T) {
 		}
 		pids[p.PID] = true
 	}
-	// Main, negotiation and the four robustness probes; the HTTP rules do not run on stdio.
-	if len(res.Processes) != 6 {
-		t.Errorf("%d processes, want 6", len(res.Processes))
+	// Main, negotiation and the robustness probes; the HTTP rules do not run on stdio.
+	if len(res.Processes) != 3 {
+		t.Errorf("%d processes, want 3", len(res.Processes))
 	}
 	for _, conn := range []int{ConnSession, ConnGetStream, ConnOrigin, ConnAuth} {
 		for _, s := range res.Steps {
@@ -248,16 +248,27 @@ func TestRuleProbesOverStdioEachRunAProcessOfTheirOwn(t *testing.T) {
 			}
 		}
 	}
-	if st := ruleStep(t, res, ConnParseError, StepParseError); code(st) != -32700 {
-		t.Errorf("parse error: %s code %d", st.Outcome, code(st))
+	for _, w := range []struct {
+		conn int
+		step string
+		code int64
+	}{
+		{ConnRobustness, StepInvalidRequest, -32600},
+		{ConnRobustness, StepParseError, -32700},
+		{ConnMain, StepUnknownTool, -32602},
+		{ConnMain, StepInvalidCursor, -32602},
+	} {
+		if st := ruleStep(t, res, w.conn, w.step); code(st) != w.code {
+			t.Errorf("%s: %s code %d, want %d", w.step, st.Outcome, code(st), w.code)
+		}
 	}
-	if st := ruleStep(t, res, ConnParseError, StepParseErrorPing); st.Outcome != OutcomeOK {
+	if st := ruleStep(t, res, ConnRobustness, StepParseErrorPing); st.Outcome != OutcomeOK {
 		t.Errorf("ping after the parse error: %s", st.Outcome)
 	}
 }
 
-// A server that exits on a line it cannot parse takes only the parse-error probe's process
-// with it; the probe records how, and does not wait out its timeouts.
+// A server that exits on a line it cannot parse takes only the robustness probes' process
+// with it, after the request without a method was answered; the probe records how, and does not wait out its timeouts.
 func TestParseErrorProbeSurvivesAServerThatExitsOnGarbage(t *testing.T) {
 	o := stdioTestOptions()
 	o.skipRules = false
@@ -266,16 +277,19 @@ func TestParseErrorProbeSurvivesAServerThatExitsOnGarbage(t *testing.T) {
 	if took := time.Since(start); took > o.RequestTimeout {
 		t.Errorf("the probe took %v: it waited for an answer from a dead server", took)
 	}
-	st := ruleStep(t, res, ConnParseError, StepParseError)
+	if st := ruleStep(t, res, ConnRobustness, StepInvalidRequest); st.Outcome != OutcomeError {
+		t.Errorf("invalid request step, before the garbage: %s", st.Outcome)
+	}
+	st := ruleStep(t, res, ConnRobustness, StepParseError)
 	if st.Outcome == OutcomeOK || st.Outcome == OutcomeError {
 		t.Errorf("parse error step: %s", st.Outcome)
 	}
-	if ping := ruleStep(t, res, ConnParseError, StepParseErrorPing); ping.Outcome == OutcomeOK {
+	if ping := ruleStep(t, res, ConnRobustness, StepParseErrorPing); ping.Outcome == OutcomeOK {
 		t.Error("the ping after the garbage was answered by a dead server")
 	}
 	for _, p := range res.Processes {
 		switch {
-		case p.Conn == ConnParseError && (p.EndedBy != "exit" || p.ExitCode != 1):
+		case p.Conn == ConnRobustness && (p.EndedBy != "exit" || p.ExitCode != 1):
 			t.Errorf("parse-error process: %+v", p)
 		case p.Conn == ConnMain && p.EndedBy != "stdin-eof":
 			t.Errorf("main process: %+v, want it undisturbed", p)

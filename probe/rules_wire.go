@@ -93,7 +93,7 @@ func (x *rawWatch) see(f Frame) {
 	case f.Kind == KindMessage:
 		env, ok := peekEnvelope(f.Raw)
 		if ok && !env.hasMethod && (!env.hasID || x.hasID && idKey(env.id) == x.id) {
-			x.deliver(answer{seq: f.Seq, frame: f})
+			x.deliver(answer{seq: f.Seq, frame: f, env: env})
 		}
 	}
 }

@@ -43,7 +43,7 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	transcript := NewTranscript()
 	res := &Result{
 		Target: t.String(), Transport: t.Kind(), Requested: o.ProtocolVersion,
-		InitializedAt: -1, Start: transcript.Start(),
+		InitializedAt: -1, Start: transcript.Start(), RulesElsewhere: o.RulesElsewhere,
 	}
 	main := newSession(ConnMain, t, o, transcript, dial)
 	neg := newSession(ConnNegotiation, t, o, transcript, dial)
@@ -107,6 +107,8 @@ type session struct {
 	era  *eraShare
 	meta string
 
+	replyMu sync.Mutex     // orders replies.Add with close's Wait
+	closing bool           // no more answers to server requests: the connection is closing
 	replies sync.WaitGroup // answers to server-to-client requests still being sent
 }
 
@@ -133,6 +135,11 @@ func (s *session) close(ctx context.Context) {
 	if s.tr == nil {
 		return
 	}
+	// A server request read from now on gets no answer: a WaitGroup must not be added to
+	// while it is waited for.
+	s.replyMu.Lock()
+	s.closing = true
+	s.replyMu.Unlock()
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*s.o.ShutdownGrace+5*time.Second)
 	defer cancel()
 	if err := s.tr.Close(cctx); err != nil {
@@ -185,6 +192,7 @@ func (s *session) run(ctx context.Context, res *Result) {
 	// A string id, so that the echo of both id types is observed.
 	s.callWithID(ctx, StepPing, "ping", nil, json.RawMessage(`"mcpwatch-ping"`), s.o.RequestTimeout, 0)
 	s.call(ctx, StepUnknownMethod, UnknownMethod, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
+	s.probeToolRules(ctx, init.Result)
 }
 
 // negotiate offers a revision that does not exist on a fresh connection (MCP-RULES C3), or,
@@ -290,7 +298,13 @@ func (s *session) answerServerRequest(_ Frame, id json.RawMessage, method string
 	if tr == nil {
 		return
 	}
+	s.replyMu.Lock()
+	if s.closing {
+		s.replyMu.Unlock()
+		return
+	}
 	s.replies.Add(1)
+	s.replyMu.Unlock()
 	defer s.replies.Done()
 	var reply []byte
 	if method == "ping" {
@@ -311,8 +325,7 @@ func encodeMessage(id json.RawMessage, method string, params json.RawMessage) []
 		b.Write(id)
 	}
 	b.WriteString(`,"method":`)
-	m, _ := json.Marshal(method)
-	b.Write(m)
+	b.Write(appendJSONString(nil, method))
 	if params != nil {
 		b.WriteString(`,"params":`)
 		b.Write(params)
@@ -321,13 +334,31 @@ func encodeMessage(id json.RawMessage, method string, params json.RawMessage) []
 	return b.Bytes()
 }
 
+// initializeParams are the params of initialize: no client capabilities, members in the
+// order json.Marshal gives a map (written out, since every connection sends one).
 func initializeParams(o Options) json.RawMessage {
-	p, _ := json.Marshal(map[string]any{
-		"protocolVersion": o.ProtocolVersion,
-		"capabilities":    map[string]any{},
-		"clientInfo":      map[string]string{"name": o.ClientName, "version": o.ClientVersion},
-	})
-	return p
+	b := make([]byte, 0, 128)
+	b = append(b, `{"capabilities":{},"clientInfo":{"name":`...)
+	b = appendJSONString(b, o.ClientName)
+	b = append(b, `,"version":`...)
+	b = appendJSONString(b, o.ClientVersion)
+	b = append(b, `},"protocolVersion":`...)
+	b = appendJSONString(b, o.ProtocolVersion)
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string; what the probe itself names (methods, its
+// client name) is plain ASCII, which needs no encoder.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // processFate says how a stdio server process ended, when it did, for error messages.

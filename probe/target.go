@@ -133,6 +133,10 @@ type Options struct {
 	ClientName    string
 	ClientVersion string
 	Logger        *slog.Logger
+	// RulesElsewhere, when set, leaves out the rule probes (the connections of rules.go and
+	// the tool probes that end the main session) and says why: where or when they run
+	// instead. It becomes Result.RulesElsewhere, which the checks of those rules cite.
+	RulesElsewhere string
 
 	// detectEra is set by WithDefaults when the revision was left to the probe.
 	detectEra bool

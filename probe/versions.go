@@ -51,6 +51,11 @@ func RunRevisions(ctx context.Context, t Target, o Options, revs []string) ([]*R
 	}
 	out := make([]*Result, len(revs))
 	errs := make([]error, len(revs))
+	// The rule probes judge transport and robustness rules that do not change with the
+	// revision offered: one probe runs them (the newest session revision's, whose handshake
+	// a server of any revision can answer), so that probing five revisions does not cost five
+	// times their connections and server processes.
+	carrier := rulesCarrier(revs)
 	// Every probe of a stdio server starts several server processes; all revisions at once
 	// would start dozens of them, which can starve a slow-starting server past its init
 	// timeout. An HTTP server costs nothing to start.
@@ -62,6 +67,9 @@ func RunRevisions(ctx context.Context, t Target, o Options, revs []string) ([]*R
 	for i, rev := range revs {
 		ro := o
 		ro.ProtocolVersion = rev
+		if i != carrier && ro.RulesElsewhere == "" {
+			ro.RulesElsewhere = fmt.Sprintf("the rule probes ran once, in the probe of revision %s", revs[carrier])
+		}
 		wg.Go(func() {
 			select {
 			case slots <- struct{}{}:
@@ -100,6 +108,18 @@ func NewestAccepted(results []*Result) int {
 	}
 	if best < 0 && len(results) > 0 {
 		best = len(results) - 1
+	}
+	return best
+}
+
+// rulesCarrier is the index of the revision whose probe runs the rule probes: the newest
+// session revision of revs, or the newest of all when none has sessions.
+func rulesCarrier(revs []string) int {
+	best := -1
+	for i, r := range revs {
+		if best < 0 || (Stateless(revs[best]) && !Stateless(r)) || (Stateless(revs[best]) == Stateless(r) && r > revs[best]) {
+			best = i
+		}
 	}
 	return best
 }

@@ -62,6 +62,9 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		return e.commandUsageError("run", err)
 	}
 	cfg, err := f.load()
+	if err == nil {
+		err = e.checkAlertSecrets(cfg)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
 		return exitUsage
@@ -98,7 +101,7 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		}
 		log.Info("database schema up to date", "version", report.Version, "applied", len(report.Applied))
 	}
-	maintain(ctx, st, cfg.Retention, log)
+	maintain(ctx, st, cfg, log)
 	if err := syncConfig(ctx, st, cfg, log); err != nil {
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
 		return exitFailed
@@ -131,25 +134,38 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
 		return exitFailed
 	}
+	alerting, err := e.startAlerts(st, cfg, f, worker, log)
+	if err != nil {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), runFlushTimeout)
+		defer cancel()
+		_ = buffer.Close(closeCtx)
+		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
+		return exitFailed
+	}
 	jitter := cfg.MaxJitter
 	if jitter == 0 {
 		jitter = -1 // the file turned it off
 	}
 	prober, err := monitor.NewProber(monitor.ProberConfig{
-		LookupEnv: e.lookupEnv, Version: buildVersion(), Transcripts: cfg.Transcripts, Logger: log,
+		LookupEnv: e.lookupEnv, Version: buildVersion(), Transcripts: cfg.Transcripts, RuleProbes: cfg.RuleProbes, Logger: log,
 		GuardedDial: netguard.New(netguard.Config{Allow: f.allowPrivate}).DialContext,
 	})
 	if err == nil {
-		var w *monitor.Worker
-		w, err = monitor.NewWorker(st, prober, buffer, monitor.WorkerConfig{
+		wcfg := monitor.WorkerConfig{
 			Region: cfg.Region, Name: worker, Concurrency: cfg.Concurrency, MaxTimeout: cfg.MaxTimeout(),
 			LeaseMargin: cfg.LeaseMargin, ShutdownGrace: cfg.ShutdownGrace, CompleteTimeout: runCompleteTimeout,
 			MaxJitter: jitter, Logger: log, Metrics: metrics,
-		})
+		}
+		if alerting != nil {
+			wcfg.Alerts = alerting.Engine // not a nil *Engine in the interface: that would be called
+		}
+		var w *monitor.Worker
+		w, err = monitor.NewWorker(st, prober, buffer, wcfg)
 		if err == nil {
-			return e.serve(ctx, serving{st: st, cfg: cfg, flags: f, worker: w, buffer: buffer, registry: registry, log: log}, reload)
+			return e.serve(ctx, serving{st: st, cfg: cfg, flags: f, worker: w, buffer: buffer, alerting: alerting, registry: registry, log: log}, reload)
 		}
 	}
+	stopAlerts(alerting, log)
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), runFlushTimeout)
 	defer cancel()
 	_ = buffer.Close(closeCtx)
@@ -164,6 +180,7 @@ type serving struct {
 	flags    *runFlags
 	worker   *monitor.Worker
 	buffer   *monitor.Buffer
+	alerting *monitor.Alerting // nil without an alerts section
 	registry *prometheus.Registry
 	log      *slog.Logger
 }
@@ -212,7 +229,7 @@ func (e environment) serve(ctx context.Context, s serving, reload <-chan os.Sign
 				s.cfg = cfg
 			}
 		case <-ticker.C:
-			maintain(ctx, s.st, s.cfg.Retention, log)
+			maintain(ctx, s.st, s.cfg, log)
 		case err := <-done:
 			log.Error("worker stopped on its own", "err", err)
 			return e.shutdown(ctx, s, metricsServer, nil, kill, exitFailed)
@@ -224,8 +241,8 @@ func (e environment) serve(ctx context.Context, s serving, reload <-chan os.Sign
 	}
 }
 
-// shutdown waits for the worker (when done is not nil), flushes the buffer and stops serving
-// metrics, each within its bound.
+// shutdown waits for the worker (when done is not nil), stops sending alerts, flushes the
+// buffer and stops serving metrics, each within its bound.
 func (e environment) shutdown(ctx context.Context, s serving, metricsServer *http.Server, done <-chan error, kill context.CancelFunc, code int) int {
 	bg := context.WithoutCancel(ctx)
 	if done != nil {
@@ -239,6 +256,7 @@ func (e environment) shutdown(ctx context.Context, s serving, metricsServer *htt
 		}
 		timer.Stop()
 	}
+	stopAlerts(s.alerting, s.log)
 	flushCtx, cancel := context.WithTimeout(bg, runFlushTimeout)
 	defer cancel()
 	if err := s.buffer.Close(flushCtx); err != nil {
@@ -266,7 +284,7 @@ func (e environment) reload(ctx context.Context, s serving, log *slog.Logger) *m
 	old := s.cfg
 	if cfg.Region != old.Region || cfg.Concurrency != old.Concurrency || cfg.Spool != old.Spool ||
 		cfg.ShutdownGrace != old.ShutdownGrace || cfg.LeaseMargin != old.LeaseMargin || cfg.MaxJitter != old.MaxJitter ||
-		cfg.Transcripts != old.Transcripts {
+		cfg.Transcripts != old.Transcripts || cfg.RuleProbes != old.RuleProbes || !cfg.Alerts.SameSettings(old.Alerts) {
 		log.Warn("settings other than servers, defaults and retention changed: they take effect at the next start")
 	}
 	for _, name := range cfg.MissingEnv(e.lookupEnv) {
@@ -276,7 +294,8 @@ func (e environment) reload(ctx context.Context, s serving, log *slog.Logger) *m
 		log.Error("configuration not synced; the database keeps the servers it had", "err", err)
 		return nil
 	}
-	cfg.Region, cfg.Concurrency, cfg.Spool = old.Region, old.Concurrency, old.Spool
+	// What the running parts were built with stays until the next start.
+	cfg.Region, cfg.Concurrency, cfg.Spool, cfg.Alerts = old.Region, old.Concurrency, old.Spool, old.Alerts
 	s.worker.SetMaxTimeout(cfg.MaxTimeout())
 	s.worker.Wake()
 	return cfg
@@ -317,17 +336,19 @@ func syncConfig(ctx context.Context, st *store.Store, cfg *monitor.Config, log *
 	return nil
 }
 
-// maintain creates the coming days' partitions and applies retention; a failure is logged
-// (the write path creates a missing partition itself, and the next hour tries again).
-func maintain(ctx context.Context, st *store.Store, r store.Retention, log *slog.Logger) {
+// maintain creates the coming days' partitions and applies retention, to the runs, the
+// rollups and the alert history; a failure is logged (the write path creates a missing
+// partition itself, and the next hour tries again).
+func maintain(ctx context.Context, st *store.Store, cfg *monitor.Config, log *slog.Logger) {
 	mctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	report, err := st.Maintain(mctx, time.Now(), r)
-	if err != nil {
+	report, err := st.Maintain(mctx, time.Now(), cfg.Retention)
+	switch {
+	case err != nil:
 		log.Warn("maintenance failed; retrying in an hour", "err", err)
-		return
-	}
-	if len(report.Dropped) > 0 || report.RollupsDeleted > 0 {
+	case len(report.Dropped) > 0 || report.RollupsDeleted > 0:
 		log.Info("retention applied", "droppedPartitions", report.Dropped, "rollupsDeleted", report.RollupsDeleted)
 	}
+	// Even without an alerts section: an earlier configuration may have had one.
+	maintainAlerts(ctx, st, cfg.AlertRetention, log)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
@@ -20,6 +21,7 @@ var errHelpShown = errors.New("help requested")
 // configuration file's settings.
 type runFlags struct {
 	config, databaseURL, region, worker, metricsAddr, spoolDir string
+	dashboardURL                                               string
 	allowPrivate                                               []netip.Prefix
 	concurrency                                                int
 	migrate                                                    bool
@@ -39,6 +41,7 @@ func parseRunArgs(args []string) (*runFlags, error) {
 	fs.BoolVar(&f.migrate, "migrate", true, "")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "")
 	fs.StringVar(&f.spoolDir, "spool-dir", "", "")
+	fs.StringVar(&f.dashboardURL, "dashboard-url", "", "")
 	level := fs.String("log-level", "info", "")
 	allow := fs.String("allow-private", "", "")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
@@ -58,6 +61,11 @@ func parseRunArgs(args []string) (*runFlags, error) {
 	}
 	if f.set["region"] && strings.TrimSpace(f.region) == "" {
 		return nil, errors.New("--region: empty")
+	}
+	if f.dashboardURL != "" {
+		if u, err := url.Parse(f.dashboardURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("--dashboard-url %q: want the http(s) URL of the dashboard, such as https://status.example.com", f.dashboardURL)
+		}
 	}
 	if err := f.level.UnmarshalText([]byte(*level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level)
@@ -103,6 +111,13 @@ Start as many 'prober run' processes as you like on one database: they share the
 over once its leases expire. Workers of another --region probe every server again, on
 their own.
 
+With an alerts: section in the file (see docs/alerts.md), every run is also judged for
+alerts, and Slack or a webhook hears once when a server goes down, fails a check it passed,
+changes its tools, gets slow or nears certificate expiry, and once when that is over. The
+state of every alert is in the database: a restart neither pages again nor forgets, and of
+several workers exactly one sends each message. Try the channels first with
+'prober alerts test --config FILE'.
+
 The configuration is synced into the database at start and again on SIGHUP. SIGTERM or
 Ctrl-C stops gracefully: no more claims, probes in flight get shutdownGrace to finish,
 results are written (or kept in the spool file for the next start). When the database is
@@ -119,6 +134,11 @@ Flags:
                         (default: off)
   --spool-dir DIR       where results wait while the database is away (default: the
                         file's spool.dir, else the user cache directory)
+  --dashboard-url URL   where people read about a server: the base URL of the dashboard
+                        that 'api' serves, e.g. https://status.example.com. Alert messages
+                        link to URL/servers/NAME, the page of the server with its runs and
+                        their evidence. Only used with an alerts: section in the file
+                        (default: the file's alerts.dashboard-url, else no link)
   --log-level LEVEL     debug, info, warn or error (default info); logs go to stderr
   --allow-private CIDRS comma-separated ranges that servers registered through the API or
                         'prober servers add' may reach although internal (loopback,
@@ -126,11 +146,14 @@ Flags:
                         otherwise, at connect time; servers of the file are not limited.
                         Give it the list the API server has.
 
-Example:
+Examples:
   export %s=postgres://postgres@127.0.0.1:5432/mcpwatch
   prober run --config mcpwatch.yaml --metrics-addr 127.0.0.1:9464
+  SLACK_WEBHOOK_URL=https://hooks.slack.com/services/... \
+    prober run --config mcpwatch.yaml --dashboard-url https://status.example.com
 
 Exit codes: 0 stopped by a signal, 1 failure (the database refused, a server name taken),
-2 usage or configuration error (each problem named by file:line:column and field).
+2 usage or configuration error (each problem named by file:line:column and field, or an
+alert channel whose secret variable is not set).
 `, envDatabaseURL, envDatabaseURLFallback, monitor.DefaultRegion, monitor.DefaultConcurrency, envDatabaseURL)
 }

@@ -1,0 +1,68 @@
+package probe
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mcpwatch/mcpwatch/internal/fixture"
+)
+
+func TestRunRevisionsRunsTheRuleProbesOnce(t *testing.T) {
+	dual, _ := eraFixture(t, fixture.Config{Stateless: true})
+	o := testOptions()
+	o.skipRules = false
+	results, err := RunRevisions(context.Background(), Target{URL: dual.URL + "/mcp"}, o, Revisions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range results {
+		rules := 0
+		for _, st := range res.Steps {
+			if st.Conn >= ConnSession {
+				rules++
+			}
+		}
+		carrier := res.Requested == LatestSessionRevision
+		switch {
+		case carrier && (rules == 0 || res.RulesElsewhere != ""):
+			t.Errorf("%s: %d rule steps, elsewhere %q: the newest session revision carries the rule probes", res.Requested, rules, res.RulesElsewhere)
+		case !carrier && (rules != 0 || res.RulesElsewhere == ""):
+			t.Errorf("%s: %d rule steps, elsewhere %q: want none, and where they ran", res.Requested, rules, res.RulesElsewhere)
+		}
+	}
+}
+
+func TestRulesCarrierIsTheNewestSessionRevision(t *testing.T) {
+	for _, tc := range []struct {
+		revs []string
+		want int
+	}{
+		{Revisions(), 3},
+		{[]string{Revision20260728, "2024-11-05"}, 1},
+		{[]string{Revision20260728}, 0},
+		{[]string{"2025-06-18", "2025-03-26"}, 0},
+	} {
+		if got := rulesCarrier(tc.revs); got != tc.want {
+			t.Errorf("%v: %d, want %d", tc.revs, got, tc.want)
+		}
+	}
+}
+
+func TestRulesElsewhereLeavesTheRuleProbesOut(t *testing.T) {
+	ts, _ := eraFixture(t, fixture.Config{})
+	o := testOptions()
+	o.skipRules = false
+	o.RulesElsewhere = "the monitor runs them hourly"
+	res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+	if res.RulesElsewhere != o.RulesElsewhere {
+		t.Errorf("result says %q", res.RulesElsewhere)
+	}
+	for _, st := range res.Steps {
+		if st.Conn >= ConnSession || st.Name == StepUnknownTool || st.Name == StepInvalidCursor {
+			t.Errorf("rule step %s on connection %d", st.Name, st.Conn)
+		}
+	}
+	if _, ok := res.FirstStep(StepToolsList); !ok {
+		t.Error("the main session did not run")
+	}
+}
