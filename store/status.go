@@ -8,10 +8,12 @@ package store
 // PublicURL and the header names say.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -167,46 +169,57 @@ func stateOf(enabled bool, regions []RegionStatus) string {
 
 // ServerStatuses returns the status of every server, by name.
 func (s *Store) ServerStatuses(ctx context.Context, now time.Time) ([]ServerStatus, error) {
-	servers, err := s.Servers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.statuses(ctx, servers, 0, now)
+	out, _, err := s.statuses(ctx, s.Servers, 0, now)
+	return out, err
 }
 
 // ServerStatus returns the status of one server.
 func (s *Store) ServerStatus(ctx context.Context, id int64, now time.Time) (ServerStatus, error) {
-	v, err := s.Server(ctx, id)
-	if err != nil {
-		return ServerStatus{}, err
-	}
-	out, err := s.statuses(ctx, []Server{v}, id, now)
+	out, _, err := s.statuses(ctx, s.oneServer(id), id, now)
 	if err != nil {
 		return ServerStatus{}, err
 	}
 	return out[0], nil
 }
 
-// statuses assembles the statuses of servers; only is their id when there is one, 0 for all.
-func (s *Store) statuses(ctx context.Context, servers []Server, only int64, now time.Time) ([]ServerStatus, error) {
+// oneServer lists the server id, for statuses.
+func (s *Store) oneServer(id int64) func(context.Context) ([]Server, error) {
+	return func(ctx context.Context) ([]Server, error) {
+		v, err := s.Server(ctx, id)
+		return []Server{v}, err
+	}
+}
+
+// statuses assembles the statuses of the servers list returns, and the window figures they
+// were summed from, by region; only is their id when there is one, 0 for all. The reads are
+// independent but for the conformance, which needs the latest runs, so they run at once, each
+// on a connection of its own: a reading then takes as long as its longest chain of queries
+// rather than all of them together.
+func (s *Store) statuses(ctx context.Context, list func(context.Context) ([]Server, error), only int64, now time.Time) ([]ServerStatus, *windowSet, error) {
 	now = now.UTC()
-	latest, err := s.latestRuns(ctx, only, now)
-	if err != nil {
-		return nil, err
-	}
-	windows, err := s.windowSums(ctx, only, now)
-	if err != nil {
-		return nil, err
-	}
-	var newest []RunRecord
-	for _, v := range servers {
-		if l := latest[v.ID]; len(l) > 0 {
-			newest = append(newest, newestOf(l))
+	var (
+		servers                        []Server
+		latest                         map[int64][]RunRecord
+		conf                           map[RunID]Conformance
+		windows                        *windowSet
+		serversErr, windowsErr, runErr error
+		wg                             sync.WaitGroup
+	)
+	wg.Go(func() { servers, serversErr = list(ctx) })
+	wg.Go(func() { windows, windowsErr = s.windowSums(ctx, only, now) })
+	wg.Go(func() {
+		if latest, runErr = s.latestRuns(ctx, only, now); runErr != nil {
+			return
 		}
-	}
-	conf, err := s.conformanceOf(ctx, newest)
-	if err != nil {
-		return nil, err
+		newest := make([]RunRecord, 0, len(latest))
+		for _, runs := range latest {
+			newest = append(newest, newestOf(runs))
+		}
+		conf, runErr = s.conformanceOf(ctx, newest)
+	})
+	wg.Wait()
+	if err := cmp.Or(serversErr, windowsErr, runErr); err != nil {
+		return nil, nil, err
 	}
 	out := make([]ServerStatus, len(servers))
 	for i, v := range servers {
@@ -225,7 +238,7 @@ func (s *Store) statuses(ctx context.Context, servers []Server, only int64, now 
 		st.Windows, st.Days = windows.server(v.ID, now)
 		out[i] = st
 	}
-	return out, nil
+	return out, windows, nil
 }
 
 func newestOf(runs []RunRecord) RunRecord {
@@ -245,29 +258,40 @@ func (s *Store) latestRuns(ctx context.Context, only int64, now time.Time) (map[
 	if only != 0 {
 		filter = &only
 	}
-	// The lateral subquery walks runs_server_started of the partitions the time bound leaves,
-	// newest first, and stops at the first row of the region.
-	rows, err := s.pool.Query(ctx, `SELECT `+runColumns+` FROM servers v CROSS JOIN regions g
-		CROSS JOIN LATERAL (SELECT * FROM runs r WHERE r.server_id = v.id AND r.region = g.name
-			AND r.started_at >= $1 ORDER BY r.started_at DESC LIMIT 1) r
-		WHERE ($2::bigint IS NULL OR v.id = $2)
-		ORDER BY r.server_id, r.region`, now.Add(-statusLookback), filter)
-	if err != nil {
-		return nil, fmt.Errorf("store: latest runs: %w", err)
-	}
 	out := map[int64][]RunRecord{}
-	if err := forEachRun(rows, func(r RunRecord) { out[r.ServerID] = append(out[r.ServerID], r) }); err != nil {
-		return nil, fmt.Errorf("store: latest runs: %w", err)
-	}
-	// Servers quiet for longer (paused, or probed rarely): their one latest run.
-	rows, err = s.pool.Query(ctx, `SELECT `+runColumns+` FROM servers v
-		CROSS JOIN LATERAL (SELECT * FROM runs r WHERE r.server_id = v.id
-			ORDER BY r.started_at DESC LIMIT 1) r
-		WHERE ($1::bigint IS NULL OR v.id = $1) AND v.id <> ALL($2::bigint[])`, filter, keysOf(out))
+	// Both reads run in one read-only transaction with JIT compilation off. The planner sizes
+	// the cross join by table regions, which nothing analyzes (a table of a few rows never
+	// reaches autovacuum's threshold), so it assumes a thousand regions and a cost far above
+	// jit_above_cost: compiling the plan then took some 300 ms for 1,000 servers, twenty times
+	// what running it takes.
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL jit = off`); err != nil {
+			return err
+		}
+		// The lateral subquery walks runs_server_started of the partitions the time bound
+		// leaves, newest first, and stops at the first row of the region.
+		rows, err := tx.Query(ctx, `SELECT `+runColumns+` FROM servers v CROSS JOIN regions g
+			CROSS JOIN LATERAL (SELECT * FROM runs r WHERE r.server_id = v.id AND r.region = g.name
+				AND r.started_at >= $1 ORDER BY r.started_at DESC LIMIT 1) r
+			WHERE ($2::bigint IS NULL OR v.id = $2)
+			ORDER BY r.server_id, r.region`, now.Add(-statusLookback), filter)
+		if err != nil {
+			return err
+		}
+		if err := forEachRun(rows, func(r RunRecord) { out[r.ServerID] = append(out[r.ServerID], r) }); err != nil {
+			return err
+		}
+		// Servers quiet for longer (paused, or probed rarely): their one latest run.
+		rows, err = tx.Query(ctx, `SELECT `+runColumns+` FROM servers v
+			CROSS JOIN LATERAL (SELECT * FROM runs r WHERE r.server_id = v.id
+				ORDER BY r.started_at DESC LIMIT 1) r
+			WHERE ($1::bigint IS NULL OR v.id = $1) AND v.id <> ALL($2::bigint[])`, filter, keysOf(out))
+		if err != nil {
+			return err
+		}
+		return forEachRun(rows, func(r RunRecord) { out[r.ServerID] = append(out[r.ServerID], r) })
+	})
 	if err != nil {
-		return nil, fmt.Errorf("store: latest runs: %w", err)
-	}
-	if err := forEachRun(rows, func(r RunRecord) { out[r.ServerID] = append(out[r.ServerID], r) }); err != nil {
 		return nil, fmt.Errorf("store: latest runs: %w", err)
 	}
 	return out, nil

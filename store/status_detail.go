@@ -37,15 +37,14 @@ type ServerDetail struct {
 
 // ServerDetail returns the detail of one server read at now.
 func (s *Store) ServerDetail(ctx context.Context, id int64, now time.Time) (ServerDetail, error) {
-	st, err := s.ServerStatus(ctx, id, now)
+	// The figures by region come from the same reading as the server's: the status sums of
+	// each region and the latest hours, not 90 days of rollups summed again (their rows lie
+	// one a page apart, as rollups are written an hour at a time for every server).
+	sts, ws, err := s.statuses(ctx, s.oneServer(id), id, now)
 	if err != nil {
 		return ServerDetail{}, err
 	}
-	d := ServerDetail{ServerStatus: st}
-	ws, err := s.windowSumsDirect(ctx, id, now)
-	if err != nil {
-		return ServerDetail{}, err
-	}
+	d := ServerDetail{ServerStatus: sts[0]}
 	regions := slices.Clone(ws.regions[id])
 	slices.Sort(regions)
 	for _, region := range regions {

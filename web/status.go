@@ -95,11 +95,17 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 		}
 		pageNo = n
 	}
-	all, asOf, err := d.statuses.get(ctx, now)
+	snap, err := d.statuses.Get(ctx, now)
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
+	key := statusPageKey{seq: snap.Seq, filter: filter, query: query, page: pageNo, live: wantsLive(r)}
+	if p, ok := d.statusPages.get(key); ok {
+		p.write(w, r, d.refresh)
+		return
+	}
+	all, asOf := snap.List, snap.AsOf
 	now = asOf
 
 	data := statusData{AsOf: asOf, Total: len(all), Filter: filter, Query: query, States: states(), AllHref: statusHref("", query, 1)}
@@ -163,7 +169,14 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data.Rows = rows
-	d.render(w, r, http.StatusOK, "status", d.title, d.refresh, data)
+	body, err := d.execute(r, "status", d.title, d.refresh, data)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	p := renderedPage{body: body, gz: d.gzips.compress(body)}
+	d.statusPages.put(key, p)
+	p.write(w, r, d.refresh)
 }
 
 // headline sums the fleet up in one sentence, coloured by the worst state.

@@ -43,8 +43,12 @@ type Deps struct {
 	Version string
 	// Refresh is how often open pages fetch their live part again (default 30 s).
 	Refresh time.Duration
-	// StatusTTL is how long the status page reuses the statuses of every server between
-	// requests (default 10 s; negative: never).
+	// Statuses shares the statuses of every server among requests, and with the JSON API
+	// when both are served by one process (default: a snapshot of the dashboard's own).
+	Statuses *store.StatusSnapshot
+	// StatusTTL is how long the dashboard's own snapshot serves a reading of the statuses as
+	// it is (default store.DefaultStatusTTL; negative: every request reads). Ignored when
+	// Statuses is set.
 	StatusTTL time.Duration
 }
 
@@ -52,7 +56,8 @@ type Deps struct {
 const defaultRefresh = 30 * time.Second
 
 // dashboard serves the pages. It holds no state that outlives a request besides the caches
-// of immutable things (assets, analysed runs).
+// of immutable things (assets, analysed runs, the status page rendered for one reading of
+// the statuses) and the shared reading of the statuses.
 type dashboard struct {
 	store    *store.Store
 	log      *slog.Logger
@@ -64,8 +69,10 @@ type dashboard struct {
 	pages    map[string]*template.Template
 	assets   *assets
 	analyses *lru[store.RunID, *analysis]
-	statuses *statusSnapshot
-	gzips    gzipPool
+	statuses *store.StatusSnapshot
+	// statusPages keeps renderings of the status page, by the reading of statuses they show.
+	statusPages *lru[statusPageKey, renderedPage]
+	gzips       gzipPool
 }
 
 // New builds the dashboard's handler, to be mounted at "/": it serves "/", "/servers/{name}",
@@ -77,7 +84,8 @@ func New(deps Deps) (http.Handler, error) {
 	d := &dashboard{
 		store: deps.Store, log: deps.Logger, checks: deps.Checks, now: deps.Now,
 		title: deps.Title, version: deps.Version,
-		analyses: newLRU[store.RunID, *analysis](analysisCacheSize),
+		analyses:    newLRU[store.RunID, *analysis](analysisCacheSize),
+		statusPages: newLRU[statusPageKey, renderedPage](statusPageCacheSize),
 	}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
@@ -88,9 +96,13 @@ func New(deps Deps) (http.Handler, error) {
 	if d.title == "" {
 		d.title = "MCP server status"
 	}
-	d.statuses = &statusSnapshot{ttl: deps.StatusTTL, read: d.store.ServerStatuses}
-	if deps.StatusTTL == 0 {
-		d.statuses.ttl = defaultStatusTTL
+	d.statuses = deps.Statuses
+	if d.statuses == nil {
+		ttl := deps.StatusTTL
+		if ttl == 0 {
+			ttl = store.DefaultStatusTTL
+		}
+		d.statuses = store.NewStatusSnapshot(d.store.ServerStatuses, ttl, store.DefaultStatusStale)
 	}
 	d.refresh = int(defaultRefresh / time.Second)
 	if deps.Refresh > 0 {
@@ -147,30 +159,46 @@ type page struct {
 // render writes a page, or only its live part when the script asks for it (?fragment=live).
 // It renders into a buffer first so that a template error becomes a clean 500.
 func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, name, title string, refresh int, data any) {
+	body, err := d.execute(r, name, title, refresh, data)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	setPageHeaders(w.Header(), refresh)
+	d.gzips.write(w, r, status, body)
+}
+
+// execute runs the template of a page, or of its live part when the script asks for it.
+func (d *dashboard) execute(r *http.Request, name, title string, refresh int, data any) ([]byte, error) {
 	t, ok := d.pages[name]
 	if !ok {
-		d.fail(w, r, fmt.Errorf("no template %q", name))
-		return
+		return nil, fmt.Errorf("no template %q", name)
 	}
 	p := page{Title: title, Site: d.title, Version: d.version, Now: d.now().UTC(), Refresh: refresh,
 		CSS: d.assets.url("style.css"), JS: d.assets.url("live.js"), Data: data}
 	root := "layout"
-	if r.URL.Query().Get("fragment") == "live" && t.Lookup("live") != nil {
+	if wantsLive(r) && t.Lookup("live") != nil {
 		root = "live"
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, root, p); err != nil {
-		d.fail(w, r, fmt.Errorf("render %s: %w", name, err))
-		return
+		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
-	h := w.Header()
+	return buf.Bytes(), nil
+}
+
+// wantsLive says whether the script asks for the live part of a page only.
+func wantsLive(r *http.Request) bool { return r.URL.Query().Get("fragment") == "live" }
+
+// setPageHeaders sets the type and caching of a page: one that refreshes itself must be
+// asked for again each time.
+func setPageHeaders(h http.Header, refresh int) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	if refresh > 0 {
 		h.Set("Cache-Control", "no-cache")
 	} else if h.Get("Cache-Control") == "" {
 		h.Set("Cache-Control", "public, max-age=60")
 	}
-	d.gzips.write(w, r, status, buf.Bytes())
 }
 
 // problem is the data of the error page.

@@ -64,13 +64,16 @@ func serveErr(ctx context.Context, cfg config, log *slog.Logger, listening liste
 		return err
 	}
 	version := buildVersion()
+	// One reading of every server's status serves both the JSON API's list and the status
+	// page: the database pays for it once per period whichever readers come.
+	statuses := store.NewStatusSnapshot(st.ServerStatuses, store.DefaultStatusTTL, store.DefaultStatusStale)
 	apiCfg := apiserver.Config{
-		Store: st, Guard: netguard.New(netguard.Config{Allow: cfg.allow}),
+		Store: st, Guard: netguard.New(netguard.Config{Allow: cfg.allow}), Statuses: statuses,
 		AdminToken: cfg.adminToken, Private: cfg.private, DashboardURL: cfg.dashboardURL,
 		Catalog: catalog, Logger: log, HeaderEnvPrefix: cfg.headerEnvPrefix, Version: version,
 	}
 	if !cfg.noWeb {
-		dash, err := web.New(web.Deps{Store: st, Logger: log, Checks: catalog, Version: version})
+		dash, err := web.New(web.Deps{Store: st, Logger: log, Checks: catalog, Version: version, Statuses: statuses})
 		if err != nil {
 			return err
 		}

@@ -55,6 +55,14 @@ type Config struct {
 	// MinInterval is the shortest time between two probes a registered server's schedule may
 	// ask for (default 30s).
 	MinInterval time.Duration
+	// Statuses shares the statuses of every server among requests of GET /api/v1/servers,
+	// and with the dashboard when it is served too (default: a snapshot of the API's own,
+	// kept StatusTTL).
+	Statuses *store.StatusSnapshot
+	// StatusTTL is how long the API's own snapshot serves a reading of every server's status
+	// as it is (default store.DefaultStatusTTL; negative: every request reads). Ignored when
+	// Statuses is set.
+	StatusTTL time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Version names the build in reports.
@@ -73,6 +81,10 @@ type Server struct {
 	metrics      *httpMetrics
 	// dashboard is DashboardURL parsed (nil: links stay relative).
 	dashboard *url.URL
+	// statuses and list serve GET /api/v1/servers: the shared reading of every server's
+	// status and its answer, encoded once per reading.
+	statuses *store.StatusSnapshot
+	list     encodedList
 }
 
 // route is one endpoint of the API: the OpenAPI document lists exactly these.
@@ -110,6 +122,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MinInterval <= 0 {
 		cfg.MinInterval = 30 * time.Second
 	}
+	if cfg.Statuses == nil {
+		ttl := cfg.StatusTTL
+		if ttl == 0 {
+			ttl = store.DefaultStatusTTL
+		}
+		cfg.Statuses = store.NewStatusSnapshot(cfg.Store.ServerStatuses, ttl, store.DefaultStatusStale)
+	}
 	if cfg.Catalog == nil {
 		cat, err := checks.Default()
 		if err != nil {
@@ -126,6 +145,7 @@ func New(cfg Config) (*Server, error) {
 		mux:          http.NewServeMux(),
 		writes:       newClientLimiter(cfg.WriteRate, cfg.WriteBurst, cfg.Now),
 		authFailures: newClientLimiter(rate.Every(time.Second), 10, cfg.Now),
+		statuses:     cfg.Statuses,
 	}
 	if cfg.DashboardURL != "" {
 		u, err := url.Parse(cfg.DashboardURL)

@@ -3,7 +3,6 @@ package apiserver
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -23,24 +22,6 @@ func quote(s string) string {
 		s = s[:80] + "…"
 	}
 	return `"` + s + `"`
-}
-
-// listServers is GET /api/v1/servers.
-func (s *Server) listServers(w http.ResponseWriter, r *http.Request) error {
-	now := s.cfg.Now()
-	statuses, err := s.cfg.Store.ServerStatuses(r.Context(), now)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		Servers []statusView `json:"servers"`
-		AsOf    time.Time    `json:"asOf"`
-	}{Servers: make([]statusView, 0, len(statuses)), AsOf: now.UTC()}
-	for _, st := range statuses {
-		out.Servers = append(out.Servers, s.toStatusView(st))
-	}
-	s.writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 // getServer is GET /api/v1/servers/{server}.

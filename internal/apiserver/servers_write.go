@@ -204,6 +204,7 @@ func (s *Server) createServer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return writeFailure(err, v.Name)
 	}
+	s.statuses.Invalidate()
 	s.log.InfoContext(r.Context(), "server registered", "server", out.Name, "client", clientKey(r))
 	w.Header().Set("Location", s.links(out.Name).Self)
 	s.writeJSON(w, http.StatusCreated, toServerView(out))
@@ -238,6 +239,7 @@ func (s *Server) change(w http.ResponseWriter, r *http.Request, name string, fn 
 	if err != nil {
 		return writeFailure(err, name)
 	}
+	s.statuses.Invalidate()
 	s.log.InfoContext(r.Context(), "server changed", "server", out.Name, "paused", !out.Enabled, "client", clientKey(r))
 	s.writeJSON(w, http.StatusOK, toServerView(out))
 	return nil
@@ -249,6 +251,7 @@ func (s *Server) deleteServer(w http.ResponseWriter, r *http.Request) error {
 	if err := s.cfg.Store.DeleteServerOf(r.Context(), store.SourceAPI, name); err != nil {
 		return writeFailure(err, name)
 	}
+	s.statuses.Invalidate()
 	s.log.InfoContext(r.Context(), "server deleted", "server", name, "client", clientKey(r))
 	w.WriteHeader(http.StatusNoContent)
 	return nil
