@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,24 +131,7 @@ alerts:
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := ParseConfig("mcpwatch.yaml", []byte(tt.yaml))
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if !errors.Is(err, ErrInvalidConfig) {
-				t.Errorf("%v does not wrap ErrInvalidConfig", err)
-			}
-			var list ConfigErrors
-			if !errors.As(err, &list) {
-				t.Fatalf("error %T is not ConfigErrors", err)
-			}
-			if len(list) != len(tt.want) {
-				t.Fatalf("%d problems, want %d:\n%v", len(list), len(tt.want), err)
-			}
-			for i, w := range tt.want {
-				if got := list[i].Error(); !strings.HasPrefix(got, "mcpwatch.yaml:"+w) {
-					t.Errorf("problem %d:\n got %s\nwant mcpwatch.yaml:%s...", i, got, w)
-				}
-			}
+			assertConfigErrors(t, err, "mcpwatch.yaml", tt.want)
 		})
 	}
 }

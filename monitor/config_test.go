@@ -162,28 +162,35 @@ func TestLoadConfigErrorsNameFileLineAndField(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			path := filepath.Join("testdata", "config", tt.file)
 			_, err := LoadConfig(path)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if !errors.Is(err, ErrInvalidConfig) {
-				t.Errorf("%v does not wrap ErrInvalidConfig", err)
-			}
-			var list ConfigErrors
-			if !errors.As(err, &list) {
-				t.Fatalf("error %T is not ConfigErrors", err)
-			}
-			if len(list) != len(tt.want) {
-				t.Fatalf("%d problems, want %d:\n%v", len(list), len(tt.want), err)
-			}
-			for i, w := range tt.want {
-				if got := list[i].Error(); !strings.HasPrefix(got, path+":"+w) {
-					t.Errorf("problem %d:\n got %s\nwant %s:%s...", i, got, path, w)
-				}
-			}
+			assertConfigErrors(t, err, path, tt.want)
 			if tt.never != "" && strings.Contains(err.Error(), tt.never) {
 				t.Errorf("the message repeats %q: %v", tt.never, err)
 			}
 		})
+	}
+}
+
+// assertConfigErrors holds err to exactly the problems want ("line:col: field: problem
+// prefix" each), in order, each located in file.
+func assertConfigErrors(t *testing.T, err error, file string, want []string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("%v does not wrap ErrInvalidConfig", err)
+	}
+	var list ConfigErrors
+	if !errors.As(err, &list) {
+		t.Fatalf("error %T is not ConfigErrors", err)
+	}
+	if len(list) != len(want) {
+		t.Fatalf("%d problems, want %d:\n%v", len(list), len(want), err)
+	}
+	for i, w := range want {
+		if got := list[i].Error(); !strings.HasPrefix(got, file+":"+w) {
+			t.Errorf("problem %d:\n got %s\nwant %s:%s...", i, got, file, w)
+		}
 	}
 }
 

@@ -20,8 +20,10 @@ import (
 // running it would hand them this machine.
 var ErrStdioNotFromConfig = errors.New("stdio servers run only when they come from the configuration file")
 
-// DefaultRuleProbes is how often, by default, each server's probe also runs the rule probes.
-const DefaultRuleProbes = time.Hour
+// DefaultRuleProbes is how often, by default, each server's probe also runs the rule probes:
+// in every probe, so that every run judges every check and a server's outcome never depends
+// on whether its run was one with the rule probes.
+const DefaultRuleProbes = 0
 
 // Prober runs one probe of a stored server and judges it.
 type Prober struct {

@@ -56,14 +56,7 @@ alerts:
 	}
 	time.Sleep(2 * time.Second) // two more down runs: still one message
 	cancel()
-	select {
-	case c := <-code:
-		if c != exitOK {
-			t.Errorf("exit %d after the stop, want 0\n%s", c, stderr.String())
-		}
-	case <-time.After(time.Minute):
-		t.Fatalf("prober run did not stop within a minute\n%s", stderr.String())
-	}
+	expectCleanStop(t, code, &stderr)
 	if got := len(slack.Requests()); got != 1 {
 		t.Errorf("%d messages, want 1", got)
 	}

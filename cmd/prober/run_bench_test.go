@@ -30,13 +30,15 @@ import (
 //	go test -run '^$' -bench RunScale -benchtime 1x -timeout 20m ./cmd/prober/
 //
 // MCPWATCH_BENCH_SERVERS and MCPWATCH_BENCH_DURATION (a Go duration) change the size and
-// the length (defaults 10000 and 3m), MCPWATCH_BENCH_CONCURRENCY the worker's concurrency
+// the length (defaults 10000 and 3m), MCPWATCH_BENCH_RULE_PROBES the monitor's ruleProbes
+// (default its default: the rule probes in every probe), MCPWATCH_BENCH_CONCURRENCY the worker's concurrency
 // (default 128: a probe spends most of its time waiting). MCPWATCH_BENCH_PROBER names a prober binary to run
 // instead of building this one (to compare builds, such as another probe engine's).
 func BenchmarkRunScale(b *testing.B) {
 	servers := envInt(b, "MCPWATCH_BENCH_SERVERS", 10_000)
 	concurrency := envInt(b, "MCPWATCH_BENCH_CONCURRENCY", 128)
 	duration := envDuration(b, "MCPWATCH_BENCH_DURATION", 3*time.Minute)
+	ruleProbes := envDuration(b, "MCPWATCH_BENCH_RULE_PROBES", monitor.DefaultRuleProbes)
 	db := pgtest.New(b)
 	dir := b.TempDir()
 
@@ -63,7 +65,7 @@ func BenchmarkRunScale(b *testing.B) {
 		urls[i] = ts.URL
 	}
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "concurrency: %d\nshutdownGrace: 10s\nspool:\n  dir: %s\ndefaults:\n  schedule: \"@every 1m\"\n  timeout: 10s\nservers:\n", concurrency, filepath.Join(dir, "spool"))
+	fmt.Fprintf(&cfg, "concurrency: %d\nshutdownGrace: 10s\nruleProbes: %s\nspool:\n  dir: %s\ndefaults:\n  schedule: \"@every 1m\"\n  timeout: 10s\nservers:\n", concurrency, ruleProbes, filepath.Join(dir, "spool"))
 	names := make([]string, servers)
 	for i := range servers {
 		names[i] = fmt.Sprintf("srv-%05d", i)
@@ -108,7 +110,7 @@ func BenchmarkRunScale(b *testing.B) {
 		}
 		stderr.Close()
 		b.StopTimer()
-		b.Logf("concurrency %d; CPU: worker %v, fixtures (this process) %v, over %v", concurrency, cpu.Round(time.Second), fixtureCPU.Round(time.Second), duration)
+		b.Logf("ruleProbes %v, concurrency %d; CPU: worker %v, fixtures (this process) %v, over %v", ruleProbes, concurrency, cpu.Round(time.Second), fixtureCPU.Round(time.Second), duration)
 		reportScale(b, db.URL, names, started, peak)
 	}
 }

@@ -206,14 +206,7 @@ servers:
 	}
 
 	cancel()
-	select {
-	case c := <-code:
-		if c != exitOK {
-			t.Errorf("exit %d after the stop, want 0\n%s", c, stderr.String())
-		}
-	case <-time.After(time.Minute):
-		t.Fatalf("prober run did not stop within a minute\n%s", stderr.String())
-	}
+	expectCleanStop(t, code, &stderr)
 	if !strings.Contains(stderr.String(), "stopped") {
 		t.Errorf("no clean stop in the log:\n%s", stderr.String())
 	}
@@ -322,5 +315,18 @@ func TestRunAsAProcessReloadsOnSIGHUPAndStopsOnSIGTERM(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatalf("no exit within a minute of SIGTERM\n%s", stderr.String())
+	}
+}
+
+// expectCleanStop waits for a stopped `prober run` to exit 0, within a minute.
+func expectCleanStop(t *testing.T, code <-chan int, stderr *lockedBuffer) {
+	t.Helper()
+	select {
+	case c := <-code:
+		if c != exitOK {
+			t.Errorf("exit %d after the stop, want 0\n%s", c, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("prober run did not stop within a minute\n%s", stderr.String())
 	}
 }
