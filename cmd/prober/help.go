@@ -121,8 +121,9 @@ Protocol and time:
                               back the way clients must (server/discover first, then
                               initialize) when the server is not stateless; all probes
                               every revision at once and reports which the server accepts,
-                              the report's checks being those of the newest accepted; or
-                              one of %[5]s
+                              the report's checks being those of the newest accepted (the
+                              rule probes run once, in the newest session revision's probe);
+                              or one of %[5]s
   --transport NAME            auto (default), http (Streamable HTTP), sse (legacy HTTP+SSE of
                               2024-11-05: the URL is its event stream) or stdio. auto tries
                               Streamable HTTP and, on 400/404/405, the legacy transport
