@@ -176,7 +176,7 @@ func (o *Official) Validate(revision, definition string, doc any) error {
 	if err != nil {
 		return err
 	}
-	return validateOfficial(s, doc)
+	return check(s, doc, "validating with the official schema")
 }
 
 // Has returns nil when the revision's file defines definition, else an error wrapping
@@ -204,23 +204,4 @@ func (r *officialRevision) schema(definition string) (*jsonschema.Schema, error)
 	}
 	r.compiled[definition] = s
 	return s, nil
-}
-
-func validateOfficial(s *jsonschema.Schema, doc any) (err error) {
-	defer func() {
-		// The library panics on numbers beyond what big.Rat reads; a hostile document must
-		// not take the prober down with it.
-		if p := recover(); p != nil {
-			err = fmt.Errorf("mcpschema: validating with the official schema: the validator failed on the document (%v)", p)
-		}
-	}()
-	err = s.Validate(doc)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		return violationOf(ve)
-	}
-	return fmt.Errorf("mcpschema: validating with the official schema: %w", err)
 }

@@ -262,15 +262,16 @@ func (r *revision) explain(definition string, doc any) error {
 	if err != nil {
 		return err
 	}
-	return check(s, doc)
+	return check(s, doc, "validating")
 }
 
-func check(s *jsonschema.Schema, doc any) (err error) {
+// check validates doc with s; what names the validation in errors.
+func check(s *jsonschema.Schema, doc any, what string) (err error) {
 	defer func() {
 		// The library panics on numbers beyond what big.Rat reads (1e9999999); a hostile
 		// document must not take the prober down with it.
 		if p := recover(); p != nil {
-			err = fmt.Errorf("mcpschema: validating: the validator failed on the document (%v)", p)
+			err = fmt.Errorf("mcpschema: %s: the validator failed on the document (%v)", what, p)
 		}
 	}()
 	err = s.Validate(doc)
@@ -283,5 +284,5 @@ func check(s *jsonschema.Schema, doc any) (err error) {
 	}
 	// An infinite loop or a value that is not JSON: neither can come from Decode and our own
 	// schemas, so say what happened rather than guess.
-	return fmt.Errorf("mcpschema: validating: %w", err)
+	return fmt.Errorf("mcpschema: %s: %w", what, err)
 }
