@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/mcpwatch/mcpwatch/probe"
@@ -32,9 +33,9 @@ func checkParseError(r *Run, f *Finding) {
 	ping, sent := stepOn(r, probe.ConnRobustness, probe.StepParseErrorPing)
 	if sent && !answered(ping) {
 		f.Warn(Seqs(st.Request, ping.Request, ping.Response),
-			"after malformed JSON, expected the server to go on answering, got %s to the ping that followed", describeAnswer(r, ping))
+			"after malformed JSON, expected the server to go on answering, got %s to the %s that followed", describeAnswer(r, ping), ping.Method)
 	}
-	f.Pass("malformed JSON got %s, and the server went on answering ping", got)
+	f.Pass("malformed JSON got %s, and the server went on answering", got)
 }
 
 func checkInvalidRequest(r *Run, f *Finding) {
@@ -77,13 +78,21 @@ func httpNote(st probe.Step, got string) string {
 	return got
 }
 
+// fenceOf names the request the probe sends after each robustness message, whose answer
+// bounds the wait for the message's own (ping, or server/discover under a stateless
+// revision, which has no ping).
+func fenceOf(step string) string {
+	if step == probe.StepParseError {
+		return probe.StepParseErrorPing
+	}
+	return probe.StepInvalidRequestPing
+}
+
 // unansweredWhy says how the probe knows nothing came back for a message without a usable
-// id: the server answered the ping sent after it, or time ran out.
+// id: the server answered the request sent after it, or time ran out.
 func unansweredWhy(r *Run, st probe.Step) string {
-	for _, name := range []string{probe.StepParseErrorPing, probe.StepInvalidRequestPing} {
-		if ping, ok := stepOn(r, st.Conn, name); ok && answered(ping) {
-			return "the server answered the ping sent after it, but not the message itself"
-		}
+	if fence, ok := stepOn(r, st.Conn, fenceOf(st.Name)); ok && answered(fence) {
+		return fmt.Sprintf("the server answered the %s sent after it, but not the message itself", fence.Method)
 	}
 	if p, ok := r.ProcessOf(st.Conn); ok && p.Exited && p.EndedBy == "exit" {
 		return "the server process ended by itself: " + describeExit(p)

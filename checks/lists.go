@@ -88,8 +88,8 @@ func (l *itemListing) keys(i int, fn func(string)) {
 
 func checkList(r *Run, f *Finding, k listKind, schemas *mcpschema.Validator) {
 	switch {
-	case r.Initialize == nil:
-		f.Skip("no initialize result, so no declared capabilities to judge %s by", k.method)
+	case r.Initialize == nil && r.Discover == nil:
+		f.Skip("no initialize or discover result, so no declared capabilities to judge %s by", k.method)
 		return
 	case !r.Declares(k.capability):
 		f.Skip("server declares no %s capability", k.capability)

@@ -132,7 +132,7 @@ func (w *connWire) Record(f Frame) int {
 		env, ok := peekEnvelope(f.Raw)
 		if !ok {
 			if f.Exchange != 0 && f.SSE == nil {
-				w.failExchange(f.Exchange, seq, f, ErrUnanswered)
+				w.failBody(seq, f)
 			}
 			break
 		}
@@ -151,7 +151,7 @@ func (w *connWire) Record(f Frame) int {
 		if f.Exchange != 0 && f.SSE == nil {
 			// A plain JSON body is all an exchange will ever answer: a request of that
 			// exchange still waiting (wrong id, not a response) gets nothing more.
-			w.failExchange(f.Exchange, seq, f, ErrUnanswered)
+			w.failBody(seq, f)
 		}
 	case f.Dir == In && f.Kind == KindHTTPResponse && f.Exchange != 0:
 		// A response head whose body carries no message: the request of that exchange will
@@ -161,6 +161,9 @@ func (w *connWire) Record(f Frame) int {
 		}
 		if w.streamAnswers && f.HTTP != nil && f.HTTP.Status >= 200 && f.HTTP.Status <= 299 {
 			break
+		}
+		if errorBodyFollows(f) {
+			break // the message frame recorded next settles the exchange
 		}
 		w.failExchange(f.Exchange, seq, f, ErrUnanswered)
 	case f.Dir == In && f.Kind == KindNote:
@@ -189,6 +192,19 @@ func (w *connWire) overLimit() bool {
 	return w.closed != nil && w.closed == ErrLimit
 }
 
+// failBody settles the requests of a body's exchange that it did not answer: with the
+// response head when the body came with an error status (the head is what says the request
+// failed), else with the body itself. w.mu is held.
+func (w *connWire) failBody(seq int, f Frame) {
+	if head, ok := w.heads[f.Exchange]; ok && head != seq {
+		if hf, ok := w.transcript.Frame(head); ok && errorBodyFollows(hf) {
+			w.failExchange(f.Exchange, head, hf, ErrUnanswered)
+			return
+		}
+	}
+	w.failExchange(f.Exchange, seq, f, ErrUnanswered)
+}
+
 func (w *connWire) failExchange(exchange, seq int, f Frame, err error) {
 	for _, wt := range w.waiters {
 		if wt.exchange == exchange && !wt.done {
@@ -214,6 +230,15 @@ func (w *connWire) processInfo() []ProcessInfo {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]ProcessInfo(nil), w.processes...)
+}
+
+// errorBodyFollows reports whether a response head is one whose JSON body the transport
+// records next as a message (see httpTransport.recordBody): an error status whose body may
+// be the JSON-RPC error answering the request, as the stateless revision prescribes (400 for
+// invalid params, 404 for an unknown method).
+func errorBodyFollows(f Frame) bool {
+	return f.HTTP != nil && f.HTTP.Status >= 400 && len(f.Raw) > 0 && !f.Truncated &&
+		isMediaType(f.HTTP.ContentType, "application/json")
 }
 
 // idKey is the loose identity of an id: 7 and "7" share it.

@@ -85,6 +85,8 @@ type ruleProbe struct {
 	// sessions: the probe needs initialize, so it runs only when the probe speaks a
 	// revision that has it.
 	sessions bool
+	// stateless: the probe runs against a stateless server too, without initialize.
+	stateless bool
 	// anonymous: the connection carries none of the user's credentials.
 	anonymous bool
 	run       func(ctx context.Context, c *ruleConn)
@@ -98,14 +100,14 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnGetStream, transports: httpOnly, sessions: true, run: probeGetStream},
 		{conn: ConnOrigin, transports: httpOnly, sessions: true, run: probeOrigin},
 		{conn: ConnDeleteSession, transports: httpOnly, sessions: true, run: probeDeleteSession},
-		{conn: ConnRobustness, sessions: true, run: probeRobustness},
+		{conn: ConnRobustness, sessions: true, stateless: true, run: probeRobustness},
 		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
 	}
 }
 
 // appliesTo reports whether the probe runs against target t with options o.
 func (p ruleProbe) appliesTo(t Target, o Options) bool {
-	if p.sessions && Stateless(o.ProtocolVersion) && !o.detectEra {
+	if p.sessions && !p.stateless && Stateless(o.ProtocolVersion) && !o.detectEra {
 		return false
 	}
 	if p.transports == nil {
@@ -191,8 +193,11 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 				return
 			}
 			defer c.close(ctx)
-			if p.sessions && era.wait(ctx).stateless {
-				return
+			if d := era.wait(ctx); p.sessions && d.stateless {
+				if !p.stateless || d.refused {
+					return
+				}
+				c.statelessRevision = d.revision
 			}
 			p.run(ctx, c)
 		}()

@@ -26,6 +26,9 @@ type ruleConn struct {
 
 	version string          // the revision the connection speaks once initialize succeeded
 	init    json.RawMessage // the initialize result
+	// statelessRevision is the revision of a server found stateless, for the probes that
+	// run without initialize ("" in the session era).
+	statelessRevision string
 }
 
 func newRuleConn(conn int, t Target, o Options, tr *Transcript, dial dialFunc) *ruleConn {
@@ -130,7 +133,7 @@ func (c *ruleConn) fetchedStep(name, method string, res fetched, err error) Step
 // answered that ping it has read past the message, so the probe need not wait out the
 // request timeout for an answer that is not coming (and the ping shows whether the server
 // still answers at all).
-func (c *ruleConn) rawCall(ctx context.Context, name string, raw, id json.RawMessage, fence string) Step {
+func (c *ruleConn) rawCall(ctx context.Context, name string, raw, id json.RawMessage, fence, fenceMethod string) Step {
 	st := Step{Name: name, Conn: c.conn, ID: string(id), Request: -1, Response: -1}
 	x := c.watched.watch(raw, id)
 	defer c.watched.unwatch(x)
@@ -151,7 +154,11 @@ func (c *ruleConn) rawCall(ctx context.Context, name string, raw, id json.RawMes
 	if fence != "" {
 		fenced = make(chan Step, 1)
 		go func() {
-			fenced <- c.callWithID(ctx, fence, "ping", nil, json.RawMessage(strconv.Quote(fence)), c.o.RequestTimeout, 0)
+			var params json.RawMessage
+			if fenceMethod != "ping" {
+				params = json.RawMessage(`{}`)
+			}
+			fenced <- c.callWithID(ctx, fence, fenceMethod, params, json.RawMessage(strconv.Quote(fence)), c.o.RequestTimeout, 0)
 		}()
 	}
 	if !ok {

@@ -300,12 +300,13 @@ func TestParseErrorProbeSurvivesAServerThatExitsOnGarbage(t *testing.T) {
 	}
 }
 
-// An explicitly stateless probe has no sessions: the session-era rule probes do not run.
+// An explicitly stateless probe has no sessions: the session-era rule probes do not run,
+// but those that need no initialize (the robustness probes) do.
 func TestSessionRuleProbesNeedSessions(t *testing.T) {
 	o := Options{ProtocolVersion: Revision20260728}.WithDefaults()
 	for _, p := range ruleProbes() {
-		if got := p.appliesTo(Target{URL: "http://127.0.0.1:1/mcp"}, o); got == p.sessions {
-			t.Errorf("connection %d: applies %v under %s", p.conn, got, o.ProtocolVersion)
+		if got, want := p.appliesTo(Target{URL: "http://127.0.0.1:1/mcp"}, o), !p.sessions || p.stateless; got != want {
+			t.Errorf("connection %d: applies %v under %s, want %v", p.conn, got, o.ProtocolVersion, want)
 		}
 	}
 	o = Options{}.WithDefaults() // era detection: a server may speak both eras
@@ -376,5 +377,43 @@ func TestParseChallenges(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// A stateless server gets the probes that need no initialize: the robustness probes, fenced
+// by server/discover (the revision has no ping), and the unknown tool and cursor on the
+// main connection, every request carrying the revision's _meta.
+func TestStatelessServersGetTheRobustnessAndToolProbes(t *testing.T) {
+	ts, _ := eraFixture(t, fixture.Config{StatelessOnly: true})
+	o := eraOptions()
+	o.skipRules = false
+	res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+	if res.Discover == nil {
+		t.Fatalf("not probed statelessly: %s", res.Err)
+	}
+	for _, w := range []struct {
+		conn   int
+		step   string
+		method string
+		code   int64
+	}{
+		{ConnRobustness, StepInvalidRequest, "", -32600},
+		{ConnRobustness, StepParseError, "", -32700},
+		{ConnMain, StepUnknownTool, "tools/call", -32602},
+		{ConnMain, StepInvalidCursor, "tools/list", -32602},
+	} {
+		if st := ruleStep(t, res, w.conn, w.step); st.Outcome != OutcomeError || code(st) != w.code {
+			t.Errorf("%s: %s code %d (%s), want error %d", w.step, st.Outcome, code(st), st.Err, w.code)
+		}
+	}
+	for _, fence := range []string{StepInvalidRequestPing, StepParseErrorPing} {
+		if st := ruleStep(t, res, ConnRobustness, fence); st.Method != methodDiscover || st.Outcome != OutcomeOK {
+			t.Errorf("%s: %s %s, want server/discover answered", fence, st.Method, st.Outcome)
+		}
+	}
+	for _, st := range res.Steps {
+		if st.Name == StepRuleInitialize {
+			t.Errorf("initialize sent on connection %d to a stateless server", st.Conn)
+		}
 	}
 }

@@ -31,6 +31,7 @@ func (s *session) runStateless(ctx context.Context, res *Result, disc Step) {
 	s.list(ctx, StepTemplatesList, "resources/templates/list")
 	s.list(ctx, StepPromptsList, "prompts/list")
 	s.call(ctx, StepUnknownMethod, UnknownMethod, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
+	s.probeToolRules(ctx, disc.Result)
 }
 
 // negotiateStateless is the negotiation connection of a stateless server: server/discover

@@ -63,7 +63,7 @@ func serverCases() []serverCase {
 			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, GoSDKEverything)}} },
 			negotiated: probe.Revision20260728,
 			tools:      goSDKEverythingTools,
-			known:      append(goSDKEverythingKnown(), dualEraMetaOverStdio),
+			known:      append(goSDKEverythingKnown(), dualEraMetaOverStdio, goSDKStdioDiesOfGarbage, goSDKStdioIgnoresMethodless),
 		},
 		{
 			name: "go-sdk-everything/http",
@@ -84,7 +84,9 @@ func serverCases() []serverCase {
 			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, MCPGoEverything)}} },
 			negotiated: probe.Revision20260728,
 			tools:      mcpGoEverythingTools,
-			known:      append(mcpGoEverythingKnown(), dualEraMetaOverStdio),
+			known: append(mcpGoEverythingKnown(), dualEraMetaOverStdio,
+				known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
+					why: "a request without a method gets -32601 for the method \"\", not -32600"}),
 		},
 		{
 			name: "mcp-go-everything/http",
@@ -102,7 +104,7 @@ func serverCases() []serverCase {
 			},
 			negotiated: probe.Revision20260728,
 			tools:      mcpGoEverythingTools,
-			known:      append(mcpGoEverythingKnown(), answersWithJSON),
+			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse),
 		},
 		{
 			name: "mcp-go-conformance/http",
@@ -119,6 +121,7 @@ func serverCases() []serverCase {
 			known: []known{
 				{id: "jsonrpc.id-echo", status: checks.StatusPass, why: "answers are matched by id, not by order"},
 				answersWithJSON,
+				methodlessTakenAsResponse,
 			},
 		},
 	}
@@ -177,6 +180,23 @@ func commonKnown(transport, revision string) []known {
 // and there they answer -32602).
 var dualEraMetaOverStdio = known{id: "discover.meta-required", status: checks.StatusWarn,
 	why: "a request without _meta gets -32601 over stdio, read as a session-era request (C')"}
+
+// What the Go SDKs do with input a server must refuse, over the stateless revision as over
+// the session era: over HTTP a request without a method is taken for a response (202, no
+// -32600); over stdio the go-sdk answers neither it nor malformed JSON, and its everything
+// example exits on the malformed line.
+var (
+	methodlessTakenAsResponse = known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
+		why: "a request without a method is taken as a response and gets 202, not -32600"}
+	goSDKStdioIgnoresMethodless = known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
+		why: "a request without a method gets no answer"}
+	goSDKStdioDiesOfGarbage = known{id: "lifecycle.parse-error", status: checks.StatusWarn,
+		why: "malformed JSON gets no -32700: the server exits on it"}
+	goSDKStdioIgnoresGarbage = known{id: "lifecycle.parse-error", status: checks.StatusWarn,
+		why: "malformed JSON gets no -32700 (the request after it is answered)"}
+	goSDKHTTPPlainParseError = known{id: "lifecycle.parse-error", status: checks.StatusWarn,
+		why: "malformed JSON gets a text/plain 400, not error -32700"}
+)
 
 // How a Streamable HTTP server answers POSTed requests: server-everything and the go-sdk open
 // an event stream per request; mcp-go answers with one application/json body.

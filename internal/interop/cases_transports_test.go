@@ -29,7 +29,7 @@ func transportCases() []serverCase {
 			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, GoSDKConformance)}} },
 			negotiated: probe.Revision20260728,
 			tools:      goSDKConformanceTools,
-			known:      []known{dualEraMetaOverStdio},
+			known:      []known{dualEraMetaOverStdio, goSDKStdioIgnoresGarbage, goSDKStdioIgnoresMethodless},
 		},
 		{
 			name: "go-sdk-conformance/http",
@@ -44,6 +44,7 @@ func transportCases() []serverCase {
 			negotiated: probe.Revision20260728,
 			tools:      goSDKConformanceTools,
 			known: []known{
+				goSDKHTTPPlainParseError, methodlessTakenAsResponse,
 				{id: "discover.meta-required", status: checks.StatusPass,
 					why: "over HTTP the revision header marks the request stateless: -32602 with 400"},
 				{id: "http.status", status: checks.StatusPass,
