@@ -161,7 +161,11 @@ func checkVersionNegotiation(r *Run, f *Finding) {
 
 	bogus, sent := r.FirstStep(probe.StepInitializeBogus)
 	if !sent {
-		if len(f.Evidence) == 0 {
+		switch {
+		case len(f.Evidence) > 0:
+		case r.RulesElsewhere != "":
+			f.Skip("initialize with a bogus revision was not sent here: %s", r.RulesElsewhere)
+		default:
 			f.Skip("the negotiation connection sent no initialize (it could not be opened)")
 		}
 		return

@@ -145,10 +145,20 @@ func TestCatalogueEntriesOfTheRuleProbes(t *testing.T) {
 // A probe that left the rule probes to another probe of the same server (--protocol-version
 // all) skips their checks saying where they ran, not that it stopped early.
 func TestRuleChecksSayWhereTheRuleProbesRan(t *testing.T) {
-	const where = "the rule probes ran once, in the probe of revision 2025-11-25"
+	const where = "the probes that do not depend on the revision offered (the rule probes, and initialize with a bogus revision) ran once, in the probe of revision 2025-11-25"
 	for _, id := range []string{"http.session", "lifecycle.parse-error", "auth.challenge", "tools.unknown-tool"} {
 		res := scriptedSession(probe.TransportHTTP)
 		res.RulesElsewhere = where
 		runCheckRows(t, id, []checkRow{{name: id, res: res, want: StatusSkip, msg: where}})
 	}
+}
+
+// Under --protocol-version all, initialize with a bogus revision is sent in one probe only;
+// the others' lifecycle.version-negotiation judges their own initialize and says where the
+// bogus one went.
+func TestVersionNegotiationSaysWhereTheBogusInitializeWent(t *testing.T) {
+	const where = "ran once, in the probe of revision 2025-11-25"
+	res := scriptedSession(probe.TransportStdio, func(p *sessionPlan) { p.bogus = nil })
+	res.RulesElsewhere = "the probes that do not depend on the revision offered " + where
+	runCheckRows(t, "lifecycle.version-negotiation", []checkRow{{name: "elsewhere", res: res, want: StatusSkip, msg: where}})
 }

@@ -55,11 +55,9 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	// The negotiation connection runs beside the main session so that a slow-starting stdio
 	// server costs its start-up time once, not twice.
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		neg.negotiate(ctx)
-	}()
+	if negotiatesHere(o) {
+		wg.Go(func() { neg.negotiate(ctx) })
+	}
 	main.run(ctx, res)
 	wg.Wait()
 
@@ -84,6 +82,14 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 		res.Err = fmt.Sprintf("probe did not finish within %s", o.Timeout)
 	}
 	return res, nil
+}
+
+// negotiatesHere reports whether the probe opens the negotiation connection. A probe that
+// leaves the revision-independent probes to another (RulesElsewhere) leaves out the
+// initialize with a bogus revision too, whose answer does not depend on the revision the
+// main connection offers; a stateless revision's negotiation probes are its own.
+func negotiatesHere(o Options) bool {
+	return o.RulesElsewhere == "" || o.detectEra || Stateless(o.ProtocolVersion)
 }
 
 // session is one connection's conversation.

@@ -33,8 +33,10 @@ func (r *Result) Accepted() bool {
 	return r.Requested != "" && r.Negotiated == r.Requested && (r.Initialize != nil || r.Discover != nil)
 }
 
-// stdioRevisionsAtOnce bounds the revisions RunRevisions probes at once over stdio.
-const stdioRevisionsAtOnce = 2
+// stdioRevisionsAtOnce bounds the revisions RunRevisions probes at once over stdio. The
+// carrier of the rule probes starts three server processes, a stateless revision's probe
+// two, any other probe one.
+const stdioRevisionsAtOnce = 3
 
 // RunRevisions probes the target once per revision, all at once (over stdio at most
 // stdioRevisionsAtOnce at a time), each probe offering its revision as given (no era
@@ -68,7 +70,7 @@ func RunRevisions(ctx context.Context, t Target, o Options, revs []string) ([]*R
 		ro := o
 		ro.ProtocolVersion = rev
 		if i != carrier && ro.RulesElsewhere == "" {
-			ro.RulesElsewhere = fmt.Sprintf("the rule probes ran once, in the probe of revision %s", revs[carrier])
+			ro.RulesElsewhere = fmt.Sprintf("the probes that do not depend on the revision offered (the rule probes, and initialize with a bogus revision) ran once, in the probe of revision %s", revs[carrier])
 		}
 		wg.Go(func() {
 			select {

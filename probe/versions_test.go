@@ -16,11 +16,19 @@ func TestRunRevisionsRunsTheRuleProbesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, res := range results {
-		rules := 0
+		rules, negotiation := 0, 0
 		for _, st := range res.Steps {
-			if st.Conn >= ConnSession {
+			switch {
+			case st.Conn >= ConnSession:
 				rules++
+			case st.Conn == ConnNegotiation:
+				negotiation++
 			}
+		}
+		// The bogus-version initialize does not depend on the revision either: it is sent
+		// once, but a stateless revision's own negotiation probes are sent in its probe.
+		if wantNegotiation := res.Requested == LatestSessionRevision || Stateless(res.Requested); (negotiation > 0) != wantNegotiation {
+			t.Errorf("%s: %d steps on the negotiation connection, want them: %v", res.Requested, negotiation, wantNegotiation)
 		}
 		carrier := res.Requested == LatestSessionRevision
 		switch {
