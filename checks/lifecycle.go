@@ -359,14 +359,19 @@ func checkEarlyMessages(r *Run, f *Finding) {
 	if skipUnderStateless(r, f, "the initialized notification") {
 		return
 	}
+	negInitialized := -1
+	if st, ok := stepOn(r, probe.ConnNegotiation, probe.StepRuleInitialized); ok {
+		negInitialized = st.Request
+	}
 	r.Inbound(func(fr probe.Frame, m *Message) {
 		if m == nil || m.Kind != Request || m.Method == "ping" {
 			return
 		}
 		switch {
-		case fr.Conn == probe.ConnNegotiation:
-			// That connection never sends initialized: every request on it is early.
-			f.Warn(Seqs(fr.Seq), "expected no request but ping before initialized, got %s on the negotiation connection, which never sent initialized", Clip([]byte(m.Method)))
+		case fr.Conn == probe.ConnNegotiation && (negInitialized < 0 || fr.Seq < negInitialized):
+			// Before the initialized the connection sends once it carries the robustness
+			// probes, every request on it is early.
+			f.Warn(Seqs(fr.Seq), "expected no request but ping before initialized, got %s on the negotiation connection, before it sent initialized", Clip([]byte(m.Method)))
 		case fr.Conn == probe.ConnMain && (r.InitializedAt < 0 || fr.Seq < r.InitializedAt):
 			f.Warn(Seqs(fr.Seq, r.InitializedAt), "expected no request but ping before initialized, got %s", Clip([]byte(m.Method)))
 		}

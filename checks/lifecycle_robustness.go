@@ -23,14 +23,23 @@ func lifecycleRobustnessChecks() []Check {
 	}
 }
 
+// robustnessStep finds a step of the robustness probes: on the negotiation connection, which
+// carries them when the server answered its bogus initialize, or on their own.
+func robustnessStep(r *Run, name string) (probe.Step, bool) {
+	if st, ok := stepOn(r, probe.ConnNegotiation, name); ok {
+		return st, true
+	}
+	return stepOn(r, probe.ConnRobustness, name)
+}
+
 func checkParseError(r *Run, f *Finding) {
-	st, ok := stepOn(r, probe.ConnRobustness, probe.StepParseError)
+	st, ok := robustnessStep(r, probe.StepParseError)
 	if !ok {
 		f.Skip("%s", ruleMissing(r, probe.ConnRobustness, "the malformed JSON"))
 		return
 	}
 	got := refusal(r, f, st, codeParseError, "malformed JSON")
-	ping, sent := stepOn(r, probe.ConnRobustness, probe.StepParseErrorPing)
+	ping, sent := stepOn(r, st.Conn, probe.StepParseErrorPing)
 	if sent && !answered(ping) {
 		f.Warn(Seqs(st.Request, ping.Request, ping.Response),
 			"after malformed JSON, expected the server to go on answering, got %s to the %s that followed", describeAnswer(r, ping), ping.Method)
@@ -39,7 +48,7 @@ func checkParseError(r *Run, f *Finding) {
 }
 
 func checkInvalidRequest(r *Run, f *Finding) {
-	st, ok := stepOn(r, probe.ConnRobustness, probe.StepInvalidRequest)
+	st, ok := robustnessStep(r, probe.StepInvalidRequest)
 	if !ok {
 		f.Skip("%s", ruleMissing(r, probe.ConnRobustness, "the request without a method"))
 		return

@@ -98,3 +98,20 @@ func TestIDEchoCountsTheMethodlessRequestAsSent(t *testing.T) {
 		t.Errorf("jsonrpc.id-echo: %s %q", f.Status, f.Message)
 	}
 }
+
+// The robustness probes ride the negotiation connection when the server answered its bogus
+// initialize: their checks find them there, and a server request on that connection after
+// its initialized is not early.
+func TestRobustnessProbesOnTheNegotiationConnection(t *testing.T) {
+	res := withRules(probe.TransportStdio, func(w *wireScript) {
+		w.notify(probe.ConnNegotiation, probe.StepRuleInitialized, "notifications/initialized", nil)
+		w.raw(probe.ConnNegotiation, probe.StepInvalidRequest, probe.MethodlessRequest, `"mcpwatch-invalid-request"`, jsonReply(invalidRequestAnswer))
+		w.call(probe.ConnNegotiation, probe.StepInvalidRequestPing, "ping", `"`+probe.StepInvalidRequestPing+`"`, "", pingReply)
+		w.raw(probe.ConnNegotiation, probe.StepParseError, probe.MalformedJSON, "", jsonReply(parseErrorAnswer))
+		w.call(probe.ConnNegotiation, probe.StepParseErrorPing, "ping", `"`+probe.StepParseErrorPing+`"`, "", pingReply)
+		w.in(probe.ConnNegotiation, `{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`)
+	})
+	runCheckRows(t, "lifecycle.invalid-request", []checkRow{{name: "invalid request", res: res, want: StatusPass, msg: "-32600"}})
+	runCheckRows(t, "lifecycle.parse-error", []checkRow{{name: "parse error", res: res, want: StatusPass, msg: "-32700"}})
+	runCheckRows(t, "lifecycle.early-messages", []checkRow{{name: "after initialized", res: res, want: StatusPass, msg: "no server request"}})
+}

@@ -17,9 +17,11 @@ const (
 	ConnOrigin         = 6 // http.origin: initialize from a foreign Origin
 	ConnDeleteSession  = 7 // http.delete-session: DELETE of the session
 	// ConnRobustness: lifecycle.invalid-request (a request without method, then ping), then
-	// lifecycle.parse-error (malformed JSON, then ping). One connection for both, and for
-	// stdio one server process: a server that dies of the first leaves the second unjudged,
-	// which its check says, and every process the probe starts costs the server's start-up.
+	// lifecycle.parse-error (malformed JSON, then ping), when the negotiation connection
+	// could not carry them (see session.negotiate): it does whenever the server answers its
+	// bogus initialize with a revision to go on with, which spares a stdio probe a server
+	// process (each costs the server's start-up). A server that dies of the first leaves the
+	// second unjudged, which its check says.
 	ConnRobustness = 8
 	ConnAuth       = 12 // auth.*: initialize without credentials, then metadata discovery
 )
@@ -156,7 +158,7 @@ type ruleSet struct {
 // the session era waits for the main connection's era decision (after starting a stdio
 // server, so that its start-up overlaps the main one's) and does not run against a server
 // found stateless.
-func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare) *ruleSet {
+func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare, robust <-chan bool) *ruleSet {
 	rs := &ruleSet{}
 	if o.skipRules || o.RulesElsewhere != "" {
 		return rs
@@ -175,6 +177,11 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 		rs.wg.Add(1)
 		go func() {
 			defer rs.wg.Done()
+			// The robustness probes open a connection of their own only when the negotiation
+			// connection could not carry them.
+			if p.conn == ConnRobustness && <-robust {
+				return
+			}
 			if t.Kind() == TransportHTTP {
 				// Like the negotiation connection: a URL the main connection found to be
 				// legacy HTTP+SSE is dialled as such, and the Streamable HTTP rules do

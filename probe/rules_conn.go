@@ -56,6 +56,13 @@ func (c *ruleConn) open(ctx context.Context) error {
 // initialized) and reports whether the server accepted it.
 func (c *ruleConn) handshake(ctx context.Context) bool {
 	init := c.call(ctx, StepRuleInitialize, "initialize", initializeParams(c.o), c.o.InitTimeout, 0)
+	return c.initialized(ctx, init)
+}
+
+// initialized completes the handshake whose initialize step is init: when the server
+// accepted it with a revision of the session era, the connection speaks that revision and
+// sends initialized. It reports whether the connection is now initialized.
+func (c *ruleConn) initialized(ctx context.Context, init Step) bool {
 	if init.Outcome != OutcomeOK {
 		return false
 	}

@@ -14,6 +14,15 @@ import (
 // The request without a method goes first: it is the one a server survives more often, so
 // a server that dies of bad input still shows how it handles both kinds.
 func probeRobustness(ctx context.Context, c *ruleConn) {
+	if c.statelessRevision == "" && !c.handshake(ctx) {
+		return
+	}
+	c.robustness(ctx)
+}
+
+// robustness sends the robustness probes on an initialized connection (or, under a
+// stateless revision, any).
+func (c *ruleConn) robustness(ctx context.Context) {
 	fence, methodless := "ping", json.RawMessage(MethodlessRequest)
 	if c.statelessRevision != "" {
 		// Nothing to initialize; the requests say their revision in _meta, and the request
@@ -22,8 +31,6 @@ func probeRobustness(ctx context.Context, c *ruleConn) {
 		fence = methodDiscover
 		params := withMeta(json.RawMessage(`{}`), requestMeta(c.statelessRevision, c.o))
 		methodless = json.RawMessage(`{"jsonrpc":"2.0","id":"mcpwatch-invalid-request","params":` + string(params) + `}`)
-	} else if !c.handshake(ctx) {
-		return
 	}
 	c.rawCall(ctx, StepInvalidRequest, methodless, json.RawMessage(`"mcpwatch-invalid-request"`), StepInvalidRequestPing, fence)
 	c.rawCall(ctx, StepParseError, json.RawMessage(MalformedJSON), nil, StepParseErrorPing, fence)

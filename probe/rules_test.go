@@ -100,9 +100,9 @@ func TestRuleProbesOverHTTPAgainstAConformantServer(t *testing.T) {
 		{ConnGetStream, StepGetStream, 405},
 		{ConnOrigin, StepForeignOrigin, 403},
 		{ConnDeleteSession, StepDeleteSession, 200},
-		{ConnRobustness, StepParseError, 400},
-		{ConnRobustness, StepParseErrorPing, 200},
-		{ConnRobustness, StepInvalidRequest, 400},
+		{ConnNegotiation, StepParseError, 400},
+		{ConnNegotiation, StepParseErrorPing, 200},
+		{ConnNegotiation, StepInvalidRequest, 400},
 		{ConnMain, StepUnknownTool, 200},
 		{ConnMain, StepInvalidCursor, 200},
 		{ConnAuth, StepAuthInitialize, 200},
@@ -117,8 +117,8 @@ func TestRuleProbesOverHTTPAgainstAConformantServer(t *testing.T) {
 		step string
 		code int64
 	}{
-		{ConnRobustness, StepParseError, -32700},
-		{ConnRobustness, StepInvalidRequest, -32600},
+		{ConnNegotiation, StepParseError, -32700},
+		{ConnNegotiation, StepInvalidRequest, -32600},
 		{ConnMain, StepUnknownTool, -32602},
 		{ConnMain, StepInvalidCursor, -32602},
 	} {
@@ -226,7 +226,7 @@ func TestAuthProbeGoesWithoutCredentials(t *testing.T) {
 	}
 }
 
-func TestRuleProbesOverStdioRunOneProcessBesideMainAndNegotiation(t *testing.T) {
+func TestRuleProbesOverStdioRideTheNegotiationProcess(t *testing.T) {
 	o := stdioTestOptions()
 	o.skipRules = false
 	res, _ := runProbe(t, stdioTestTarget(t, "fixture:"+string(fixture.Conformant)), o)
@@ -237,9 +237,10 @@ func TestRuleProbesOverStdioRunOneProcessBesideMainAndNegotiation(t *testing.T) 
 		}
 		pids[p.PID] = true
 	}
-	// Main, negotiation and the robustness probes; the HTTP rules do not run on stdio.
-	if len(res.Processes) != 3 {
-		t.Errorf("%d processes, want 3", len(res.Processes))
+	// Main, and negotiation carrying the robustness probes; the HTTP rules do not run on
+	// stdio.
+	if len(res.Processes) != 2 {
+		t.Errorf("%d processes, want 2", len(res.Processes))
 	}
 	for _, conn := range []int{ConnSession, ConnGetStream, ConnOrigin, ConnAuth} {
 		for _, s := range res.Steps {
@@ -253,8 +254,8 @@ func TestRuleProbesOverStdioRunOneProcessBesideMainAndNegotiation(t *testing.T) 
 		step string
 		code int64
 	}{
-		{ConnRobustness, StepInvalidRequest, -32600},
-		{ConnRobustness, StepParseError, -32700},
+		{ConnNegotiation, StepInvalidRequest, -32600},
+		{ConnNegotiation, StepParseError, -32700},
 		{ConnMain, StepUnknownTool, -32602},
 		{ConnMain, StepInvalidCursor, -32602},
 	} {
@@ -262,7 +263,7 @@ func TestRuleProbesOverStdioRunOneProcessBesideMainAndNegotiation(t *testing.T) 
 			t.Errorf("%s: %s code %d, want %d", w.step, st.Outcome, code(st), w.code)
 		}
 	}
-	if st := ruleStep(t, res, ConnRobustness, StepParseErrorPing); st.Outcome != OutcomeOK {
+	if st := ruleStep(t, res, ConnNegotiation, StepParseErrorPing); st.Outcome != OutcomeOK {
 		t.Errorf("ping after the parse error: %s", st.Outcome)
 	}
 }
@@ -277,19 +278,19 @@ func TestParseErrorProbeSurvivesAServerThatExitsOnGarbage(t *testing.T) {
 	if took := time.Since(start); took > o.RequestTimeout {
 		t.Errorf("the probe took %v: it waited for an answer from a dead server", took)
 	}
-	if st := ruleStep(t, res, ConnRobustness, StepInvalidRequest); st.Outcome != OutcomeError {
+	if st := ruleStep(t, res, ConnNegotiation, StepInvalidRequest); st.Outcome != OutcomeError {
 		t.Errorf("invalid request step, before the garbage: %s", st.Outcome)
 	}
-	st := ruleStep(t, res, ConnRobustness, StepParseError)
+	st := ruleStep(t, res, ConnNegotiation, StepParseError)
 	if st.Outcome == OutcomeOK || st.Outcome == OutcomeError {
 		t.Errorf("parse error step: %s", st.Outcome)
 	}
-	if ping := ruleStep(t, res, ConnRobustness, StepParseErrorPing); ping.Outcome == OutcomeOK {
+	if ping := ruleStep(t, res, ConnNegotiation, StepParseErrorPing); ping.Outcome == OutcomeOK {
 		t.Error("the ping after the garbage was answered by a dead server")
 	}
 	for _, p := range res.Processes {
 		switch {
-		case p.Conn == ConnRobustness && (p.EndedBy != "exit" || p.ExitCode != 1):
+		case p.Conn == ConnNegotiation && (p.EndedBy != "exit" || p.ExitCode != 1):
 			t.Errorf("parse-error process: %+v", p)
 		case p.Conn == ConnMain && p.EndedBy != "stdin-eof":
 			t.Errorf("main process: %+v, want it undisturbed", p)
@@ -397,8 +398,8 @@ func TestStatelessServersGetTheRobustnessAndToolProbes(t *testing.T) {
 		method string
 		code   int64
 	}{
-		{ConnRobustness, StepInvalidRequest, "", -32600},
-		{ConnRobustness, StepParseError, "", -32700},
+		{ConnNegotiation, StepInvalidRequest, "", -32600},
+		{ConnNegotiation, StepParseError, "", -32700},
 		{ConnMain, StepUnknownTool, "tools/call", -32602},
 		{ConnMain, StepInvalidCursor, "tools/list", -32602},
 	} {
@@ -407,13 +408,32 @@ func TestStatelessServersGetTheRobustnessAndToolProbes(t *testing.T) {
 		}
 	}
 	for _, fence := range []string{StepInvalidRequestPing, StepParseErrorPing} {
-		if st := ruleStep(t, res, ConnRobustness, fence); st.Method != methodDiscover || st.Outcome != OutcomeOK {
+		if st := ruleStep(t, res, ConnNegotiation, fence); st.Method != methodDiscover || st.Outcome != OutcomeOK {
 			t.Errorf("%s: %s %s, want server/discover answered", fence, st.Method, st.Outcome)
 		}
 	}
 	for _, st := range res.Steps {
 		if st.Name == StepRuleInitialize {
 			t.Errorf("initialize sent on connection %d to a stateless server", st.Conn)
+		}
+	}
+}
+
+// A server that refuses the bogus initialize leaves the negotiation connection uninitialized:
+// the robustness probes then open a connection (a server process) of their own.
+func TestRobustnessProbesFallBackToTheirOwnConnection(t *testing.T) {
+	o := stdioTestOptions()
+	o.skipRules = false
+	res, _ := runProbe(t, stdioTestTarget(t, "fixture:"+string(fixture.BogusVersionError)), o)
+	if len(res.Processes) != 3 {
+		t.Errorf("%d processes, want 3 (main, negotiation, robustness)", len(res.Processes))
+	}
+	if st := ruleStep(t, res, ConnRobustness, StepInvalidRequest); code(st) != -32600 {
+		t.Errorf("invalid request on its own connection: %s code %d", st.Outcome, code(st))
+	}
+	for _, st := range res.Steps {
+		if st.Conn == ConnNegotiation && st.Name != StepInitializeBogus {
+			t.Errorf("step %s on the negotiation connection, whose initialize was refused", st.Name)
 		}
 	}
 }

@@ -46,17 +46,22 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 		InitializedAt: -1, Start: transcript.Start(), RulesElsewhere: o.RulesElsewhere,
 	}
 	main := newSession(ConnMain, t, o, transcript, dial)
-	neg := newSession(ConnNegotiation, t, o, transcript, dial)
+	neg := newRuleConn(ConnNegotiation, t, o, transcript, dial)
 	// The negotiation connection's probes depend on the era the main connection detects.
 	era := newEraShare()
 	main.era, neg.era = era, era
-	rules := startRules(ctx, t, o, transcript, dial, era)
+	// The robustness probes ride the negotiation connection when it is initialized (on stdio
+	// that spares a server process); robust says whether they did.
+	robust := make(chan bool, 1)
+	rules := startRules(ctx, t, o, transcript, dial, era, robust)
 
 	// The negotiation connection runs beside the main session so that a slow-starting stdio
 	// server costs its start-up time once, not twice.
 	var wg sync.WaitGroup
 	if negotiatesHere(o) {
-		wg.Go(func() { neg.negotiate(ctx) })
+		wg.Go(func() { robust <- neg.negotiate(ctx) })
+	} else {
+		robust <- false
 	}
 	main.run(ctx, res)
 	wg.Wait()
@@ -90,6 +95,15 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 // main connection offers; a stateless revision's negotiation probes are its own.
 func negotiatesHere(o Options) bool {
 	return o.RulesElsewhere == "" || o.detectEra || Stateless(o.ProtocolVersion)
+}
+
+// answeredRevision is the protocolVersion an initialize result names ("" when none).
+func answeredRevision(result json.RawMessage) string {
+	var ir struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(result, &ir)
+	return ir.ProtocolVersion
 }
 
 // session is one connection's conversation.
@@ -203,36 +217,54 @@ func (s *session) run(ctx context.Context, res *Result) {
 
 // negotiate offers a revision that does not exist on a fresh connection (MCP-RULES C3), or,
 // when the main connection found the server stateless, probes what that revision requires
-// of versions and _meta.
-func (s *session) negotiate(ctx context.Context) {
+// of versions and _meta. Then, when the server answered and the probe runs its rule probes
+// here, the connection carries the robustness probes (see probeRobustness); it reports
+// whether it did.
+func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 	// A stdio server is started at once, so that its start-up overlaps the main one's.
 	opened := false
-	if s.kind == TransportStdio {
-		if err := s.open(ctx); err != nil {
-			return
+	if c.kind == TransportStdio {
+		if err := c.open(ctx); err != nil {
+			return false
 		}
 		opened = true
 	}
-	d := s.era.wait(ctx)
+	d := c.era.wait(ctx)
 	if !opened {
-		if d.transport == TransportSSE && s.kind == TransportHTTP {
+		if d.transport == TransportSSE && c.kind == TransportHTTP {
 			// The main connection found legacy HTTP+SSE: no need to find it again.
-			s.dial, s.kind = dialSSE, TransportSSE
+			c.dial, c.kind = dialSSE, TransportSSE
 		}
-		if err := s.open(ctx); err != nil {
-			return
+		if err := c.open(ctx); err != nil {
+			return false
 		}
 	}
-	defer s.close(ctx)
+	defer c.close(ctx)
+	// Over legacy HTTP+SSE the answer to a malformed message would come on the event stream,
+	// which the robustness checks do not read (see startRules).
+	rides := !c.o.skipRules && c.o.RulesElsewhere == "" && c.kind != TransportSSE
 	if d.stateless {
-		if !d.refused {
-			s.negotiateStateless(ctx, d.revision)
+		if d.refused {
+			return false
 		}
-		return
+		c.negotiateStateless(ctx, d.revision)
+		if !rides {
+			return false
+		}
+		c.statelessRevision = d.revision
+		c.robustness(ctx)
+		return true
 	}
-	o := s.o
+	o := c.o
 	o.ProtocolVersion = BogusRevision
-	s.initialize(ctx, StepInitializeBogus, o, nil)
+	init := c.initialize(ctx, StepInitializeBogus, o, nil)
+	// Only an answer naming a revision the probe speaks makes a connection to go on with.
+	if !rides || init.Outcome != OutcomeOK || !KnownSessionRevision(answeredRevision(init.Result)) {
+		return false
+	}
+	c.initialized(ctx, init)
+	c.robustness(ctx)
+	return true
 }
 
 // list follows nextCursor until it is absent, repeats, is not a string, or MaxPages is reached.
