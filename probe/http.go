@@ -257,14 +257,6 @@ func (t *httpTransport) deleteSession(ctx context.Context) error {
 		return t.exchangeFailed(x, err)
 	}
 	defer resp.Body.Close()
-	info := t.responseInfo(resp)
-	body, truncated, rerr := t.readBody(resp.Body, min(t.o.Limits.MaxMessageBytes, 64<<10))
-	info.Timing = x.trace.timing(t.w.Now())
-	f := Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: x.trace.firstByteAt(),
-		Raw: t.secrets.bytes(body), Truncated: truncated}
-	if rerr != nil {
-		f.Detail = t.secrets.text(fmt.Sprintf("reading the body failed after %d bytes: %v", len(body), rerr))
-	}
-	t.w.Record(f)
+	t.recordHead(x, resp, t.responseInfo(resp), true)
 	return nil
 }

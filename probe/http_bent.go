@@ -58,8 +58,17 @@ func (t *httpTransport) fetch(ctx context.Context, method string, to exchangeTar
 	}
 	defer resp.Body.Close()
 	info := t.responseInfo(resp)
+	stream := resp.StatusCode == http.StatusOK && isMediaType(info.ContentType, "text/event-stream")
+	res.head, res.status = t.recordHead(x, resp, info, !stream), resp.StatusCode
+	return res, nil
+}
+
+// recordHead records the answer to a request that carries no message, or the head of an
+// event stream, as a response head: with at most maxFetchedBody bytes of its body when
+// withBody, never as a message. It returns the head's Seq.
+func (t *httpTransport) recordHead(x *exchange, resp *http.Response, info *HTTPInfo, withBody bool) int {
 	f := Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info}
-	if resp.StatusCode != http.StatusOK || !isMediaType(info.ContentType, "text/event-stream") {
+	if withBody {
 		body, over, rerr := t.readBody(resp.Body, min(t.o.Limits.MaxMessageBytes, maxFetchedBody))
 		f.Raw, f.Truncated = t.secrets.bytes(body), over
 		if rerr != nil {
@@ -68,8 +77,7 @@ func (t *httpTransport) fetch(ctx context.Context, method string, to exchangeTar
 	}
 	info.Timing = x.trace.timing(t.w.Now())
 	f.At = x.trace.firstByteAt()
-	res.head, res.status = t.w.Record(f), resp.StatusCode
-	return res, nil
+	return t.w.Record(f)
 }
 
 // currentSession is the session id the server issued on this connection ("" for none).

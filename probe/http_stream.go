@@ -14,8 +14,7 @@ const sseLineSlack = 1024
 // Send returns once the head is recorded; the events are recorded as they arrive.
 func (t *httpTransport) openStream(x *exchange, resp *http.Response, info *HTTPInfo) error {
 	x.detach()
-	info.Timing = x.trace.timing(t.w.Now())
-	t.w.Record(Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: x.trace.firstByteAt()})
+	t.recordHead(x, resp, info, false)
 	t.active.Add(1)
 	go t.readStream(x, resp.Body, info)
 	return nil

@@ -67,13 +67,9 @@ func (c *ruleConn) initialized(ctx context.Context, init Step) bool {
 		return false
 	}
 	c.init = init.Result
-	var ir struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	_ = json.Unmarshal(init.Result, &ir)
 	c.version = c.o.ProtocolVersion
-	if KnownRevision(ir.ProtocolVersion) {
-		c.version = ir.ProtocolVersion
+	if v := answeredRevision(init.Result); KnownRevision(v) {
+		c.version = v
 	}
 	if va, ok := c.transport().(VersionAware); ok {
 		va.SetProtocolVersion(c.version)

@@ -189,14 +189,10 @@ func (s *session) run(ctx context.Context, res *Result) {
 		return
 	}
 	res.Initialize = init.Result
-	var ir struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	_ = json.Unmarshal(init.Result, &ir)
-	res.Negotiated = ir.ProtocolVersion
+	res.Negotiated = answeredRevision(init.Result)
 	res.ProtocolVersion = res.Requested
-	if KnownRevision(ir.ProtocolVersion) {
-		res.ProtocolVersion = ir.ProtocolVersion
+	if KnownRevision(res.Negotiated) {
+		res.ProtocolVersion = res.Negotiated
 	}
 	if va, ok := s.tr.(VersionAware); ok {
 		va.SetProtocolVersion(res.ProtocolVersion)

@@ -113,16 +113,12 @@ func (s *sseTransport) openStream(ctx context.Context) error {
 	if resp.StatusCode != http.StatusOK || !isMediaType(info.ContentType, "text/event-stream") {
 		defer x.release()
 		defer resp.Body.Close()
-		body, truncated, _ := h.readBody(resp.Body, min(h.o.Limits.MaxMessageBytes, 64<<10))
-		info.Timing = x.trace.timing(h.w.Now())
-		h.w.Record(Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: x.trace.firstByteAt(),
-			Raw: h.secrets.bytes(body), Truncated: truncated})
+		h.recordHead(x, resp, info, true)
 		return fmt.Errorf("legacy sse: GET %s answered HTTP %d %q: %w",
 			h.shownURL, resp.StatusCode, info.ContentType, ErrNotEventStream)
 	}
 	x.detach()
-	info.Timing = x.trace.timing(h.w.Now())
-	h.w.Record(Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: x.trace.firstByteAt()})
+	h.recordHead(x, resp, info, false)
 	h.active.Add(1)
 	go s.readStream(x, resp.Body, info)
 	return nil
