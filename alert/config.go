@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
 	"time"
 
@@ -247,8 +246,6 @@ func (es ConfigErrors) Unwrap() error { return ErrInvalidConfig }
 
 // SectionName is the key of the section in the monitor's file; error paths start with it.
 const SectionName = "alerts"
-
-var channelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // validator collects problems with the line of their key.
 type validator struct {

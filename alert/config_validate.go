@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/envname"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -63,17 +64,15 @@ func defaultInt(p *int, def int) {
 	}
 }
 
-var checkPattern = regexp.MustCompile(`^(\*|[a-z0-9-]+(\.[a-z0-9-]+)*(\.\*)?)$`)
-
 func (c *ConformanceConfig) validate(v *validator) {
 	setEnabled(&c.Enabled)
 	for i, p := range c.Checks {
-		if !checkPattern.MatchString(p) {
+		if !validCheckPattern(p) {
 			v.fail(fmt.Sprintf("conformance.checks[%d]", i), "%q is not a check id or a prefix such as tools.*", p)
 		}
 	}
 	for i, p := range c.Ignore {
-		if !checkPattern.MatchString(p) {
+		if !validCheckPattern(p) {
 			v.fail(fmt.Sprintf("conformance.ignore[%d]", i), "%q is not a check id or a prefix such as tools.*", p)
 		}
 	}
@@ -173,7 +172,7 @@ func (c *Config) validateChannels(v *validator) {
 	for i := range c.Channels {
 		ch := &c.Channels[i]
 		at := fmt.Sprintf("channels[%d]", i)
-		if !channelName.MatchString(ch.Name) {
+		if !validChannelName(ch.Name) {
 			v.fail(at+".name", "%q is not a channel name (letters, digits, _ . -)", ch.Name)
 		} else if names[ch.Name] != nil {
 			v.fail(at+".name", "channel %q is defined twice", ch.Name)
@@ -218,7 +217,7 @@ func (c *Config) validateChannels(v *validator) {
 
 func (ch *ChannelConfig) validate(v *validator, at string) {
 	envName := func(field, value string) {
-		if value != "" && !envVarName.MatchString(value) {
+		if value != "" && !envname.Valid(value) {
 			v.fail(at+"."+field, "%q is not an environment variable name", value)
 		}
 	}
@@ -254,7 +253,7 @@ func (ch *ChannelConfig) validate(v *validator, at string) {
 		envName("url-env", ch.URLEnv)
 		for j, h := range ch.Headers {
 			hat := fmt.Sprintf("%s.headers[%d]", at, j)
-			if !headerName.MatchString(h.Name) {
+			if !validHeaderName(h.Name) {
 				v.fail(hat+".name", "%q is not a header name", h.Name)
 			}
 			if h.FromEnv == "" {
@@ -269,11 +268,6 @@ func (ch *ChannelConfig) validate(v *validator, at string) {
 		v.fail(at+".type", "must be %s or %s, not %q", ChannelSlack, ChannelWebhook, ch.Type)
 	}
 }
-
-var (
-	envVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-)
 
 func (d *DeliveryConfig) validate(v *validator) {
 	if d.Timeout == 0 {

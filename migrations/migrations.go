@@ -16,9 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"slices"
-	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -61,7 +60,27 @@ const lockClass = 0x6d63_7077 // "mcpw"
 // traffic: failing the start is better than stalling every query queued behind the migration.
 const lockTimeout = 15 * time.Second
 
-var fileName = regexp.MustCompile(`^([0-9]{4})_[a-z0-9_]+\.sql$`)
+// fileVersion is the version of a migration file named NNNN_name.sql (name: a-z, 0-9, _), and
+// whether it is so named.
+func fileVersion(name string) (int, bool) {
+	base, ok := strings.CutSuffix(name, ".sql")
+	if !ok || len(base) < 6 || base[4] != '_' {
+		return 0, false
+	}
+	v := 0
+	for _, c := range []byte(base[:4]) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	for _, c := range []byte(base[5:]) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return 0, false
+		}
+	}
+	return v, true
+}
 
 // All returns the embedded migrations in version order.
 func All() ([]Migration, error) {
@@ -76,11 +95,10 @@ func load(fsys fs.FS) ([]Migration, error) {
 	var out []Migration
 	seen := map[int]string{}
 	for _, e := range entries {
-		m := fileName.FindStringSubmatch(e.Name())
-		if m == nil {
+		v, named := fileVersion(e.Name())
+		if !named {
 			return nil, fmt.Errorf("migrations: file %q is not named NNNN_name.sql", e.Name())
 		}
-		v, _ := strconv.Atoi(m[1])
 		if v == 0 {
 			return nil, fmt.Errorf("migrations: file %q: versions start at 0001", e.Name())
 		}

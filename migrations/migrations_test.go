@@ -169,6 +169,11 @@ func TestLoadChecksFileNames(t *testing.T) {
 		{"no number", fstest.MapFS{"a.sql": sql}, nil, true},
 		{"short number", fstest.MapFS{"1_a.sql": sql}, nil, true},
 		{"capitals", fstest.MapFS{"0001_Add.sql": sql}, nil, true},
+		{"no name", fstest.MapFS{"0001_.sql": sql}, nil, true},
+		{"five digits", fstest.MapFS{"00001_a.sql": sql}, nil, true},
+		{"not sql", fstest.MapFS{"0001_a.sql.bak": sql}, nil, true},
+		{"dash in name", fstest.MapFS{"0001_add-x.sql": sql}, nil, true},
+		{"digits and underscores in name", fstest.MapFS{"0003_add_x2.sql": sql}, []int{3}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

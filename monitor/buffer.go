@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -136,8 +135,6 @@ type BufferStats struct {
 	Away bool
 }
 
-var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
 // OpenBuffer opens the spool in cfg.Dir, takes over orphaned spool files there, and starts
 // writing to w. Close it to stop.
 func OpenBuffer(w RunWriter, cfg BufferConfig) (*Buffer, error) {
@@ -148,7 +145,7 @@ func OpenBuffer(w RunWriter, cfg BufferConfig) (*Buffer, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("monitor: spool directory: %w", err)
 	}
-	own := filepath.Join(cfg.Dir, strings.Trim(unsafeFileChars.ReplaceAllString(cfg.Name, "_"), ".")+".spool")
+	own := filepath.Join(cfg.Dir, strings.Trim(spoolFileName(cfg.Name), ".")+".spool")
 	sp, torn, err := openSpool(own)
 	if err != nil {
 		return nil, fmt.Errorf("monitor: %w", err)
@@ -579,4 +576,22 @@ func (b *Buffer) Close(ctx context.Context) error {
 		return fmt.Errorf("monitor: buffer close: %w", cerr)
 	}
 	return nil
+}
+
+// spoolFileName makes a worker name safe as a file name: every run of characters other than
+// ASCII letters, digits, '.', '_' and '-' becomes one '_'.
+func spoolFileName(name string) string {
+	var b strings.Builder
+	unsafe := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-' {
+			b.WriteByte(c)
+			unsafe = false
+		} else if !unsafe {
+			b.WriteByte('_')
+			unsafe = true
+		}
+	}
+	return b.String()
 }

@@ -302,3 +302,19 @@ func TestBufferDropsInvalidRunsAndKeepsTheRest(t *testing.T) {
 		t.Errorf("dropped %d, want 1", s.Dropped)
 	}
 }
+
+func TestSpoolFileNameReplacesEachRunOfUnsafeCharactersOnce(t *testing.T) {
+	for in, want := range map[string]string{
+		"worker-1":          "worker-1",
+		"eu.west_2":         "eu.west_2",
+		"host name/with:al": "host_name_with_al",
+		"a  //  b":          "a_b",
+		"zürich":            "z_rich",
+		"../etc":            ".._etc",
+		"":                  "",
+	} {
+		if got := spoolFileName(in); got != want {
+			t.Errorf("spoolFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpwatch/mcpwatch/alert"
+	"github.com/mcpwatch/mcpwatch/internal/envname"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -715,7 +715,7 @@ func (d *configDecoder) env(n *yaml.Node, field string) []store.EnvVar {
 	var out []store.EnvVar
 	d.mapping(n, field, func(name string, k, v *yaml.Node) {
 		f := join(field, name)
-		if !envName.MatchString(name) {
+		if !envname.Valid(name) {
 			d.fail(k, f, "%q is not an environment variable name", name)
 			return
 		}
@@ -754,14 +754,12 @@ func (d *configDecoder) labels(n *yaml.Node, field string) map[string]string {
 	return out
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 func (d *configDecoder) envName(n *yaml.Node, field string) string {
 	s, ok := d.str(n, field)
 	if !ok {
 		return ""
 	}
-	if !envName.MatchString(s) {
+	if !envname.Valid(s) {
 		d.fail(n, field, "%q is not an environment variable name", s)
 		return ""
 	}
@@ -842,7 +840,7 @@ func CheckServer(s store.Server) error {
 		if !validHeaderName(h.Name) {
 			return bad("%q is not a valid HTTP header name", h.Name)
 		}
-		if !envName.MatchString(h.FromEnv) {
+		if !envname.Valid(h.FromEnv) {
 			return bad("header %s: %q is not an environment variable name", h.Name, h.FromEnv)
 		}
 	}

@@ -37,8 +37,9 @@ func (d *configDecoder) alerts(n *yaml.Node) *alert.Config {
 	return &cfg
 }
 
-// typeProblem is how the YAML library words a value of the wrong type.
-var typeProblem = regexp.MustCompile(`^line (\d+): cannot unmarshal (\S+)(?: ` + "`" + `(.*)` + "`" + `)? into (\S+)$`)
+// typeProblem is how the YAML library words a value of the wrong type. It is compiled where
+// a bad file needs it, not at package init, which every `prober check` would pay for.
+const typeProblem = `^line (\d+): cannot unmarshal (\S+)(?: ` + "`" + `(.*)` + "`" + `)? into (\S+)$`
 
 // alertProblems turns the alert package's errors into the file's.
 func (d *configDecoder) alertProblems(section *yaml.Node, err error) {
@@ -54,6 +55,7 @@ func (d *configDecoder) alertProblems(section *yaml.Node, err error) {
 			d.errs = append(d.errs, &ConfigError{File: d.file, Line: line, Field: fe.Field, Problem: fe.Msg})
 		}
 	case errors.As(err, &types):
+		typeProblem := regexp.MustCompile(typeProblem)
 		for _, msg := range types.Errors {
 			e := &ConfigError{File: d.file, Line: section.Line, Field: alert.SectionName, Problem: msg}
 			if m := typeProblem.FindStringSubmatch(msg); m != nil {

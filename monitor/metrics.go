@@ -2,12 +2,11 @@ package monitor
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
+	"github.com/mcpwatch/mcpwatch/internal/metrics"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -15,86 +14,86 @@ import (
 // the probe's step names), never server names: a monitor of 10,000 servers must not make
 // 10,000 series per metric. A nil *Metrics records nothing.
 type Metrics struct {
-	probes         *prometheus.CounterVec
-	probeDuration  *prometheus.HistogramVec
-	stepLatency    *prometheus.HistogramVec
-	lag            prometheus.Histogram
-	claimed        prometheus.Counter
-	claimErrors    prometheus.Counter
-	claimConflicts prometheus.Counter
-	inFlight       prometheus.Gauge
-	bufferRuns     *prometheus.GaugeVec
-	spoolBytes     prometheus.Gauge
-	dropped        prometheus.Counter
-	written        prometheus.Counter
-	alreadyStored  prometheus.Counter
-	writeErrors    prometheus.Counter
-	writeDuration  prometheus.Histogram
-	judgements     *prometheus.CounterVec
+	probes         *metrics.CounterVec
+	probeDuration  *metrics.HistogramVec
+	stepLatency    *metrics.HistogramVec
+	lag            *metrics.Histogram
+	claimed        *metrics.Counter
+	claimErrors    *metrics.Counter
+	claimConflicts *metrics.Counter
+	inFlight       *metrics.Gauge
+	bufferRuns     *metrics.GaugeVec
+	spoolBytes     *metrics.Gauge
+	dropped        *metrics.Counter
+	written        *metrics.Counter
+	alreadyStored  *metrics.Counter
+	writeErrors    *metrics.Counter
+	writeDuration  *metrics.Histogram
+	judgements     *metrics.CounterVec
 }
 
 // NewMetrics creates the metrics and registers them with reg.
-func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+func NewMetrics(reg *metrics.Registry) (*Metrics, error) {
 	m := &Metrics{
-		probes: prometheus.NewCounterVec(prometheus.CounterOpts{
+		probes: metrics.NewCounterVec(metrics.Opts{
 			Name: "mcpwatch_probes_total", Help: "Probes finished, by region and outcome (up, degraded, down).",
 		}, []string{"region", "outcome"}),
-		probeDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		probeDuration: metrics.NewHistogramVec(metrics.HistogramOpts{
 			Name: "mcpwatch_probe_duration_seconds", Help: "Duration of whole probes, by region and outcome.",
-			Buckets: prometheus.ExponentialBucketsRange(0.005, 600, 16),
+			Buckets: metrics.ExponentialBucketsRange(0.005, 600, 16),
 		}, []string{"region", "outcome"}),
-		stepLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		stepLatency: metrics.NewHistogramVec(metrics.HistogramOpts{
 			Name: "mcpwatch_probe_step_latency_seconds", Help: "Latency of probe steps (last byte sent to first byte of the answer), by step and outcome.",
-			Buckets: prometheus.ExponentialBucketsRange(0.0005, 60, 16),
+			Buckets: metrics.ExponentialBucketsRange(0.0005, 60, 16),
 		}, []string{"step", "outcome"}),
-		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
+		lag: metrics.NewHistogram(metrics.HistogramOpts{
 			Name: "mcpwatch_scheduling_lag_seconds", Help: "Time from a server's due time to the start of its probe.",
 			Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600},
 		}),
-		claimed: prometheus.NewCounter(prometheus.CounterOpts{
+		claimed: metrics.NewCounter(metrics.Opts{
 			Name: "mcpwatch_claimed_total", Help: "Schedule slots this worker claimed.",
 		}),
-		claimErrors: prometheus.NewCounter(prometheus.CounterOpts{
+		claimErrors: metrics.NewCounter(metrics.Opts{
 			Name: "mcpwatch_claim_errors_total", Help: "Claims that failed (the database did not answer).",
 		}),
-		claimConflicts: prometheus.NewCounter(prometheus.CounterOpts{
+		claimConflicts: metrics.NewCounter(metrics.Opts{
 			Name: "mcpwatch_claim_conflicts_total", Help: "Leases found taken over by another worker (or gone) when completing or releasing them.",
 		}),
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+		inFlight: metrics.NewGauge(metrics.Opts{
 			Name: "mcpwatch_probes_in_flight", Help: "Probes running now.",
 		}),
-		bufferRuns: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		bufferRuns: metrics.NewGaugeVec(metrics.Opts{
 			Name: "mcpwatch_buffer_runs", Help: "Runs waiting to be written to the database, in memory or in the spool file.",
 		}, []string{"where"}),
-		spoolBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+		spoolBytes: metrics.NewGauge(metrics.Opts{
 			Name: "mcpwatch_buffer_spool_bytes", Help: "Size of the runs in the spool file.",
 		}),
-		dropped: prometheus.NewCounter(prometheus.CounterOpts{
+		dropped: metrics.NewCounter(metrics.Opts{
 			Name: "mcpwatch_buffer_dropped_runs_total", Help: "Runs dropped: the spool was full or unwritable, or the store refused them as invalid.",
 		}),
-		written: prometheus.NewCounter(prometheus.CounterOpts{
+		written: metrics.NewCounter(metrics.Opts{
 			Name: "mcpwatch_runs_written_total", Help: "Runs written to the database.",
 		}),
-		alreadyStored: prometheus.NewCounter(prometheus.CounterOpts{
+		alreadyStored: metrics.NewCounter(metrics.Opts{
 			Name: "mcpwatch_runs_already_stored_total", Help: "Runs of retried writes that the database had stored already (not stored twice).",
 		}),
-		writeErrors: prometheus.NewCounter(prometheus.CounterOpts{
+		writeErrors: metrics.NewCounter(metrics.Opts{
 			Name: "mcpwatch_store_write_errors_total", Help: "Batch writes to the database that failed.",
 		}),
-		writeDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+		writeDuration: metrics.NewHistogram(metrics.HistogramOpts{
 			Name: "mcpwatch_store_write_duration_seconds", Help: "Duration of batch writes to the database.",
-			Buckets: prometheus.ExponentialBucketsRange(0.001, 30, 12),
+			Buckets: metrics.ExponentialBucketsRange(0.001, 30, 12),
 		}),
-		judgements: prometheus.NewCounterVec(prometheus.CounterOpts{
+		judgements: metrics.NewCounterVec(metrics.Opts{
 			Name: "mcpwatch_alert_judgements_total",
 			Help: "Runs handed to the alert engine, by result: ok, failed (an error or the timeout), invalid (the engine cannot read the run), skipped (the database was away).",
 		}, []string{"result"}),
 	}
-	for _, c := range []prometheus.Collector{m.probes, m.probeDuration, m.stepLatency, m.lag, m.claimed,
+	for _, c := range []metrics.Collector{m.probes, m.probeDuration, m.stepLatency, m.lag, m.claimed,
 		m.claimErrors, m.claimConflicts, m.inFlight, m.bufferRuns, m.spoolBytes, m.dropped, m.written,
 		m.alreadyStored, m.writeErrors, m.writeDuration, m.judgements} {
 		if err := reg.Register(c); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("monitor: %w", err)
 		}
 	}
 	return m, nil
@@ -192,11 +191,11 @@ type Health struct {
 	Dropped  int64     `json:"dropped"`
 }
 
-// Handler serves /metrics from g and /healthz from health: 200 while the worker works (a
+// Handler serves /metrics from reg and /healthz from health: 200 while the worker works (a
 // database that is away does not make it unhealthy: it buffers), 503 otherwise.
-func Handler(g prometheus.Gatherer, health func() Health) http.Handler {
+func Handler(reg *metrics.Registry, health func() Health) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", reg)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		h := health()
 		w.Header().Set("Content-Type", "application/json")

@@ -34,7 +34,9 @@ var ErrSpoolBusy = errors.New("spool file is in use by another process")
 // ErrSpoolFull means the spool reached its size limit; the record was dropped.
 var ErrSpoolFull = errors.New("spool is full")
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// spoolChecksum is CRC-32C. Its table is made on first use (the crc32 package keeps it),
+// not at package init: `prober check` links this package and never spools.
+func spoolChecksum(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) }
 
 type spool struct {
 	f        *os.File
@@ -137,7 +139,7 @@ func (s *spool) recordAt(off, size int64, into *[]byte) (int64, error) {
 	if _, err := s.f.ReadAt(buf, off+recordHeadSize); err != nil {
 		return 0, err
 	}
-	if crc32.Checksum(buf, crcTable) != binary.BigEndian.Uint32(head[4:]) {
+	if spoolChecksum(buf) != binary.BigEndian.Uint32(head[4:]) {
 		return 0, errors.New("checksum mismatch")
 	}
 	if into != nil {
@@ -178,7 +180,7 @@ func encodeRecord(rec store.RunRecord) ([]byte, error) {
 	}
 	out := make([]byte, recordHeadSize, recordHeadSize+len(payload))
 	binary.BigEndian.PutUint32(out[:4], uint32(len(payload)))
-	binary.BigEndian.PutUint32(out[4:], crc32.Checksum(payload, crcTable))
+	binary.BigEndian.PutUint32(out[4:], spoolChecksum(payload))
 	return append(out, payload...), nil
 }
 

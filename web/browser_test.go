@@ -183,13 +183,19 @@ func testBrowser(t *testing.T, f *fleet) {
 	}
 
 	// The script refreshes the live part: the update time moves on without a reload.
+	// Read in one script evaluation: a node looked up first and read after may have been
+	// replaced by the refresh in between ("No node with given id found").
+	const updated = `document.querySelector('.hero .updated time')?.textContent ?? ''`
 	var before, after string
-	if err := chromedp.Run(tab, chromedp.Text(`.hero .updated time`, &before)); err != nil {
+	if err := chromedp.Run(tab, chromedp.Evaluate(updated, &before)); err != nil {
 		t.Fatal(err)
+	}
+	if before == "" {
+		t.Fatal("the status page shows no update time")
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for after = before; after == before && time.Now().Before(deadline); {
-		if err := chromedp.Run(tab, chromedp.Sleep(300*time.Millisecond), chromedp.Text(`.hero .updated time`, &after)); err != nil {
+		if err := chromedp.Run(tab, chromedp.Sleep(300*time.Millisecond), chromedp.Evaluate(updated, &after)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,7 +1,6 @@
 package mcpschema
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -176,36 +175,43 @@ func (m *matcher) matchObject(v jsondoc.Value) bool {
 	return true
 }
 
-// matcherCompiler builds the matchers of one schema file's $defs; references between them
-// may be circular.
+// matcherCompiler compiles the definitions of one schema file's $defs into matchers, each
+// the first time it is asked for: a probe of one revision validates a handful of messages,
+// and compiling the rest would cost every `prober check` for nothing. References between
+// definitions may be circular. It is not safe for concurrent use (revision guards it).
 type matcherCompiler struct {
-	defs map[string]any
+	defs jsondoc.Value
 	done map[string]*matcher
 }
 
-// compileMatchers compiles every definition of a decoded schema file.
-func compileMatchers(file any) (map[string]*matcher, error) {
-	root, ok := file.(map[string]any)
-	if !ok {
+// newMatcherCompiler checks the shape of a parsed schema file and compiles nothing.
+func newMatcherCompiler(file jsondoc.Value) (*matcherCompiler, error) {
+	if file.Kind() != jsondoc.Object {
 		return nil, fmt.Errorf("the file is not an object")
 	}
-	for k := range root {
+	for k := range file.Members() {
 		switch k {
 		case "$schema", "$comment", "$defs":
 		default:
 			return nil, fmt.Errorf("top-level keyword %q is not supported", k)
 		}
 	}
-	defs, ok := root["$defs"].(map[string]any)
-	if !ok {
+	defs := file.Get("$defs")
+	if defs.Kind() != jsondoc.Object {
 		return nil, fmt.Errorf("no $defs")
 	}
-	c := &matcherCompiler{defs: defs, done: map[string]*matcher{}}
-	names := make([]string, 0, len(defs))
-	for name := range defs {
-		names = append(names, name)
+	return &matcherCompiler{defs: defs, done: map[string]*matcher{}}, nil
+}
+
+// compileMatchers compiles every definition of a parsed schema file, in name order so that
+// an error is always the same one.
+func compileMatchers(file jsondoc.Value) (map[string]*matcher, error) {
+	c, err := newMatcherCompiler(file)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(names) // so that an error is always the same one
+	names := c.names()
+	sort.Strings(names)
 	for _, name := range names {
 		if _, err := c.definition(name); err != nil {
 			return nil, err
@@ -214,12 +220,21 @@ func compileMatchers(file any) (map[string]*matcher, error) {
 	return c.done, nil
 }
 
+// names lists the file's definitions, in file order.
+func (c *matcherCompiler) names() []string {
+	out := make([]string, 0, c.defs.Len())
+	for name := range c.defs.Members() {
+		out = append(out, name)
+	}
+	return out
+}
+
 func (c *matcherCompiler) definition(name string) (*matcher, error) {
 	if m, ok := c.done[name]; ok {
 		return m, nil
 	}
-	s, ok := c.defs[name]
-	if !ok {
+	s := c.defs.Get(name)
+	if !s.Exists() {
 		return nil, fmt.Errorf("$ref to missing definition %q", name)
 	}
 	m := &matcher{}
@@ -230,7 +245,7 @@ func (c *matcherCompiler) definition(name string) (*matcher, error) {
 	return m, nil
 }
 
-func (c *matcherCompiler) schema(s any, at string) (*matcher, error) {
+func (c *matcherCompiler) schema(s jsondoc.Value, at string) (*matcher, error) {
 	m := &matcher{}
 	if err := c.fill(m, s, at); err != nil {
 		return nil, err
@@ -239,19 +254,14 @@ func (c *matcherCompiler) schema(s any, at string) (*matcher, error) {
 }
 
 // fill compiles schema s (at location at, for errors) into m.
-func (c *matcherCompiler) fill(m *matcher, s any, at string) error {
-	switch s := s.(type) {
-	case bool:
-		m.never = !s
+func (c *matcherCompiler) fill(m *matcher, s jsondoc.Value, at string) error {
+	switch s.Kind() {
+	case jsondoc.True, jsondoc.False:
+		m.never = s.Kind() == jsondoc.False
 		return nil
-	case map[string]any:
-		keys := make([]string, 0, len(s))
-		for k := range s {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if err := c.keyword(m, k, s[k], at+"/"+k); err != nil {
+	case jsondoc.Object:
+		for k, val := range s.Members() {
+			if err := c.keyword(m, k, val, at+"/"+k); err != nil {
 				return err
 			}
 		}
@@ -260,96 +270,102 @@ func (c *matcherCompiler) fill(m *matcher, s any, at string) error {
 	return fmt.Errorf("%s: a schema must be an object or a boolean", at)
 }
 
-func (c *matcherCompiler) keyword(m *matcher, k string, val any, at string) error {
+// strings returns the elements of a non-empty array of strings.
+func stringList(val jsondoc.Value) ([]string, bool) {
+	if val.Kind() != jsondoc.Array || val.Len() == 0 {
+		return nil, false
+	}
+	out := make([]string, 0, val.Len())
+	for _, e := range val.Elements() {
+		if e.Kind() != jsondoc.String {
+			return nil, false
+		}
+		out = append(out, e.Str())
+	}
+	return out, true
+}
+
+func (c *matcherCompiler) keyword(m *matcher, k string, val jsondoc.Value, at string) error {
 	var err error
 	switch k {
 	case "$comment", "description", "title":
 		// Annotations only.
 	case "$ref":
-		ref, _ := val.(string)
-		name, ok := strings.CutPrefix(ref, "#/$defs/")
-		if !ok || strings.ContainsAny(name, "/~%") {
-			return fmt.Errorf("%s: only references to #/$defs/<name> are supported, not %q", at, ref)
+		name, ok := strings.CutPrefix(val.Str(), "#/$defs/")
+		if val.Kind() != jsondoc.String || !ok || strings.ContainsAny(name, "/~%") {
+			return fmt.Errorf("%s: only references to #/$defs/<name> are supported, not %s", at, val.Text())
 		}
 		m.ref, err = c.definition(name)
 	case "type":
 		m.types, err = compileTypes(val, at)
 	case "const":
-		s, ok := val.(string)
-		if !ok {
+		if val.Kind() != jsondoc.String {
 			return fmt.Errorf("%s: only string constants are supported", at)
 		}
+		s := val.Str()
 		m.constant = &s
 	case "enum":
-		list, ok := val.([]any)
-		if !ok || len(list) == 0 {
+		if val.Kind() != jsondoc.Array || val.Len() == 0 {
 			return fmt.Errorf("%s: enum must be a non-empty array", at)
 		}
-		m.enum = make([]string, 0, len(list))
-		for _, e := range list {
-			s, ok := e.(string)
-			if !ok {
-				return fmt.Errorf("%s: only string enums are supported", at)
-			}
-			m.enum = append(m.enum, s)
-		}
-	case "format":
-		name, _ := val.(string)
-		f, ok := jsonschema.Formats[name]
+		list, ok := stringList(val)
 		if !ok {
-			return fmt.Errorf("%s: unknown format %q", at, name)
+			return fmt.Errorf("%s: only string enums are supported", at)
+		}
+		m.enum = list
+	case "format":
+		f, ok := jsonschema.Formats[val.Str()]
+		if val.Kind() != jsondoc.String || !ok {
+			return fmt.Errorf("%s: unknown format %s", at, val.Text())
 		}
 		m.format = f
 	case "minimum", "maximum":
-		n, ok := val.(json.Number)
-		if !ok {
+		if val.Kind() != jsondoc.Number {
 			return fmt.Errorf("%s: not a number", at)
 		}
 		if k == "minimum" {
-			m.minimum = string(n)
+			m.minimum = val.Text()
 		} else {
-			m.maximum = string(n)
+			m.maximum = val.Text()
 		}
 	case "required":
-		list, ok := val.([]any)
-		if !ok {
+		if val.Kind() != jsondoc.Array {
 			return fmt.Errorf("%s: required must be an array", at)
 		}
-		for _, e := range list {
-			s, ok := e.(string)
-			if !ok {
-				return fmt.Errorf("%s: required names must be strings", at)
-			}
-			m.required = append(m.required, s)
+		if val.Len() == 0 {
+			return nil
 		}
-	case "properties":
-		props, ok := val.(map[string]any)
+		list, ok := stringList(val)
 		if !ok {
+			return fmt.Errorf("%s: required names must be strings", at)
+		}
+		m.required = list
+	case "properties":
+		if val.Kind() != jsondoc.Object {
 			return fmt.Errorf("%s: properties must be an object", at)
 		}
-		m.props = make(map[string]*matcher, len(props))
-		for name, s := range props {
+		m.props = make(map[string]*matcher, val.Len())
+		for name, s := range val.Members() {
 			if m.props[name], err = c.schema(s, at+"/"+name); err != nil {
 				return err
 			}
 		}
 	case "additionalProperties":
-		if b, ok := val.(bool); ok {
-			m.noAdditional = !b
+		if k := val.Kind(); k == jsondoc.True || k == jsondoc.False {
+			m.noAdditional = k == jsondoc.False
 			return nil
 		}
 		m.additional, err = c.schema(val, at)
 	case "items":
-		if _, isList := val.([]any); isList {
+		if val.Kind() == jsondoc.Array {
 			return fmt.Errorf("%s: tuple items are not supported", at)
 		}
 		m.items, err = c.schema(val, at)
 	case "anyOf":
-		list, ok := val.([]any)
-		if !ok || len(list) == 0 {
+		if val.Kind() != jsondoc.Array || val.Len() == 0 {
 			return fmt.Errorf("%s: anyOf must be a non-empty array", at)
 		}
-		for i, s := range list {
+		for i, s := range val.Elements() {
 			alt, err := c.schema(s, fmt.Sprintf("%s/%d", at, i))
 			if err != nil {
 				return err
@@ -362,23 +378,20 @@ func (c *matcherCompiler) keyword(m *matcher, k string, val any, at string) erro
 	return err
 }
 
-func compileTypes(val any, at string) (typeSet, error) {
-	var names []any
-	switch v := val.(type) {
-	case string:
-		names = []any{v}
-	case []any:
-		names = v
+func compileTypes(val jsondoc.Value, at string) (typeSet, error) {
+	names := []string{val.Str()}
+	ok := val.Kind() == jsondoc.String
+	if val.Kind() == jsondoc.Array {
+		names, ok = stringList(val)
 	}
-	if len(names) == 0 {
+	if !ok {
 		return 0, fmt.Errorf("%s: type must be a name or a non-empty list of names", at)
 	}
 	var t typeSet
 	for _, n := range names {
-		s, _ := n.(string)
-		bit := typeNamed(s)
+		bit := typeNamed(n)
 		if bit == 0 {
-			return 0, fmt.Errorf("%s: unknown type %v", at, n)
+			return 0, fmt.Errorf("%s: unknown type %q", at, n)
 		}
 		t |= bit
 	}

@@ -2,6 +2,7 @@ package mcpschema
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"testing"
@@ -124,6 +125,14 @@ func mutations(t testing.TB, raw []byte) [][]byte {
 	return out
 }
 
+func mustParse(t testing.TB, s string) jsondoc.Value {
+	doc, err := jsondoc.ParseString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.Root()
+}
+
 func mustDecodeValue(t testing.TB, s string) any {
 	v, err := Decode([]byte(s))
 	if err != nil {
@@ -194,6 +203,21 @@ func TestEveryDefinitionCompilesWithTheLibrary(t *testing.T) {
 				t.Errorf("%s %s: %v", rev, def, err)
 			}
 		}
+		// The matchers too: they are compiled on demand, so a broken definition would
+		// otherwise surface only when a probe first needs it.
+		raw, err := schemaFiles.ReadFile(v.revisions[rev].file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := compileMatchers(mustParse(t, string(raw)))
+		if err != nil {
+			t.Errorf("%s: %v", rev, err)
+		}
+		for _, def := range defs {
+			if all[def] == nil {
+				t.Errorf("%s: %s has no matcher", rev, def)
+			}
+		}
 	}
 }
 
@@ -215,6 +239,21 @@ func TestNewCompilesNothingUntilARevisionIsUsed(t *testing.T) {
 			t.Errorf("%s: the library compiled a schema for a valid document", rev)
 		}
 	}
+	// Only the definition asked for (and those it references) was compiled.
+	r := v.revisions["2025-06-18"]
+	if done, all := r.matchers.done, r.matchers.names(); done["EmptyResult"] == nil || len(done) > 5 {
+		t.Errorf("compiled %d definitions of %d for one EmptyResult", len(done), len(all))
+	}
+}
+
+func TestMatcherOfAnUnknownOrPrivateDefinitionIsAnError(t *testing.T) {
+	v := newValidator(t)
+	for _, def := range []string{"NoSuchResult", "icon", ""} {
+		err := v.Validate("2025-11-25", def, []byte(`{}`))
+		if !errors.Is(err, ErrUnknownDefinition) {
+			t.Errorf("%q: %v, want ErrUnknownDefinition", def, err)
+		}
+	}
 }
 
 func TestMatcherRefusesKeywordsItDoesNotKnow(t *testing.T) {
@@ -230,11 +269,11 @@ func TestMatcherRefusesKeywordsItDoesNotKnow(t *testing.T) {
 		`{"$id":"x","$defs":{}}`,
 		`{"$defs":{"A":{"oneOf":[{}]}}}`,
 	} {
-		if _, err := compileMatchers(mustDecodeValue(t, schema)); err == nil {
+		if _, err := compileMatchers(mustParse(t, schema)); err == nil {
 			t.Errorf("%s: compiled", schema)
 		}
 	}
-	if _, err := compileMatchers(mustDecodeValue(t, `{"$defs":{"A":{"$ref":"#/$defs/a","required":["x"]},"a":{"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/a"}]}}}}}`)); err != nil {
+	if _, err := compileMatchers(mustParse(t, `{"$defs":{"A":{"$ref":"#/$defs/a","required":["x"]},"a":{"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/a"}]}}}}}`)); err != nil {
 		t.Errorf("a circular reference: %v", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"sync"
 
@@ -21,8 +20,23 @@ var ErrOfficialSchemas = errors.New("not a directory of official MCP schemas")
 // maxOfficialSchemaBytes bounds one schema file (the official ones are under 200 KiB).
 const maxOfficialSchemaBytes = 16 << 20
 
-// revisionDir is the name of a revision folder in the specification repository's schema/.
-var revisionDir = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+// isRevisionDir reports whether name is that of a revision folder in the specification
+// repository's schema/: a date, YYYY-MM-DD.
+func isRevisionDir(name string) bool {
+	if len(name) != len("2006-01-02") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if i == 4 || i == 7 {
+			if name[i] != '-' {
+				return false
+			}
+		} else if name[i] < '0' || name[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // Official validates messages with the schema files of the specification repository, which
 // a user may have (its schema/ folder: <revision>/schema.json). They are not shipped with
@@ -66,7 +80,7 @@ func LoadOfficial(dir string) (*Official, error) {
 	}
 	o := &Official{dir: dir, revisions: map[string]*officialRevision{}}
 	for _, e := range entries {
-		if !e.IsDir() || !revisionDir.MatchString(e.Name()) {
+		if !e.IsDir() || !isRevisionDir(e.Name()) {
 			continue
 		}
 		r, err := loadOfficialRevision(filepath.Join(dir, e.Name(), "schema.json"), e.Name())

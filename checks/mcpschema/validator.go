@@ -77,10 +77,17 @@ func New() (*Validator, error) {
 type revision struct {
 	name, file string
 
-	load     sync.Once
-	raw      []byte
-	matchers map[string]*matcher // public definitions
-	loadErr  error
+	load    sync.Once
+	raw     []byte
+	public  map[string]bool // the public definitions
+	loadErr error
+
+	// matchMu guards matchers, which compiles a definition when it is first asked for, and
+	// matchErr, the first compile error: it sticks, as matchers that failed half-way may be
+	// referenced by others. Compiled matchers never change: they are used outside the lock.
+	matchMu  sync.Mutex
+	matchers *matcherCompiler
+	matchErr error
 
 	// The library's compiler is not safe for concurrent use; it compiles a definition the
 	// first time a document fails it.
@@ -99,22 +106,42 @@ func (r *revision) read() error {
 	if err != nil {
 		return fmt.Errorf("mcpschema: reading %s: %w", r.file, err)
 	}
-	doc, err := Decode(raw)
+	doc, err := parse(raw)
 	if err != nil {
 		return fmt.Errorf("mcpschema: %s: %w", r.file, err)
 	}
-	all, err := compileMatchers(doc)
+	c, err := newMatcherCompiler(doc.Root())
 	if err != nil {
 		return fmt.Errorf("mcpschema: %s: %w", r.file, err)
 	}
 	r.raw = raw
-	r.matchers = map[string]*matcher{}
-	for name, m := range all {
+	r.public = map[string]bool{}
+	for _, name := range c.names() {
 		if isPublicDefinition(name) {
-			r.matchers[name] = m
+			r.public[name] = true
 		}
 	}
+	r.matchers = c
 	return nil
+}
+
+// matcher returns the compiled matcher of a public definition (compiling it when first
+// asked for).
+func (r *revision) matcher(definition string) (*matcher, error) {
+	if !r.public[definition] {
+		return nil, fmt.Errorf("%w: %s in %s", ErrUnknownDefinition, definition, r.name)
+	}
+	r.matchMu.Lock()
+	defer r.matchMu.Unlock()
+	if r.matchErr != nil {
+		return nil, r.matchErr
+	}
+	m, err := r.matchers.definition(definition)
+	if err != nil {
+		r.matchErr = fmt.Errorf("mcpschema: %s: %w", r.file, err)
+		return nil, r.matchErr
+	}
+	return m, nil
 }
 
 // librarySchema compiles (once) a definition with the jsonschema library.
@@ -175,8 +202,8 @@ func (v *Validator) Definitions(revision string) []string {
 	if !ok || r.loaded() != nil {
 		return nil
 	}
-	out := make([]string, 0, len(r.matchers))
-	for d := range r.matchers {
+	out := make([]string, 0, len(r.public))
+	for d := range r.public {
 		out = append(out, d)
 	}
 	sort.Strings(out)
@@ -246,9 +273,9 @@ func (v *Validator) definition(revision, definition string) (*revision, *matcher
 	if err := r.loaded(); err != nil {
 		return nil, nil, err
 	}
-	m, ok := r.matchers[definition]
-	if !ok {
-		return nil, nil, fmt.Errorf("%w: %s in %s", ErrUnknownDefinition, definition, revision)
+	m, err := r.matcher(definition)
+	if err != nil {
+		return nil, nil, err
 	}
 	return r, m, nil
 }

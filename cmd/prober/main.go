@@ -28,6 +28,11 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	if len(os.Args) > 1 && os.Args[1] == "check" {
+		// Here, not in check: the collector's settings are the process's, and tests run
+		// check in theirs.
+		tuneCheckGC(os.LookupEnv)
+	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -14,9 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/mcpwatch/mcpwatch/internal/metrics"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
 	"github.com/mcpwatch/mcpwatch/migrations"
 	"github.com/mcpwatch/mcpwatch/monitor"
@@ -111,9 +110,14 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		return exitFailed
 	}
 
-	registry := prometheus.NewRegistry()
-	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics, err := monitor.NewMetrics(registry)
+	registry := metrics.NewRegistry()
+	for _, c := range []metrics.Collector{metrics.NewRuntimeCollector(), metrics.NewProcessCollector()} {
+		if err := registry.Register(c); err != nil {
+			fmt.Fprintf(e.stderr, "prober run: metrics: %v\n", err)
+			return exitFailed
+		}
+	}
+	workerMetrics, err := monitor.NewMetrics(registry)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober run: metrics: %v\n", err)
 		return exitFailed
@@ -128,7 +132,7 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		spoolDir = filepath.Join(cache, "mcpwatch", "spool")
 	}
 	buffer, err := monitor.OpenBuffer(st, monitor.BufferConfig{
-		Dir: spoolDir, Name: worker, MaxSpoolBytes: cfg.Spool.MaxBytes, Logger: log, Metrics: metrics,
+		Dir: spoolDir, Name: worker, MaxSpoolBytes: cfg.Spool.MaxBytes, Logger: log, Metrics: workerMetrics,
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
@@ -154,7 +158,7 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		wcfg := monitor.WorkerConfig{
 			Region: cfg.Region, Name: worker, Concurrency: cfg.Concurrency, MaxTimeout: cfg.MaxTimeout(),
 			LeaseMargin: cfg.LeaseMargin, ShutdownGrace: cfg.ShutdownGrace, CompleteTimeout: runCompleteTimeout,
-			MaxJitter: jitter, Logger: log, Metrics: metrics,
+			MaxJitter: jitter, Logger: log, Metrics: workerMetrics,
 		}
 		if alerting != nil {
 			wcfg.Alerts = alerting.Engine // not a nil *Engine in the interface: that would be called
@@ -181,7 +185,7 @@ type serving struct {
 	worker   *monitor.Worker
 	buffer   *monitor.Buffer
 	alerting *monitor.Alerting // nil without an alerts section
-	registry *prometheus.Registry
+	registry *metrics.Registry
 	log      *slog.Logger
 }
 

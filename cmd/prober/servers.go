@@ -179,13 +179,14 @@ func (e environment) serversList(ctx context.Context, args []string) int {
 	return exitOK
 }
 
-// headerReference is NAME=PREFIX${VARIABLE}.
-var headerReference = regexp.MustCompile(`^([^=]+)=(.*)\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+// headerReference is NAME=PREFIX${VARIABLE}. It is compiled where a --header needs it, not at
+// package init, which every `prober check` would pay for.
+const headerReference = `^([^=]+)=(.*)\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`
 
 // parseHeaderRef reads one --header. Its error never repeats the value: if the shell
 // expanded the reference, the value is the secret itself.
 func parseHeaderRef(v string) (store.HeaderRef, error) {
-	m := headerReference.FindStringSubmatch(v)
+	m := regexp.MustCompile(headerReference).FindStringSubmatch(v)
 	if m == nil || strings.Contains(m[2], "${") {
 		name, _, _ := strings.Cut(v, "=")
 		return store.HeaderRef{}, fmt.Errorf("--header %s: want NAME=PREFIX${VARIABLE}, the value coming from the environment variable "+

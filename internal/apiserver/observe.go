@@ -2,57 +2,51 @@ package apiserver
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
+	"github.com/mcpwatch/mcpwatch/internal/metrics"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
 // httpMetrics are the server's own metrics.
 type httpMetrics struct {
-	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
+	requests *metrics.CounterVec
+	duration *metrics.HistogramVec
 }
 
-func newHTTPMetrics(reg *prometheus.Registry, st *store.Store) (*httpMetrics, error) {
+func newHTTPMetrics(reg *metrics.Registry, st *store.Store) (*httpMetrics, error) {
 	m := &httpMetrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+		requests: metrics.NewCounterVec(metrics.Opts{
 			Name: "mcpwatch_api_requests_total",
 			Help: "HTTP requests answered, by route pattern, method and status code.",
 		}, []string{"route", "method", "code"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		duration: metrics.NewHistogramVec(metrics.HistogramOpts{
 			Name:    "mcpwatch_api_request_duration_seconds",
 			Help:    "Time to answer an HTTP request, by route pattern.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"route"}),
 	}
 	pool := st.Pool()
-	for _, c := range []prometheus.Collector{
+	for _, c := range []metrics.Collector{
 		m.requests, m.duration,
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mcpwatch_api_db_connections_in_use",
+		metrics.NewRuntimeCollector(),
+		metrics.NewProcessCollector(),
+		metrics.NewGaugeFunc(metrics.Opts{Name: "mcpwatch_api_db_connections_in_use",
 			Help: "Database connections the API holds in use."},
 			func() float64 { return float64(pool.Stat().AcquiredConns()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mcpwatch_api_db_connections_idle",
+		metrics.NewGaugeFunc(metrics.Opts{Name: "mcpwatch_api_db_connections_idle",
 			Help: "Idle database connections of the API's pool."},
 			func() float64 { return float64(pool.Stat().IdleConns()) }),
 	} {
 		if err := reg.Register(c); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("apiserver: %w", err)
 		}
 	}
 	return m, nil
-}
-
-func (m *httpMetrics) handler(reg *prometheus.Registry) http.Handler {
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 
 // recordingWriter remembers the status and size of an answer.

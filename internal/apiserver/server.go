@@ -14,10 +14,10 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/metrics"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -42,7 +42,7 @@ type Config struct {
 	// checks.Default().
 	Catalog *checks.Registry
 	// Registry receives the server's metrics; default a registry of its own.
-	Registry *prometheus.Registry
+	Registry *metrics.Registry
 	Logger   *slog.Logger
 	// WriteRate and WriteBurst bound writes per client address (default 1 every 2s, bursts
 	// of 10).
@@ -137,7 +137,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Catalog = cat
 	}
 	if cfg.Registry == nil {
-		cfg.Registry = prometheus.NewRegistry()
+		cfg.Registry = metrics.NewRegistry()
 	}
 	s := &Server{
 		cfg:          cfg,
@@ -163,7 +163,7 @@ func New(cfg Config) (*Server, error) {
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.method+" "+rt.pattern, s.endpoint(rt))
 	}
-	s.mux.Handle("GET /metrics", m.handler(cfg.Registry))
+	s.mux.Handle("GET /metrics", cfg.Registry)
 	s.mux.HandleFunc("/api/", s.unrouted)
 	s.mux.HandleFunc("/badge/", s.unrouted)
 	if cfg.Web != nil {
