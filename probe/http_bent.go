@@ -69,7 +69,7 @@ func (t *httpTransport) fetch(ctx context.Context, method string, to exchangeTar
 func (t *httpTransport) recordHead(x *exchange, resp *http.Response, info *HTTPInfo, withBody bool) int {
 	f := Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info}
 	if withBody {
-		body, over, rerr := t.readBody(resp.Body, min(t.o.Limits.MaxMessageBytes, maxFetchedBody))
+		body, over, rerr := t.readBody(resp, min(t.o.Limits.MaxMessageBytes, maxFetchedBody))
 		f.Raw, f.Truncated = t.secrets.bytes(body), over
 		if rerr != nil {
 			f.Detail = t.secrets.text(fmt.Sprintf("reading the body failed after %d bytes: %v", len(body), rerr))

@@ -190,7 +190,7 @@ func (t *httpTransport) responseInfo(resp *http.Response) *HTTPInfo {
 // as one message, anything else as the response head with its body (and an error status's
 // JSON body once more as a message, for the checks that judge it).
 func (t *httpTransport) recordBody(x *exchange, resp *http.Response, info *HTTPInfo) error {
-	body, over, err := t.readBody(resp.Body, t.o.Limits.MaxMessageBytes)
+	body, over, err := t.readBody(resp, t.o.Limits.MaxMessageBytes)
 	info.Timing = x.trace.timing(t.w.Now())
 	at := x.trace.firstByteAt()
 	body = t.secrets.bytes(body)
@@ -239,13 +239,39 @@ func (t *httpTransport) noteReadBudget(exchange int) {
 		Detail: fmt.Sprintf("the connection read more than %d bytes", t.o.Limits.MaxTotalBytes)})
 }
 
-// readBody reads at most limit bytes of r; over says there was more (which is left unread).
-func (t *httpTransport) readBody(r io.Reader, limit int) (data []byte, over bool, err error) {
-	data, err = io.ReadAll(io.LimitReader(budgetReader{r: r, t: t}, int64(limit)+1))
+// readBody reads at most limit bytes of resp's body; over says there was more (which is left
+// unread).
+func (t *httpTransport) readBody(resp *http.Response, limit int) (data []byte, over bool, err error) {
+	data, err = readAllSized(io.LimitReader(budgetReader{r: resp.Body, t: t}, int64(limit)+1), resp.ContentLength, limit)
 	if len(data) > limit {
 		return data[:limit], true, nil
 	}
 	return data, false, err
+}
+
+// readAllSized is io.ReadAll into a buffer sized for the announced length (when it is known
+// and within limit): a probe reads a hundred small bodies, and growing each from 512 bytes
+// made most of its garbage. The length is a hint only: a body longer or shorter than it
+// announced is read all the same.
+func readAllSized(r io.Reader, announced int64, limit int) ([]byte, error) {
+	if announced < 0 || announced > int64(limit) {
+		return io.ReadAll(r)
+	}
+	// One byte more, so that a body that matches its length meets EOF without growing.
+	buf := make([]byte, 0, announced+1)
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // lied about its length: grow as append does
+		}
+	}
 }
 
 // budgetReader counts what the connection reads and stops it at Limits.MaxTotalBytes.

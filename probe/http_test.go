@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -561,5 +562,31 @@ func TestHTTPCloseStopsStreamsAndDeletesTheSession(t *testing.T) {
 	}
 	if !ended || !deleteOut || !deleteIn {
 		t.Errorf("stream ended %v, DELETE recorded %v, its answer %v", ended, deleteOut, deleteIn)
+	}
+}
+
+func TestReadAllSizedReadsTheWholeBodyWhateverItsLengthSays(t *testing.T) {
+	body := strings.Repeat("x", 3000)
+	for _, tc := range []struct {
+		name      string
+		announced int64
+		limit     int
+	}{
+		{"exact", 3000, 1 << 20},
+		{"unknown", -1, 1 << 20},
+		{"announced shorter", 10, 1 << 20},
+		{"announced longer", 5000, 1 << 20},
+		{"announced zero", 0, 1 << 20},
+		{"announced over the limit", 1 << 30, 1 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readAllSized(iotest.OneByteReader(strings.NewReader(body)), tc.announced, tc.limit)
+			if err != nil || string(got) != body {
+				t.Fatalf("read %d bytes, err %v; want all %d", len(got), err, len(body))
+			}
+		})
+	}
+	if _, err := readAllSized(iotest.ErrReader(io.ErrUnexpectedEOF), 10, 100); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a failing read: %v", err)
 	}
 }

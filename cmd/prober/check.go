@@ -55,9 +55,11 @@ func (e environment) check(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
 	}
+	findings := revisions.mainFindings()
 	interrupted := ctx.Err() != nil
 	if interrupted {
 		res.Err = "interrupted before the probe finished"
+		findings = nil // judged again, with the interruption on record
 	}
 	buildOpts := report.BuildOptions{
 		FailOn:        cfg.failOn,
@@ -67,7 +69,7 @@ func (e environment) check(ctx context.Context, args []string) int {
 		Redactor:      red,
 		SecretHeaders: cfg.headerNames,
 	}
-	rep, err := ci.judge(cfg.ci, res, selected, buildOpts)
+	rep, err := ci.judge(cfg.ci, res, findings, selected, buildOpts)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed

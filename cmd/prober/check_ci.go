@@ -119,11 +119,13 @@ func loadCIInputs(c ciFlags, catalog *checks.Registry) (ciInputs, error) {
 	return in, nil
 }
 
-// judge evaluates the checks on a probe result and builds its report: with the official
-// schemas and the baseline when the flags ask for them, and, with --write-baseline, writes
-// the failures as the new baseline and judges the run by it.
-func (in ciInputs) judge(c ciFlags, res *probe.Result, selected *checks.Registry, opts report.BuildOptions) (*report.Report, error) {
-	findings := selected.Evaluate(res)
+// judge evaluates the checks on a probe result (unless findings has them already) and builds
+// its report: with the official schemas and the baseline when the flags ask for them, and,
+// with --write-baseline, writes the failures as the new baseline and judges the run by it.
+func (in ciInputs) judge(c ciFlags, res *probe.Result, findings []checks.Finding, selected *checks.Registry, opts report.BuildOptions) (*report.Report, error) {
+	if findings == nil {
+		findings = selected.Evaluate(res)
+	}
 	if in.official != nil {
 		findings = checks.CrossCheckOfficial(res, findings, in.ours, in.official)
 	}
