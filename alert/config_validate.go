@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/envname"
+	"github.com/mcpwatch/mcpwatch/internal/httptoken"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -253,7 +254,7 @@ func (ch *ChannelConfig) validate(v *validator, at string) {
 		envName("url-env", ch.URLEnv)
 		for j, h := range ch.Headers {
 			hat := fmt.Sprintf("%s.headers[%d]", at, j)
-			if !validHeaderName(h.Name) {
+			if !httptoken.Valid(h.Name) {
 				v.fail(hat+".name", "%q is not a header name", h.Name)
 			}
 			if h.FromEnv == "" {

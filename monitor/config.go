@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/internal/envname"
+	"github.com/mcpwatch/mcpwatch/internal/httptoken"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -678,7 +679,7 @@ func (d *configDecoder) headers(n *yaml.Node, field string) []store.HeaderRef {
 	var out []store.HeaderRef
 	d.mapping(n, field, func(name string, k, v *yaml.Node) {
 		f := join(field, name)
-		if !validHeaderName(name) {
+		if !httptoken.Valid(name) {
 			d.fail(k, f, "%q is not a valid HTTP header name", name)
 			return
 		}
@@ -800,20 +801,6 @@ func checkURL(s string) error {
 	return nil
 }
 
-// validHeaderName reports an RFC 9110 token.
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // CheckServer validates a server registered outside the configuration file (by `prober
 // servers add`, say) by the rules the file's servers follow: an HTTP server only, since a
 // command from anywhere but the file is never run.
@@ -837,7 +824,7 @@ func CheckServer(s store.Server) error {
 		return bad("timeout %v is out of range [%v, %v]", s.Timeout, minTimeout, maxTimeout)
 	}
 	for _, h := range s.Headers {
-		if !validHeaderName(h.Name) {
+		if !httptoken.Valid(h.Name) {
 			return bad("%q is not a valid HTTP header name", h.Name)
 		}
 		if !envname.Valid(h.FromEnv) {

@@ -2,6 +2,8 @@ package probe
 
 import (
 	"strings"
+
+	"github.com/mcpwatch/mcpwatch/internal/httptoken"
 )
 
 // Challenge is one challenge of a WWW-Authenticate header (RFC 9110 section 11.6.1): a scheme
@@ -128,7 +130,7 @@ func (p *challengeScanner) isToken68Tail() bool {
 // token reads an RFC 9110 token.
 func (p *challengeScanner) token() string {
 	start := p.i
-	for !p.done() && isTokenChar(p.s[p.i]) {
+	for !p.done() && httptoken.IsTokenChar(p.s[p.i]) {
 		p.i++
 	}
 	return p.s[start:p.i]
@@ -165,8 +167,4 @@ func (p *challengeScanner) quoted() string {
 		}
 	}
 	return b.String()
-}
-
-func isTokenChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }

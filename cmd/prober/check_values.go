@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwatch/mcpwatch/internal/httptoken"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -46,7 +47,7 @@ func parseHeaders(raw []string) (h http.Header, names, secrets []string, err err
 	for i, kv := range raw {
 		name, value, ok := strings.Cut(kv, ":")
 		name = strings.TrimSpace(name)
-		if !ok || !validHeaderName(name) {
+		if !ok || !httptoken.Valid(name) {
 			return nil, nil, nil, fmt.Errorf("--header #%d is not in the form 'Name: value' (its value is not shown)", i+1)
 		}
 		value = strings.TrimSpace(value)
@@ -64,19 +65,6 @@ func parseHeaders(raw []string) (h http.Header, names, secrets []string, err err
 		secrets = append(secrets, value)
 	}
 	return h, names, secrets, nil
-}
-
-// validHeaderName reports whether s is an HTTP token (RFC 9110 section 5.6.2).
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // parseEnv reads KEY=VALUE flags. Values of keys that look like credentials are secrets.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/mcpwatch/mcpwatch/internal/httptoken"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -51,9 +52,8 @@ type headerInput struct {
 }
 
 var (
-	headerNamePattern = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$")
-	envNamePattern    = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,127}$`)
-	labelKeyPattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`)
+	envNamePattern  = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,127}$`)
+	labelKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`)
 )
 
 // reservedHeaders are set by the prober or the HTTP layer; a registered server may not
@@ -107,7 +107,7 @@ func (s *Server) apply(r *http.Request, in serverInput, v *store.Server) error {
 		seen := map[string]bool{}
 		for i, h := range hs {
 			switch {
-			case !headerNamePattern.MatchString(h.Name):
+			case len(h.Name) > 64 || !httptoken.Valid(h.Name):
 				return invalid("headers[%d].name: %s is not a header name", i, quote(h.Name))
 			case reservedHeader(h.Name):
 				return invalid("headers[%d].name: %s is set by the prober", i, h.Name)

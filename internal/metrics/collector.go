@@ -75,28 +75,22 @@ func (d desc) single(k kind, s series) family {
 }
 
 // validMetricName says whether name matches [a-zA-Z_:][a-zA-Z0-9_:]*.
-func validMetricName(name string) bool {
+func validMetricName(name string) bool { return validName(name, true) }
+
+// validLabelName says whether name matches [a-zA-Z_][a-zA-Z0-9_]* and is not one of the
+// names Prometheus reserves (a leading "__").
+func validLabelName(name string) bool {
+	return validName(name, false) && !strings.HasPrefix(name, "__")
+}
+
+// validName says whether name is letters, '_', digits but not first, and, when colon, ':'.
+func validName(name string, colon bool) bool {
 	if name == "" {
 		return false
 	}
 	for i := range len(name) {
 		c := name[i]
-		if !(c == '_' || c == ':' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// validLabelName says whether name matches [a-zA-Z_][a-zA-Z0-9_]* and is not one of the
-// names Prometheus reserves (a leading "__").
-func validLabelName(name string) bool {
-	if name == "" || strings.HasPrefix(name, "__") {
-		return false
-	}
-	for i := range len(name) {
-		c := name[i]
-		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+		if !(c == '_' || colon && c == ':' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
 			return false
 		}
 	}
