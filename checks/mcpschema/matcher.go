@@ -2,7 +2,6 @@ package mcpschema
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
@@ -201,23 +200,6 @@ func newMatcherCompiler(file jsondoc.Value) (*matcherCompiler, error) {
 		return nil, fmt.Errorf("no $defs")
 	}
 	return &matcherCompiler{defs: defs, done: map[string]*matcher{}}, nil
-}
-
-// compileMatchers compiles every definition of a parsed schema file, in name order so that
-// an error is always the same one.
-func compileMatchers(file jsondoc.Value) (map[string]*matcher, error) {
-	c, err := newMatcherCompiler(file)
-	if err != nil {
-		return nil, err
-	}
-	names := c.names()
-	sort.Strings(names)
-	for _, name := range names {
-		if _, err := c.definition(name); err != nil {
-			return nil, err
-		}
-	}
-	return c.done, nil
 }
 
 // names lists the file's definitions, in file order.

@@ -337,3 +337,21 @@ func TestValidateIsSafeForConcurrentUse(t *testing.T) {
 		<-done
 	}
 }
+
+// compileMatchers compiles every definition of a parsed schema file, in name order so that
+// an error is always the same one: the tests judge whole files, the validator compiles on
+// demand.
+func compileMatchers(file jsondoc.Value) (map[string]*matcher, error) {
+	c, err := newMatcherCompiler(file)
+	if err != nil {
+		return nil, err
+	}
+	names := c.names()
+	sort.Strings(names)
+	for _, name := range names {
+		if _, err := c.definition(name); err != nil {
+			return nil, err
+		}
+	}
+	return c.done, nil
+}
