@@ -169,6 +169,8 @@ func TestActionMetadataIsConsistent(t *testing.T) {
 	if build := a.step(t, "build"); !strings.Contains(build.Run, "go build") || !strings.Contains(build.Run, "./cmd/prober") ||
 		!strings.Contains(build.Env["ACTION_PATH"], "github.action_path") {
 		t.Errorf("the build step does not build ./cmd/prober from the action's checkout:\n%s", build.Run)
+	} else if !strings.Contains(build.Run, "CGO_ENABLED=0 go build") {
+		t.Errorf("the build step does not build the static binary the README and the benchmarks build:\n%s", build.Run)
 	}
 }
 

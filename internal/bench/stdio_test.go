@@ -30,11 +30,20 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		built = binaries{prober: filepath.Join(dir, "prober"), fixture: filepath.Join(dir, "mcpfixture")}
-		for pkg, out := range map[string]string{"../../cmd/prober": built.prober, "../fixture/cmd/mcpfixture": built.fixture} {
-			cmd := exec.Command("go", "build", "-o", out, pkg)
+		// The prober is built as the README and action.yml build it: static, without cgo.
+		// The fixture is built the default way, as a server author's binary would be.
+		for _, b := range []struct {
+			pkg, out string
+			env      []string
+		}{
+			{"../../cmd/prober", built.prober, []string{"CGO_ENABLED=0"}},
+			{"../fixture/cmd/mcpfixture", built.fixture, nil},
+		} {
+			cmd := exec.Command("go", "build", "-trimpath", "-o", b.out, b.pkg)
+			cmd.Env = append(os.Environ(), b.env...)
 			cmd.Stderr = os.Stderr
 			if err := cmd.Run(); err != nil {
-				fmt.Fprintf(os.Stderr, "building %s: %v\n", pkg, err)
+				fmt.Fprintf(os.Stderr, "building %s: %v\n", b.pkg, err)
 				os.Exit(1)
 			}
 		}
