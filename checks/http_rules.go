@@ -163,7 +163,23 @@ func checkOrigin(r *Run, f *Finding) {
 		f.Pass("Origin: %s got HTTP %d", probe.ForeignOrigin, st.HTTPStatus)
 		return
 	}
+	// A server that answers nobody (down, wrong port) says nothing about how it treats a
+	// foreign Origin; one that answers others but drops this request does.
+	if st.HTTPStatus == 0 && !answeredHTTP(r) {
+		f.Skip("the server answered no HTTP request at all, so its Origin check went unseen (%s)", describeAnswer(r, st))
+		return
+	}
 	f.Warn(Seqs(st.Request, st.Response), "initialize with Origin: %s: expected HTTP 403, got %s", probe.ForeignOrigin, httpAnswer(r, st))
+}
+
+// answeredHTTP reports whether any HTTP request of the probe got a response head.
+func answeredHTTP(r *Run) bool {
+	for _, f := range r.Frames {
+		if f.Dir == probe.In && f.HTTP != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func checkDeleteSession(r *Run, f *Finding) {

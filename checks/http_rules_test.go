@@ -149,9 +149,23 @@ func TestForeignOriginIsRefused(t *testing.T) {
 			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid: expected HTTP 403, got HTTP 200 with a result",
 			res: originProbe(resultReply(plainInitResult))},
 		{name: "a server error is no refusal", want: StatusWarn, msg: "expected HTTP 403, got HTTP 500", res: originProbe(statusReply(500, "text/plain", "boom"))},
+		{name: "dropped by a server that answers others", want: StatusWarn, msg: "expected HTTP 403, got no answer", res: originProbe(noReply())},
+		{name: "a server that answers nobody tells nothing", want: StatusSkip, msg: "the server answered no HTTP request at all",
+			res: unreachableServer(func(w *wireScript) {
+				w.call(probe.ConnOrigin, probe.StepForeignOrigin, "initialize", "1", ruleInitParams, noReply())
+			})},
 		{name: "never sent", want: StatusSkip, msg: "the request from a foreign Origin was not sent", res: scriptedSession(probe.TransportHTTP)},
 	}
 	runCheckRows(t, "http.origin", rows)
+}
+
+// unreachableServer is an HTTP probe of a server that answers no request: the main and the
+// negotiation connections' initialize go unanswered, and so does what rules records.
+func unreachableServer(rules func(w *wireScript)) *probe.Result {
+	return scriptedSession(probe.TransportHTTP, func(p *sessionPlan) {
+		p.bogus, p.initialize = noReply(), noReply()
+		p.onNegotiation = rules
+	})
 }
 
 func deleteProbe(sessionID string, status int, contentType, body string) *probe.Result {

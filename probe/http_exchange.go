@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -147,6 +148,10 @@ func (t *httpTransport) why(x *exchange, err error) error {
 
 // exchangeFailed records why no response came and returns the error for Send.
 func (t *httpTransport) exchangeFailed(x *exchange, err error) error {
+	// The client's *url.Error repeats the method and URL this note already names.
+	if ue, ok := err.(*url.Error); ok {
+		err = ue.Err
+	}
 	f := Frame{Dir: In, Kind: KindNote, Note: NoteSendError, Exchange: x.n}
 	sentinel := t.why(x, err)
 	switch sentinel {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -357,6 +358,24 @@ func TestHTTPFailureFrames(t *testing.T) {
 			t.Fatalf("frames: %d, first In %+v", len(frames), frames[1].HTTP)
 		}
 	})
+}
+
+func TestHTTPUnreachableServerNamesTheRequestOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close() // nothing listens there any more: every dial is refused
+	res, _ := runProbe(t, Target{URL: endpoint}, testOptions())
+	st := stepNamed(t, res, ConnMain, StepInitialize)
+	if st.Outcome != OutcomeTransport || !strings.Contains(st.Err, "connection refused") {
+		t.Fatalf("initialize: outcome %s, error %q", st.Outcome, st.Err)
+	}
+	// The client's own error ("Post \"URL\": dial ...") would name the request a second time.
+	if n := strings.Count(st.Err, endpoint); n != 1 || strings.Contains(st.Err, "Post ") {
+		t.Errorf("error %q names the URL %d times, want once, after the method", st.Err, n)
+	}
 }
 
 func TestHTTPRedactsSecrets(t *testing.T) {
