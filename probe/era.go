@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -46,31 +45,11 @@ type eraDecision struct {
 	refused bool
 }
 
-// eraShare hands the main connection's decision to the other connections, once.
-type eraShare struct {
-	once sync.Once
-	done chan struct{}
-	d    eraDecision
-}
+// eraShare hands the main connection's decision to the other connections, once; waiting
+// in vain (the probe's context ended) gets the session era.
+type eraShare = handoff[eraDecision]
 
-func newEraShare() *eraShare { return &eraShare{done: make(chan struct{})} }
-
-func (e *eraShare) publish(d eraDecision) {
-	e.once.Do(func() {
-		e.d = d
-		close(e.done)
-	})
-}
-
-// wait returns the decision, or the session era if ctx ends first.
-func (e *eraShare) wait(ctx context.Context) eraDecision {
-	select {
-	case <-e.done:
-		return e.d
-	case <-ctx.Done():
-		return eraDecision{}
-	}
-}
+func newEraShare() *eraShare { return newHandoff[eraDecision]() }
 
 // publishSessionEra tells the other connections that the server has sessions, unless the
 // transport is still to be detected: then run publishes once initialize settled it.

@@ -178,7 +178,7 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 		go func() {
 			defer rs.wg.Done()
 			// The robustness probes open a connection of their own only when the negotiation
-			// connection could not carry them.
+			// connection could not carry them and the main connection's handshake succeeded.
 			if p.conn == ConnRobustness && <-robust {
 				return
 			}

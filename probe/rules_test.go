@@ -268,6 +268,51 @@ func TestRuleProbesOverStdioRideTheNegotiationProcess(t *testing.T) {
 	}
 }
 
+// A server that answers no initialize is not waited for again: the robustness probes get no
+// connection (and no process) of their own, and under era detection, which makes the
+// negotiation connection wait for the main one, the bogus revision is not offered either.
+func TestServerThatNeverAnswersIsNotWaitedForTwice(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		detectEra bool
+		wantBogus bool
+	}{
+		{name: "revision given", wantBogus: true},
+		{name: "era detection", detectEra: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := stdioTestOptions()
+			o.skipRules = false
+			o.InitTimeout = 400 * time.Millisecond
+			if tc.detectEra {
+				o.ProtocolVersion, o.detectEra = LatestRevision, true
+			}
+			res, _ := runProbe(t, stdioTestTarget(t, "deaf"), o)
+			if !strings.HasPrefix(res.Err, "initialize failed") {
+				t.Fatalf("probe error %q, want the failed initialize", res.Err)
+			}
+			bogus := false
+			for _, s := range res.Steps {
+				if s.Conn == ConnRobustness {
+					t.Errorf("step %s on a robustness connection of its own", s.Name)
+				}
+				bogus = bogus || s.Name == StepInitializeBogus
+			}
+			if bogus != tc.wantBogus {
+				t.Errorf("initialize with the bogus revision sent: %v, want %v", bogus, tc.wantBogus)
+			}
+			if len(res.Processes) != 2 {
+				t.Errorf("%d processes, want 2 (main and negotiation)", len(res.Processes))
+			}
+			for _, p := range res.Processes {
+				if !p.Exited {
+					t.Errorf("process %+v left running", p)
+				}
+			}
+		})
+	}
+}
+
 // A server that exits on a line it cannot parse takes only the robustness probes' process
 // with it, after the request without a method was answered; the probe records how, and does not wait out its timeouts.
 func TestParseErrorProbeSurvivesAServerThatExitsOnGarbage(t *testing.T) {
