@@ -69,7 +69,7 @@ func checkHTTPSession(r *Run, f *Finding) {
 		return
 	case !ok || init.Outcome != probe.OutcomeOK:
 		if ids == 0 {
-			f.Skip("%s", ruleMissing(r, probe.ConnSession, "the session probes"))
+			f.Skip("%s", ruleMissing(r, probe.ConnSession, "the first session probe"))
 		}
 		return
 	}

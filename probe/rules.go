@@ -158,7 +158,7 @@ type ruleSet struct {
 // the session era waits for the main connection's era decision (after starting a stdio
 // server, so that its start-up overlaps the main one's) and does not run against a server
 // found stateless.
-func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare, robust <-chan bool) *ruleSet {
+func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare, handshake *handoff[Step], robust <-chan bool) *ruleSet {
 	rs := &ruleSet{}
 	if o.skipRules || o.RulesElsewhere != "" {
 		return rs
@@ -195,6 +195,13 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 					}
 					c.dial = dialSSE
 				}
+				// A server that gave the main connection's handshake no HTTP answer at all
+				// (it hangs, or drops connections) would only make every rule connection
+				// wait out the same timeout. One that answered, even with 401, is probed:
+				// the authorization probes judge exactly that.
+				if hs, settled := handshake.settled(); settled && !answeredOverHTTP(hs) {
+					return
+				}
 			}
 			if err := c.open(ctx); err != nil {
 				return
@@ -222,4 +229,10 @@ func (rs *ruleSet) wait() ([]Step, []ProcessInfo) {
 		procs = append(procs, c.wire.processInfo()...)
 	}
 	return steps, procs
+}
+
+// answeredOverHTTP reports whether a step got any answer: a message, or at least an HTTP
+// response head.
+func answeredOverHTTP(st Step) bool {
+	return st.Outcome == OutcomeOK || st.Outcome == OutcomeError || st.HTTPStatus != 0
 }

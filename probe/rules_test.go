@@ -313,6 +313,49 @@ func TestServerThatNeverAnswersIsNotWaitedForTwice(t *testing.T) {
 	}
 }
 
+// Over HTTP the rule connections are left out only when the main connection's handshake got
+// no HTTP answer at all: a hanging server makes none of them wait out the init timeout again,
+// while one that answers 401 still gets the authorization probes that judge it.
+func TestHTTPRuleProbesFollowWhetherTheServerAnswered(t *testing.T) {
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Read to the end, so that the server notices when the probe hangs up.
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hanging.Close)
+	_, _, protected := fixtureServer(t, fixture.AuthRequired)
+	for _, tc := range []struct {
+		name     string
+		url      string
+		wantAuth bool // the auth probe ran
+	}{
+		{name: "a server that hangs", url: hanging.URL},
+		{name: "a server that wants credentials the probe lacks", url: protected, wantAuth: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := ruleTestOptions()
+			o.InitTimeout = 400 * time.Millisecond
+			o.ProtocolVersion, o.detectEra = LatestRevision, true
+			res, _ := runProbe(t, Target{URL: tc.url}, o)
+			if !strings.HasPrefix(res.Err, "initialize failed") {
+				t.Fatalf("probe error %q, want the failed initialize", res.Err)
+			}
+			conns := map[int]bool{}
+			for _, s := range res.Steps {
+				conns[s.Conn] = true
+			}
+			if conns[ConnAuth] != tc.wantAuth {
+				t.Errorf("auth probe ran: %v, want %v", conns[ConnAuth], tc.wantAuth)
+			}
+			for _, conn := range []int{ConnRobustness, ConnSession, ConnProtocolHeader, ConnGetStream, ConnOrigin, ConnDeleteSession} {
+				if conns[conn] && !tc.wantAuth {
+					t.Errorf("connection %d probed a server that answered nothing", conn)
+				}
+			}
+		})
+	}
+}
+
 // A server that exits on a line it cannot parse takes only the robustness probes' process
 // with it, after the request without a method was answered; the probe records how, and does not wait out its timeouts.
 func TestParseErrorProbeSurvivesAServerThatExitsOnGarbage(t *testing.T) {

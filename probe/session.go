@@ -48,15 +48,15 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	main := newSession(ConnMain, t, o, transcript, dial)
 	neg := newRuleConn(ConnNegotiation, t, o, transcript, dial)
 	// The negotiation connection's probes depend on the era the main connection detects,
-	// and on whether its handshake succeeded.
-	era, handshake := newEraShare(), newHandoff[bool]()
+	// and the rule probes on how its handshake went.
+	era, handshake := newEraShare(), newHandoff[Step]()
 	main.era, neg.era = era, era
 	main.mainHandshake, neg.mainHandshake = handshake, handshake
 	// The robustness probes ride the negotiation connection when it is initialized (on stdio
 	// that spares a server process); robust says whether they are taken care of: they rode
 	// it, or there is no point in a connection of their own.
 	robust := make(chan bool, 1)
-	rules := startRules(ctx, t, o, transcript, dial, era, robust)
+	rules := startRules(ctx, t, o, transcript, dial, era, handshake, robust)
 
 	// The negotiation connection runs beside the main session so that a slow-starting stdio
 	// server costs its start-up time once, not twice.
@@ -67,7 +67,7 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 			// Their own connection would begin with the handshake the main connection
 			// failed: against a server that never answers, that is one more init timeout
 			// (and one more process) for no evidence.
-			robust <- rode || !handshake.wait(ctx)
+			robust <- rode || handshake.wait(ctx).Outcome != OutcomeOK
 		})
 	} else {
 		robust <- false
@@ -135,9 +135,9 @@ type session struct {
 	// meta is the stateless revision the requests name in _meta ("" in the session era).
 	era  *eraShare
 	meta string
-	// mainHandshake says whether the main connection's handshake (initialize, or
-	// server/discover of a stateless server) succeeded; shared like era.
-	mainHandshake *handoff[bool]
+	// mainHandshake is the main connection's handshake step (initialize, or server/discover
+	// of a stateless server), shared like era; the zero Step when it never got that far.
+	mainHandshake *handoff[Step]
 
 	replyMu sync.Mutex     // orders replies.Add with close's Wait
 	closing bool           // no more answers to server requests: the connection is closing
@@ -146,7 +146,7 @@ type session struct {
 
 func newSession(conn int, t Target, o Options, tr *Transcript, dial dialFunc) *session {
 	s := &session{conn: conn, target: t, o: o, transcript: tr, dial: dial, ready: make(chan struct{}),
-		kind: t.Kind(), era: newEraShare(), mainHandshake: newHandoff[bool]()}
+		kind: t.Kind(), era: newEraShare(), mainHandshake: newHandoff[Step]()}
 	s.wire = newConnWire(conn, tr, o.Limits, s.answerServerRequest)
 	return s
 }
@@ -183,7 +183,7 @@ func (s *session) close(ctx context.Context) {
 func (s *session) run(ctx context.Context, res *Result) {
 	// Whatever happens, the other connections must not wait for a decision in vain.
 	defer s.era.publish(eraDecision{})
-	defer s.mainHandshake.publish(false)
+	defer s.mainHandshake.publish(Step{})
 	if err := s.open(ctx); err != nil {
 		res.Err = err.Error()
 		return
@@ -192,13 +192,13 @@ func (s *session) run(ctx context.Context, res *Result) {
 
 	stateless, disc, started := s.detectEra(ctx, res)
 	if stateless {
-		s.mainHandshake.publish(disc.Outcome == OutcomeOK)
+		s.mainHandshake.publish(disc)
 		s.runStateless(ctx, res, disc)
 		return
 	}
 	init := s.initialize(ctx, StepInitialize, s.o, started)
 	// Before the era: a negotiation connection that was waiting for it then sees the failure.
-	s.mainHandshake.publish(init.Outcome == OutcomeOK)
+	s.mainHandshake.publish(init)
 	s.era.publish(eraDecision{transport: s.kind})
 	if init.Outcome != OutcomeOK {
 		res.Err = "initialize failed: " + describeFailure(init) + s.processFate()
@@ -242,7 +242,7 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 		opened = true
 	}
 	d := c.era.wait(ctx)
-	if ok, settled := c.mainHandshake.settled(); settled && !ok {
+	if hs, settled := c.mainHandshake.settled(); settled && hs.Outcome != OutcomeOK {
 		// The bogus revision is judged against a server that answered initialize: one
 		// that did not gets no second wait for an answer that will not come.
 		if opened {
