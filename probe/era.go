@@ -92,6 +92,7 @@ func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, d
 	if !s.o.detectEra {
 		disc = s.exchange(ctx, dp, nil)
 		s.steps = append(s.steps, disc)
+		s.mainHandshake.publish(disc)
 		s.era.publish(eraDecision{stateless: true, revision: rev, transport: s.kind, refused: disc.Outcome != OutcomeOK})
 		return true, disc, nil
 	}
@@ -172,12 +173,16 @@ func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, d
 			initStep.Name = StepEraInitialize
 			s.steps = append(s.steps, initStep)
 		}
+		s.mainHandshake.publish(disc)
 		s.era.publish(eraDecision{stateless: true, revision: rev, transport: s.kind})
 		return true, disc, nil
 	}
 	s.speak("", false)
 	s.o.ProtocolVersion = LatestSessionRevision
 	res.Requested = LatestSessionRevision
+	if initDone {
+		s.mainHandshake.publish(initStep)
+	}
 	s.publishSessionEra()
 	if initSent {
 		s.steps = append(s.steps, initStep)

@@ -137,6 +137,8 @@ type session struct {
 	meta string
 	// mainHandshake is the main connection's handshake step (initialize, or server/discover
 	// of a stateless server), shared like era; the zero Step when it never got that far.
+	// Whenever it is settled before the era is, it is published first, so that a connection
+	// woken by the era sees it (see settled).
 	mainHandshake *handoff[Step]
 
 	replyMu sync.Mutex     // orders replies.Add with close's Wait
@@ -192,12 +194,10 @@ func (s *session) run(ctx context.Context, res *Result) {
 
 	stateless, disc, started := s.detectEra(ctx, res)
 	if stateless {
-		s.mainHandshake.publish(disc)
 		s.runStateless(ctx, res, disc)
 		return
 	}
 	init := s.initialize(ctx, StepInitialize, s.o, started)
-	// Before the era: a negotiation connection that was waiting for it then sees the failure.
 	s.mainHandshake.publish(init)
 	s.era.publish(eraDecision{transport: s.kind})
 	if init.Outcome != OutcomeOK {
@@ -242,7 +242,9 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 		opened = true
 	}
 	d := c.era.wait(ctx)
-	if hs, settled := c.mainHandshake.settled(); settled && hs.Outcome != OutcomeOK {
+	// Session era only: a stateless server's negotiation probes are judged whether or not
+	// the main connection's server/discover succeeded.
+	if hs, settled := c.mainHandshake.settled(); !d.stateless && settled && hs.Outcome != OutcomeOK {
 		// The bogus revision is judged against a server that answered initialize: one
 		// that did not gets no second wait for an answer that will not come.
 		if opened {
