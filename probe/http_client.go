@@ -68,10 +68,11 @@ func newProbeClient(o Options, u *url.URL, secrets *redactor, hasCredentials boo
 		MaxIdleConns:      httpMaxIdleConns,
 		IdleConnTimeout:   httpIdleConnTimeout,
 	}
-	return &http.Client{
-		Transport:     tr,
-		CheckRedirect: redirectPolicy(secrets),
+	client := &http.Client{Transport: tr, CheckRedirect: redirectPolicy(secrets)}
+	if u.Scheme == "http" {
+		client.Transport = &http1Transport{dial: o.DialContext, maxHeaderBytes: httpMaxHeaderBytes, other: tr}
 	}
+	return client
 }
 
 // redirectPolicy follows at most httpMaxRedirects redirects and then hands the last redirect

@@ -1,0 +1,318 @@
+package probe
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"time"
+)
+
+// http1Transport is the round tripper of the probe's plain-http connections: HTTP/1.1 on
+// connections it dials itself, each request written and its response head read on the
+// calling goroutine.
+//
+// Why not http.Transport: for plain http the probe uses nothing it adds over this (no proxy,
+// no compression, no HTTP/2 without TLS), and it costs two goroutines per connection and a
+// hand-off between them on every request. A probe makes about forty requests on eight short
+// connections; that machinery was a third of its client-side CPU. The wire format is still
+// net/http's own (Request.Write, http.ReadResponse), so the bytes on the wire do not change.
+// https targets keep http.Transport, which brings HTTP/2.
+type http1Transport struct {
+	dial           func(ctx context.Context, network, addr string) (net.Conn, error)
+	maxHeaderBytes int64
+	// other carries what is not plain http: a redirect to https.
+	other interface {
+		http.RoundTripper
+		CloseIdleConnections()
+	}
+
+	mu   sync.Mutex
+	idle []*http1Conn
+}
+
+var _ http.RoundTripper = (*http1Transport)(nil)
+
+// Bounds of http1Transport.
+const (
+	http1MaxIdle    = 4
+	http1BufferSize = 4 << 10
+)
+
+// errHeaderTooLarge: the response head was longer than the client accepts.
+var errHeaderTooLarge = errors.New("the response head is longer than the probe reads")
+
+// http1Conn is one connection. Its reader counts what the response head may still take.
+type http1Conn struct {
+	addr string // host:port it was dialled to
+	nc   net.Conn
+	head headBudget
+	br   *bufio.Reader
+	bw   *bufio.Writer
+}
+
+// headBudget stops a response head that never ends: left is what it may still read, or
+// negative while a body is read (a body's bounds are the caller's).
+type headBudget struct {
+	r    io.Reader
+	left int64
+}
+
+func (h *headBudget) Read(p []byte) (int, error) {
+	if h.left == 0 {
+		return 0, errHeaderTooLarge
+	}
+	if h.left > 0 && int64(len(p)) > h.left {
+		p = p[:h.left]
+	}
+	n, err := h.r.Read(p)
+	if h.left > 0 {
+		h.left -= int64(n)
+	}
+	return n, err
+}
+
+// pastDeadline aborts every pending read and write of a connection.
+var pastDeadline = time.Unix(1, 0)
+
+// RoundTrip sends req on an idle connection to its host or a new one. An idle connection
+// the server closed meanwhile is not used (see idleConnUnusable); one it closed just as the
+// request went out is retried on a fresh connection only when the request could not be
+// written, as http.Transport does for a request that is not idempotent.
+func (t *http1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "http" {
+		return t.other.RoundTrip(req)
+	}
+	ctx := req.Context()
+	trace := httptrace.ContextClientTrace(ctx)
+	sent := req
+	for {
+		c, reused, err := t.conn(ctx, req)
+		if err != nil {
+			closeRequestBody(sent)
+			return nil, err
+		}
+		if trace != nil && trace.GotConn != nil {
+			trace.GotConn(httptrace.GotConnInfo{Conn: c.nc, Reused: reused})
+		}
+		resp, written, err := t.exchange(ctx, c, sent, req, trace)
+		if err == nil {
+			return resp, nil
+		}
+		if !reused || written || ctx.Err() != nil {
+			return nil, err
+		}
+		retry, rerr := rewound(req)
+		if rerr != nil {
+			return nil, err
+		}
+		sent = retry
+	}
+}
+
+// rewound is req with a fresh copy of its body, for sending it once more.
+func rewound(req *http.Request) (*http.Request, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return req, nil
+	}
+	if req.GetBody == nil {
+		return nil, errors.New("the request body cannot be sent twice")
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	r := *req
+	r.Body = body
+	return &r, nil
+}
+
+func closeRequestBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}
+
+// conn takes an idle connection to the request's host or dials one.
+func (t *http1Transport) conn(ctx context.Context, req *http.Request) (*http1Conn, bool, error) {
+	port := req.URL.Port()
+	if port == "" {
+		port = "80"
+	}
+	addr := net.JoinHostPort(req.URL.Hostname(), port)
+	if c := t.takeIdle(addr); c != nil {
+		return c, true, nil
+	}
+	nc, err := t.dial(ctx, "tcp", addr)
+	if err != nil {
+		return nil, false, err
+	}
+	c := &http1Conn{addr: addr, nc: nc, head: headBudget{r: nc, left: -1}}
+	c.br = bufio.NewReaderSize(&c.head, http1BufferSize)
+	c.bw = bufio.NewWriterSize(nc, http1BufferSize)
+	return c, false, nil
+}
+
+// takeIdle takes the newest idle connection to addr that can carry a request, closing those
+// that cannot; nil if there is none.
+func (t *http1Transport) takeIdle(addr string) *http1Conn {
+	for {
+		var c *http1Conn
+		t.mu.Lock()
+		for i := len(t.idle) - 1; i >= 0; i-- {
+			if t.idle[i].addr == addr {
+				c = t.idle[i]
+				t.idle = append(t.idle[:i], t.idle[i+1:]...)
+				break
+			}
+		}
+		t.mu.Unlock()
+		if c == nil {
+			return nil
+		}
+		if c.br.Buffered() == 0 && !idleConnUnusable(c.nc) {
+			return c
+		}
+		_ = c.nc.Close()
+	}
+}
+
+// put keeps c for the next request; the oldest idle connection makes room if need be.
+func (t *http1Transport) put(c *http1Conn) {
+	var evicted *http1Conn
+	t.mu.Lock()
+	if len(t.idle) == http1MaxIdle {
+		evicted = t.idle[0]
+		t.idle = t.idle[1:]
+	}
+	t.idle = append(t.idle, c)
+	t.mu.Unlock()
+	if evicted != nil {
+		_ = evicted.nc.Close()
+	}
+}
+
+// CloseIdleConnections closes the idle connections (http.Client.CloseIdleConnections calls
+// it when the probe closes its connection).
+func (t *http1Transport) CloseIdleConnections() {
+	t.other.CloseIdleConnections()
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = nil
+	t.mu.Unlock()
+	for _, c := range idle {
+		_ = c.nc.Close()
+	}
+}
+
+// exchange writes sent on c and reads the response head; written says the request went
+// out whole (a failure after that is not retried). orig is the request the response belongs
+// to. The connection is given up on any error.
+func (t *http1Transport) exchange(ctx context.Context, c *http1Conn, sent, orig *http.Request, trace *httptrace.ClientTrace) (resp *http.Response, written bool, err error) {
+	// Cancelling the request aborts its I/O; once the body is done the hook is removed.
+	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(pastDeadline) })
+	fail := func(err error) (*http.Response, bool, error) {
+		stop()
+		_ = c.nc.Close()
+		if cerr := ctx.Err(); cerr != nil {
+			err = cerr
+		}
+		return nil, written, err
+	}
+	err = sent.Write(c.bw)
+	if err == nil {
+		err = c.bw.Flush()
+	}
+	if trace != nil && trace.WroteRequest != nil {
+		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	}
+	if err != nil {
+		return fail(err)
+	}
+	written = true
+	first := true
+	for {
+		c.head.left = t.maxHeaderBytes
+		if _, err := c.br.Peek(1); err != nil {
+			return fail(err)
+		}
+		if first && trace != nil && trace.GotFirstResponseByte != nil {
+			trace.GotFirstResponseByte()
+		}
+		first = false
+		resp, err = http.ReadResponse(c.br, orig)
+		if err != nil {
+			if errors.Is(err, errHeaderTooLarge) {
+				err = fmt.Errorf("server response headers exceeded %d bytes: %w", t.maxHeaderBytes, err)
+			}
+			return fail(err)
+		}
+		// 1xx answers are interim (101 switches protocols, which the probe never asks for).
+		if resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			break
+		}
+	}
+	c.head.left = -1
+	body := &http1Body{rc: resp.Body, c: c, t: t, stop: stop, ctx: ctx, keep: !resp.Close}
+	if resp.Body == http.NoBody {
+		body.finish(true)
+	}
+	resp.Body = body
+	return resp, true, nil
+}
+
+// http1Body is a response body that gives its connection back when read to the end and
+// closes it otherwise.
+type http1Body struct {
+	rc   io.ReadCloser
+	c    *http1Conn
+	t    *http1Transport
+	stop func() bool
+	ctx  context.Context
+	keep bool
+
+	mu   sync.Mutex
+	done bool
+}
+
+func (b *http1Body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	switch {
+	case err == io.EOF:
+		b.finish(true)
+	case err != nil:
+		b.finish(false)
+		if cerr := b.ctx.Err(); cerr != nil {
+			err = cerr
+		}
+	}
+	return n, err
+}
+
+// Close ends the body. One not read to its end may never end (an event stream): the
+// connection is closed first, since closing net/http's body would read the rest.
+func (b *http1Body) Close() error {
+	b.finish(false)
+	return b.rc.Close()
+}
+
+// finish releases the connection once: back to the pool after a whole body on a connection
+// that stays open (and whose request was not cancelled meanwhile), closed otherwise.
+func (b *http1Body) finish(whole bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return
+	}
+	b.done = true
+	if b.stop() && whole && b.keep {
+		b.t.put(b.c)
+		return
+	}
+	_ = b.c.nc.Close()
+}
