@@ -20,9 +20,10 @@ import (
 // Why not http.Transport: for plain http the probe uses nothing it adds over this (no proxy,
 // no compression, no HTTP/2 without TLS), and it costs two goroutines per connection and a
 // hand-off between them on every request. A probe makes about forty requests on eight short
-// connections; that machinery was a third of its client-side CPU. The wire format is still
-// net/http's own (Request.Write, http.ReadResponse), so the bytes on the wire do not change.
-// https targets keep http.Transport, which brings HTTP/2.
+// connections; without that machinery it spends about 0.6 ms less CPU (of 5.5) and runs 7%
+// faster (BenchmarkHTTPProbe). The wire format is still net/http's own (Request.Write,
+// http.ReadResponse), so the bytes on the wire do not change. https targets keep
+// http.Transport, which brings HTTP/2.
 type http1Transport struct {
 	dial           func(ctx context.Context, network, addr string) (net.Conn, error)
 	maxHeaderBytes int64

@@ -306,3 +306,49 @@ func TestHTTP1ConnectionsBelongToTheirHost(t *testing.T) {
 		t.Errorf("https went %v (%v), want to the other transport", elsewhere, err)
 	}
 }
+
+// failingSecondWrite is a connection whose writes fail once it carried a request: the
+// server reset it between two requests, after the idle check could see it.
+type failingSecondWrite struct {
+	net.Conn
+	writes atomic.Int64
+}
+
+func (c *failingSecondWrite) Write(p []byte) (int, error) {
+	if c.writes.Add(1) > 1 {
+		return 0, errors.New("connection reset by peer")
+	}
+	return c.Conn.Write(p)
+}
+
+func TestHTTP1SendsARequestAgainWhenAReusedConnectionCannotTakeIt(t *testing.T) {
+	var bodies []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		io.WriteString(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	tr := newHTTP1Transport(1 << 20)
+	dialled := 0
+	d := &net.Dialer{}
+	tr.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dialled++
+		c, err := d.DialContext(ctx, network, addr)
+		return &failingSecondWrite{Conn: c}, err
+	}
+	defer tr.CloseIdleConnections()
+	for _, body := range []string{`{"n":1}`, `{"n":2}`} {
+		if _, got, err := post(context.Background(), tr, srv.URL, body); err != nil || got != "ok" {
+			t.Fatalf("%s: %q, %v", body, got, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if dialled != 2 || len(bodies) != 2 || bodies[1] != `{"n":2}` {
+		t.Errorf("%d dials, the server read %q", dialled, bodies)
+	}
+}
