@@ -25,6 +25,14 @@ var (
 	ErrNoEndpoint = errors.New("no usable endpoint event")
 )
 
+// notEventStream is a GET that got no response at all: ErrNotEventStream to the callers that
+// branch on it, but its text is only what happened ("connection refused" is not "not an
+// event stream").
+type notEventStream struct{ err error }
+
+func (e notEventStream) Error() string   { return e.err.Error() }
+func (e notEventStream) Unwrap() []error { return []error{ErrNotEventStream, e.err} }
+
 // sseTransport is one legacy HTTP+SSE connection (2024-11-05, MCP-RULES H): a GET opens an
 // event stream whose first event, `endpoint`, names the URI to POST messages to; the server's
 // messages, answers included, arrive as `message` events of that stream. It rides on an
@@ -107,7 +115,7 @@ func (s *sseTransport) openStream(ctx context.Context) error {
 	resp, err := x.do()
 	if err != nil {
 		x.release()
-		return fmt.Errorf("legacy sse: opening the event stream: %w: %w", ErrNotEventStream, h.exchangeFailed(x, err))
+		return fmt.Errorf("legacy sse: opening the event stream: %w", notEventStream{h.exchangeFailed(x, err)})
 	}
 	info := h.responseInfo(resp)
 	if resp.StatusCode != http.StatusOK || !isMediaType(info.ContentType, "text/event-stream") {

@@ -226,3 +226,23 @@ func TestResolveEndpoint(t *testing.T) {
 		t.Error("a default port spelled out is the same origin")
 	}
 }
+
+// An explicit legacy target belongs to the session era before anything is sent: a stream
+// that cannot even be opened must not leave the report judging it as a stateless server.
+func TestLegacySSEThatCannotBeOpenedStaysInTheSessionEra(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	url := ts.URL + "/sse"
+	ts.Close() // nothing listens there any more
+	res, _ := runProbe(t, Target{URL: url, Transport: TransportSSE}, eraOptions())
+	if res.Err == "" || strings.Contains(res.Err, ErrNotEventStream.Error()) {
+		t.Fatalf("error %q: want what happened to the GET, not a verdict on a stream never seen", res.Err)
+	}
+	if res.Requested != LatestSessionRevision || Stateless(res.ProtocolVersion) {
+		t.Errorf("requested %q, evaluated as %q: want the session era", res.Requested, res.ProtocolVersion)
+	}
+	// Transport detection still tells it from a server that is no legacy endpoint.
+	refused := errors.New("connection refused")
+	if err := fmt.Errorf("opening: %w", notEventStream{refused}); !errors.Is(err, ErrNotEventStream) || !errors.Is(err, refused) {
+		t.Errorf("%v is not both ErrNotEventStream and its cause", err)
+	}
+}
