@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"sync"
-	"time"
 )
 
 // http1Transport is the round tripper of the probe's plain-http connections: HTTP/1.1 on
@@ -77,9 +76,6 @@ func (h *headBudget) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-// pastDeadline aborts every pending read and write of a connection.
-var pastDeadline = time.Unix(1, 0)
 
 // RoundTrip sends req on an idle connection to its host or a new one. An idle connection
 // the server closed meanwhile is not used (see idleConnUnusable); one it closed just as the
@@ -215,8 +211,10 @@ func (t *http1Transport) CloseIdleConnections() {
 // out whole (a failure after that is not retried). orig is the request the response belongs
 // to. The connection is given up on any error.
 func (t *http1Transport) exchange(ctx context.Context, c *http1Conn, sent, orig *http.Request, trace *httptrace.ClientTrace) (resp *http.Response, written bool, err error) {
-	// Cancelling the request aborts its I/O; once the body is done the hook is removed.
-	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(pastDeadline) })
+	// Cancelling the request closes its connection at once, as http.Transport does: pending
+	// I/O ends, and the server sees the hang-up even if nobody reads or closes the body.
+	// Once the body is done the hook is removed.
+	stop := context.AfterFunc(ctx, func() { _ = c.nc.Close() })
 	fail := func(err error) (*http.Response, bool, error) {
 		stop()
 		_ = c.nc.Close()

@@ -352,3 +352,29 @@ func TestHTTP1SendsARequestAgainWhenAReusedConnectionCannotTakeIt(t *testing.T) 
 		t.Errorf("%d dials, the server read %q", dialled, bodies)
 	}
 }
+
+func TestHTTP1CancellingARequestHangsUpWithoutTheBodyBeingClosed(t *testing.T) {
+	hungUp := make(chan struct{})
+	srv := newScriptedServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n:\n\n\r\n")
+		io.Copy(io.Discard, br) // until the client hangs up
+		close(hungUp)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.url, strings.NewReader("{}"))
+	resp, err := newHTTP1Transport(1<<20).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	cancel()
+	select {
+	case <-hungUp:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the connection stayed open after the request was cancelled")
+	}
+}
