@@ -42,10 +42,16 @@ var _ http.RoundTripper = (*http1Transport)(nil)
 const (
 	http1MaxIdle    = 4
 	http1BufferSize = 4 << 10
+	// http1MaxInterim bounds the 1xx answers before the real one, as http.Transport does: a
+	// server that sends nothing else would otherwise hold the probe until its deadline.
+	http1MaxInterim = 5
 )
 
-// errHeaderTooLarge: the response head was longer than the client accepts.
-var errHeaderTooLarge = errors.New("the response head is longer than the probe reads")
+// Errors of a response head the probe does not read to its end.
+var (
+	errHeaderTooLarge = errors.New("the response head is longer than the probe reads")
+	errTooManyInterim = fmt.Errorf("more than %d interim (1xx) responses", http1MaxInterim)
+)
 
 // http1Conn is one connection. Its reader counts what the response head may still take.
 type http1Conn struct {
@@ -235,7 +241,10 @@ func (t *http1Transport) exchange(ctx context.Context, c *http1Conn, sent, orig 
 	}
 	written = true
 	first := true
-	for {
+	for interim := 0; ; interim++ {
+		if interim > http1MaxInterim {
+			return fail(errTooManyInterim)
+		}
 		c.head.left = t.maxHeaderBytes
 		if _, err := c.br.Peek(1); err != nil {
 			return fail(err)

@@ -181,6 +181,18 @@ func TestHTTP1BoundsWhatItWaitsFor(t *testing.T) {
 			wantErr: errHeaderTooLarge,
 		},
 		{
+			name: "interim answers without end are not waited out",
+			serve: func(c net.Conn) {
+				for {
+					if _, err := io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n"); err != nil {
+						return
+					}
+				}
+			},
+			timeout: 10 * time.Second,
+			wantErr: errTooManyInterim,
+		},
+		{
 			name:    "a server that never answers is given up at the deadline",
 			serve:   func(c net.Conn) { io.Copy(io.Discard, c) },
 			timeout: 100 * time.Millisecond,
@@ -366,7 +378,7 @@ func TestHTTP1CancellingARequestHangsUpWithoutTheBodyBeingClosed(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.url, strings.NewReader("{}"))
-	resp, err := newHTTP1Transport(1<<20).RoundTrip(req)
+	resp, err := newHTTP1Transport(1 << 20).RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
