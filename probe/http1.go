@@ -266,7 +266,7 @@ func (t *http1Transport) exchange(ctx context.Context, c *http1Conn, sent, orig 
 		}
 	}
 	c.head.left = -1
-	body := &http1Body{rc: resp.Body, c: c, t: t, stop: stop, ctx: ctx, keep: !resp.Close}
+	body := &http1Body{rc: resp.Body, c: c, t: t, stop: stop, ctx: ctx, keep: !resp.Close && !orig.Close}
 	if resp.Body == http.NoBody {
 		body.finish(true)
 	}

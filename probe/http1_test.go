@@ -390,3 +390,34 @@ func TestHTTP1CancellingARequestHangsUpWithoutTheBodyBeingClosed(t *testing.T) {
 		t.Fatal("the connection stayed open after the request was cancelled")
 	}
 }
+
+// A request that asked for Connection: close does not leave its connection for the next one,
+// even when the server answers as if it would stay open.
+func TestHTTP1KeepsNoConnectionARequestAskedToClose(t *testing.T) {
+	srv := newScriptedServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, req.Body)
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		}
+	})
+	tr := newHTTP1Transport(1 << 20)
+	defer tr.CloseIdleConnections()
+	for range 3 {
+		req, _ := http.NewRequest(http.MethodPost, srv.url, strings.NewReader("{}"))
+		req.Close = true
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if n := srv.accepted.Load(); n != 3 {
+		t.Errorf("%d connections for 3 requests that each asked for its own", n)
+	}
+}
