@@ -32,7 +32,8 @@ type httpTransport struct {
 	url       string // as requested
 	shownURL  string // as recorded (no password)
 	host      string
-	header    http.Header // the user's headers (secrets)
+	phases    tracedPhases // of a request to url
+	header    http.Header  // the user's headers (secrets)
 	w         Wire
 	o         Options
 	client    *http.Client
@@ -80,7 +81,7 @@ func dialHTTP(ctx context.Context, t Target, conn int, w Wire, o Options) (Trans
 	}
 	secrets := newRedactor(t.Header)
 	tr := &httpTransport{
-		conn: conn, url: t.URL, shownURL: u.Redacted(), host: u.Hostname(),
+		conn: conn, url: t.URL, shownURL: u.Redacted(), host: u.Hostname(), phases: phasesOf(t.URL),
 		header: t.Header.Clone(), w: w, o: o, secrets: secrets, certs: &certChecker{},
 	}
 	tr.client = o.HTTPClient

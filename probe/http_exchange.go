@@ -66,9 +66,9 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 	if to.edit != nil {
 		to.edit(header)
 	}
-	target, shown := t.url, t.shownURL
+	target, shown, phases := t.url, t.shownURL, t.phases
 	if to.url != "" {
-		target, shown = to.url, redactedURL(to.url)
+		target, shown, phases = to.url, redactedURL(to.url), phasesOf(to.url)
 	}
 	kind := KindHTTPRequest
 	var rd io.Reader
@@ -82,7 +82,7 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 	// The Out frame is recorded the moment the request is written, so its time is the start
 	// of the latency; do() records it anyway if that moment was not observed.
 	x.trace = newExchangeTrace(t.w.Now, x.recordOut)
-	x.req, x.reqErr = http.NewRequestWithContext(httptrace.WithClientTrace(ctx, x.trace.hooks(target)), method, target, rd)
+	x.req, x.reqErr = http.NewRequestWithContext(httptrace.WithClientTrace(ctx, x.trace.hooks(phases)), method, target, rd)
 	if x.reqErr == nil {
 		x.req.Header = header
 	}

@@ -38,10 +38,23 @@ func (x *exchangeTrace) set(field *time.Duration) {
 	x.mu.Unlock()
 }
 
-// hooks are the trace's callbacks for a request to target. A request to an IP address does
-// no DNS lookup and a plain-http one no handshake, so those hooks are left out: each is an
-// allocation, on every request the probe makes.
-func (x *exchangeTrace) hooks(target string) *httptrace.ClientTrace {
+// tracedPhases says which optional phases a request to a URL goes through. A request to an
+// IP address does no DNS lookup and a plain-http one no handshake, so those hooks are left
+// out: each is an allocation, on every request the probe makes.
+type tracedPhases struct{ dns, tls bool }
+
+// phasesOf is the tracedPhases of a request to target. A connection works it out once for
+// its own URL: parsing it again on every request showed in the probe's profile.
+func phasesOf(target string) tracedPhases {
+	u, err := url.Parse(target)
+	if err != nil {
+		return tracedPhases{dns: true, tls: true}
+	}
+	return tracedPhases{dns: net.ParseIP(u.Hostname()) == nil, tls: u.Scheme != "http"}
+}
+
+// hooks are the trace's callbacks for a request that goes through phases.
+func (x *exchangeTrace) hooks(phases tracedPhases) *httptrace.ClientTrace {
 	ct := &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
 			x.mu.Lock()
@@ -71,12 +84,11 @@ func (x *exchangeTrace) hooks(target string) *httptrace.ClientTrace {
 		},
 		GotFirstResponseByte: func() { x.set(&x.firstByte) },
 	}
-	u, err := url.Parse(target)
-	if err != nil || u.Scheme != "http" {
+	if phases.tls {
 		ct.TLSHandshakeStart = func() { x.set(&x.tlsStart) }
 		ct.TLSHandshakeDone = func(tls.ConnectionState, error) { x.set(&x.tlsEnd) }
 	}
-	if err != nil || net.ParseIP(u.Hostname()) == nil {
+	if phases.dns {
 		ct.DNSStart = func(httptrace.DNSStartInfo) { x.set(&x.dnsStart) }
 		ct.DNSDone = func(httptrace.DNSDoneInfo) { x.set(&x.dnsDone) }
 	}

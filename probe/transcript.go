@@ -155,8 +155,12 @@ type Transcript struct {
 
 // NewTranscript starts a transcript whose frame times are measured from now.
 func NewTranscript() *Transcript {
-	return &Transcript{start: time.Now()}
+	return &Transcript{start: time.Now(), frames: make([]Frame, 0, transcriptFrames)}
 }
+
+// transcriptFrames is room for the frames of a probe of a well-behaved server (about 60 over
+// stdio, 90 over HTTP), so that recording them does not copy the transcript over and over.
+const transcriptFrames = 128
 
 // Start is the instant frame times are measured from.
 func (t *Transcript) Start() time.Time { return t.start }
