@@ -22,7 +22,8 @@ const (
 	httpMaxIdleConns    = 4
 )
 
-// newProbeClient builds the client one connection uses when Options.HTTPClient is not set.
+// newProbeClient builds the client one connection uses when Options.HTTPClient is not set:
+// http.Transport for https, http1Transport for plain http (see there for why).
 //
 // Certificates are not verified by the handshake but afterwards (certChecker), so that a
 // server with an expired or self-signed certificate can still be probed and the fault
