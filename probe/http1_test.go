@@ -133,6 +133,7 @@ func TestHTTP1KeepsTheConnectionOnlyAfterAWholeBody(t *testing.T) {
 // connection.
 func TestHTTP1DoesNotUseAnIdleConnectionTheServerClosed(t *testing.T) {
 	var requests atomic.Int64
+	hungUp := make(chan struct{}, 3)
 	srv := newScriptedServer(t, func(c net.Conn) {
 		req, err := http.ReadRequest(bufio.NewReader(c))
 		if err != nil {
@@ -141,12 +142,14 @@ func TestHTTP1DoesNotUseAnIdleConnectionTheServerClosed(t *testing.T) {
 		io.Copy(io.Discard, req.Body)
 		requests.Add(1)
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		c.Close()
+		hungUp <- struct{}{}
 	})
 	tr := newHTTP1Transport(1 << 20)
 	defer tr.CloseIdleConnections()
 	for i := range 3 {
 		if i > 0 {
-			time.Sleep(20 * time.Millisecond) // the hang-up reaches the client
+			<-hungUp // on loopback the close has reached the client once the server made it
 		}
 		if _, body, err := post(context.Background(), tr, srv.url, "{}"); err != nil || body != "ok" {
 			t.Fatalf("request %d: %q, %v", i, body, err)
