@@ -71,18 +71,27 @@ func (s *session) speak(revision string, meta bool) {
 	}
 }
 
+// speakingOver is o for a connection over transport kind: legacy HTTP+SSE belongs to the
+// session era (nothing stateless travels over it), so a revision left to detection is the
+// newest session one there.
+func (o Options) speakingOver(kind string) Options {
+	if o.detectEra && kind == TransportSSE && Stateless(o.ProtocolVersion) {
+		o.ProtocolVersion = LatestSessionRevision
+	}
+	return o
+}
+
 // detectEra settles the era of the main connection (MCP-RULES C'): server/discover first; a
 // DiscoverResult or an error only a stateless server sends means stateless, any other answer
 // or none means the session era, whose initialize may already be on its way (it is then
 // returned). With an explicit stateless revision there is no fallback: the server is probed
 // statelessly whatever it answers.
 func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, disc Step, init *Step) {
-	rev := s.o.ProtocolVersion
-	if Stateless(rev) && s.kind == TransportSSE && s.o.detectEra {
-		// Legacy HTTP+SSE belongs to the session era: nothing stateless travels over it.
-		s.o.ProtocolVersion = LatestSessionRevision
-		res.Requested, rev = LatestSessionRevision, LatestSessionRevision
+	// A URL found to be legacy HTTP+SSE on the way (a target given as such is settled in run).
+	if o := s.o.speakingOver(s.kind); o.ProtocolVersion != s.o.ProtocolVersion {
+		s.o, res.Requested = o, o.ProtocolVersion
 	}
+	rev := s.o.ProtocolVersion
 	if !Stateless(rev) {
 		s.publishSessionEra()
 		return false, Step{}, nil

@@ -37,13 +37,9 @@ func Run(ctx context.Context, t Target, o Options) (*Result, error) {
 }
 
 func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, error) {
-	if o.detectEra && t.Kind() == TransportSSE {
-		// Legacy HTTP+SSE belongs to the session era, and a target given as such is known to
-		// be one before anything is sent: a stream that cannot even be opened is judged as a
-		// session-era server's, not as a stateless one's (see detectEra for a URL found to
-		// be legacy on the way).
-		o.ProtocolVersion = LatestSessionRevision
-	}
+	// A target given as legacy HTTP+SSE is known to be one before anything is sent: a stream
+	// that cannot even be opened is judged as a session-era server's, not a stateless one's.
+	o = o.speakingOver(t.Kind())
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
