@@ -249,10 +249,10 @@ func TestHTTP1ClosingAnEndlessStreamReturnsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readerDone := make(chan error, 1)
+	readerDone := make(chan struct{})
 	go func() {
-		_, err := io.Copy(io.Discard, resp.Body)
-		readerDone <- err
+		io.Copy(io.Discard, resp.Body)
+		close(readerDone)
 	}()
 	time.Sleep(30 * time.Millisecond)
 	closed := make(chan struct{})
@@ -260,17 +260,17 @@ func TestHTTP1ClosingAnEndlessStreamReturnsAtOnce(t *testing.T) {
 		resp.Body.Close()
 		close(closed)
 	}()
-	for _, ch := range []<-chan struct{}{closed} {
-		select {
-		case <-ch:
-		case <-time.After(2 * time.Second):
-			t.Fatal("Close did not return")
-		}
-	}
+	within(t, closed, "Close did not return")
+	within(t, readerDone, "the reader did not end")
+}
+
+// within fails the test unless done is closed within two seconds.
+func within(t *testing.T, done <-chan struct{}, failure string) {
+	t.Helper()
 	select {
-	case <-readerDone:
+	case <-done:
 	case <-time.After(2 * time.Second):
-		t.Fatal("the reader did not end")
+		t.Fatal(failure)
 	}
 }
 
@@ -387,11 +387,7 @@ func TestHTTP1CancellingARequestHangsUpWithoutTheBodyBeingClosed(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	cancel()
-	select {
-	case <-hungUp:
-	case <-time.After(2 * time.Second):
-		t.Fatal("the connection stayed open after the request was cancelled")
-	}
+	within(t, hungUp, "the connection stayed open after the request was cancelled")
 }
 
 // A request that asked for Connection: close does not leave its connection for the next one,
