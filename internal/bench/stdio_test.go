@@ -58,8 +58,9 @@ const initializeLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 
 // childUsage adds up what the commands a benchmark ran cost, as the kernel counts it for a
 // reaped child (its own reaped children included): CPU time and minor page faults. On the
-// machines this project runs on a page fault costs about 25 µs, so a process's start-up time
-// follows its fault count more than anything else; the two numbers say where the wall time
+// 2-vCPU virtual machines these benchmarks were measured on, a page fault costs about 25 µs
+// (a Go program that prints one line takes 5 ms, 182 faults), so a process's start-up time
+// follows its fault count more than anything else: the two numbers say where the wall time
 // went.
 type childUsage struct {
 	cpu    time.Duration
