@@ -73,13 +73,13 @@ func (u *childUsage) add(ps *os.ProcessState) {
 	if !ok {
 		return
 	}
-	u.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	u.cpu += cpuOf(ru)
 	u.faults += ru.Minflt
 	u.peak = max(u.peak, ru.Maxrss) // KiB on Linux
 }
 
 func (u *childUsage) report(b *testing.B) {
-	b.ReportMetric(float64(u.cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	reportCPUTime(b, u.cpu)
 	b.ReportMetric(float64(u.faults)/float64(b.N), "faults/op")
 }
 
