@@ -11,41 +11,55 @@ const maxScanDepth = 10000
 
 // scanObject validates raw (valid UTF-8, without surrounding whitespace) as exactly one JSON
 // object and returns its members as sub-slices of raw, in one pass and without reflection.
-// Every message of a probe goes through here once, tools/list results of many kilobytes
-// among them, and encoding/json would read each of those bytes three times (json.Valid, then
-// Unmarshal's own validation, then the decode). ok is false for anything json.Valid rejects
-// or that is not an object; the caller asks encoding/json why.
+// ok is false for anything json.Valid rejects or that is not an object; the caller asks
+// encoding/json why. A name given twice keeps its last value, as encoding/json does.
 func scanObject(raw []byte) (members map[string]json.RawMessage, ok bool) {
-	s := jsonScanner{b: raw}
-	if len(raw) == 0 || raw[0] != '{' {
+	members = make(map[string]json.RawMessage, 4)
+	ok = scanMembers(raw, func(name []byte, value json.RawMessage) {
+		members[memberName(name)] = value
+	})
+	if !ok {
 		return nil, false
 	}
+	return members, true
+}
+
+// scanMembers is scanObject without the map: it calls visit with each member's name token
+// (quotes included, escapes undecoded) and value, in order, and reports whether raw is
+// exactly one JSON object. Every message of a probe goes through here once, tools/list
+// results of many kilobytes among them, and encoding/json would read each of those bytes
+// three times (json.Valid, then Unmarshal's own validation, then the decode). visit may run
+// before a later byte turns out to be invalid: callers use what it saw only when ok.
+func scanMembers(raw []byte, visit func(name []byte, value json.RawMessage)) bool {
+	s := jsonScanner{b: raw}
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
 	s.i = 1
-	members = make(map[string]json.RawMessage, 4)
 	s.ws()
 	if s.at('}') {
 		s.i++
-		return members, s.i == len(raw)
+		return s.i == len(raw)
 	}
 	for {
 		s.ws()
-		keyStart := s.i
+		nameStart := s.i
 		if !s.at('"') || !s.str() {
-			return nil, false
+			return false
 		}
-		key := raw[keyStart:s.i]
+		name := raw[nameStart:s.i]
 		s.ws()
 		if !s.at(':') {
-			return nil, false
+			return false
 		}
 		s.i++
 		s.ws()
 		valueStart := s.i
 		if !s.value(1) {
-			return nil, false
+			return false
 		}
 		// Capacity-limited, so that no append to a member can write into the frame's bytes.
-		members[memberName(key)] = raw[valueStart:s.i:s.i]
+		visit(name, raw[valueStart:s.i:s.i])
 		s.ws()
 		switch {
 		case s.at(','):
@@ -53,9 +67,9 @@ func scanObject(raw []byte) (members map[string]json.RawMessage, ok bool) {
 		case s.at('}'):
 			s.i++
 			s.ws()
-			return members, s.i == len(raw)
+			return s.i == len(raw)
 		default:
-			return nil, false
+			return false
 		}
 	}
 }
@@ -99,7 +113,10 @@ func (s *jsonScanner) ws() {
 // explicit stack rather than by recursion: how deep a hostile server nests is bounded by
 // maxScanDepth, not by the goroutine stack.
 func (s *jsonScanner) value(depth int) bool {
-	var open []byte // containers entered and not yet closed: '{' or '['
+	// Containers entered and not yet closed: '{' or '['. Messages rarely nest deeper than
+	// the array on the stack holds; deeper ones grow it on the heap.
+	var stack [32]byte
+	open := stack[:0]
 	for {
 		s.ws()
 		if s.i >= len(s.b) {

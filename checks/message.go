@@ -51,7 +51,6 @@ type Message struct {
 	HasMethod  bool
 	HasResult  bool
 	HasError   bool
-	Members    map[string]json.RawMessage
 }
 
 // IsResponse reports whether the message is meant as a response (has result or error and no
@@ -79,8 +78,28 @@ func Classify(raw []byte) Message {
 		m.ParseErr = "empty"
 		return m
 	}
-	members, isObject := scanObject(trimmed)
+	isObject := scanMembers(trimmed, func(name []byte, value json.RawMessage) {
+		key := name[1 : len(name)-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			key = []byte(memberName(name)) // a name spelled with escapes
+		}
+		switch string(key) {
+		case "jsonrpc":
+			m.JSONRPC, m.HasJSONRPC = value, true
+		case "id":
+			m.ID, m.HasID = value, true
+		case "method":
+			m.MethodRaw, m.HasMethod = value, true
+		case "params":
+			m.Params = value
+		case "result":
+			m.Result, m.HasResult = value, true
+		case "error":
+			m.Error, m.HasError = value, true
+		}
+	})
 	if !isObject {
+		m = Message{} // members seen before the fault mean nothing
 		if json.Valid(trimmed) {
 			m.Kind = NotObject
 			return m
@@ -94,13 +113,6 @@ func Classify(raw []byte) Message {
 		}
 		return m
 	}
-	m.Members = members
-	m.JSONRPC, m.HasJSONRPC = m.Members["jsonrpc"]
-	m.ID, m.HasID = m.Members["id"]
-	m.MethodRaw, m.HasMethod = m.Members["method"]
-	m.Params = m.Members["params"]
-	m.Result, m.HasResult = m.Members["result"]
-	m.Error, m.HasError = m.Members["error"]
 
 	switch {
 	case m.HasMethod:

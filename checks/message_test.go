@@ -125,7 +125,7 @@ func FuzzClassify(f *testing.F) {
 		`{"jsonrpc":"2.0","id":"x","result":{}}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{},"error":{}}`,
-		`{"method":7}`, `[]`, `"s"`, `1e400`, ``, "\xff", `{"a":`, `{}`, "\ufeff{}",
+		`{"method":7}`, `{"id":1,"\u0069d":2,"result":{}}`, `[]`, `"s"`, `1e400`, ``, "\xff", `{"a":`, `{}`, "\ufeff{}",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -176,6 +176,12 @@ func FuzzClassify(f *testing.F) {
 		}
 		if m.HasID != hasID || m.HasMethod != hasMethod || m.HasResult != hasResult || m.HasError != hasError {
 			t.Fatalf("member flags disagree with the object %q: %+v", raw, m)
+		}
+		// The values too, duplicated and escaped names included: the last of a name wins.
+		for name, got := range map[string]json.RawMessage{"jsonrpc": m.JSONRPC, "id": m.ID, "method": m.MethodRaw, "params": m.Params, "result": m.Result, "error": m.Error} {
+			if want := bytes.TrimSpace(members[name]); !bytes.Equal(got, want) {
+				t.Fatalf("%s is %q, want %q in %q", name, got, want, raw)
+			}
 		}
 		if (m.Kind == Request || m.Kind == Notification) && m.Method != method {
 			t.Fatalf("method %q, want %q", m.Method, method)

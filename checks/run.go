@@ -10,7 +10,10 @@ import (
 // Run is what checks read: the probe result with every message frame decoded once.
 type Run struct {
 	*probe.Result
-	msgs map[int]*Message // by frame Seq, message frames only
+	// msgs is indexed by frame Seq (a frame's index in Frames); frames that are not
+	// messages have a zero Message (Kind 0). One slice, not a map of pointers: a probe's
+	// frames are decoded in a few allocations however many there are.
+	msgs []Message
 
 	// exchanges groups the frames of HTTP exchanges, built on first use (see httpExchanges).
 	exchangesOnce sync.Once
@@ -23,19 +26,23 @@ type Run struct {
 
 // NewRun decodes the message frames of a result.
 func NewRun(res *probe.Result) *Run {
-	r := &Run{Result: res, msgs: make(map[int]*Message, len(res.Frames))}
+	r := &Run{Result: res, msgs: make([]Message, len(res.Frames))}
 	for i := range res.Frames {
 		f := &res.Frames[i]
-		if f.Kind == probe.KindMessage {
-			m := Classify(f.Raw)
-			r.msgs[f.Seq] = &m
+		if f.Kind == probe.KindMessage && f.Seq >= 0 && f.Seq < len(r.msgs) {
+			r.msgs[f.Seq] = Classify(f.Raw)
 		}
 	}
 	return r
 }
 
 // Message returns the decoded message of a frame (nil for frames that are not messages).
-func (r *Run) Message(seq int) *Message { return r.msgs[seq] }
+func (r *Run) Message(seq int) *Message {
+	if seq < 0 || seq >= len(r.msgs) || r.msgs[seq].Kind == 0 {
+		return nil
+	}
+	return &r.msgs[seq]
+}
 
 // Frame returns the frame with the given Seq.
 func (r *Run) Frame(seq int) (probe.Frame, bool) {
@@ -49,7 +56,7 @@ func (r *Run) Frame(seq int) (probe.Frame, bool) {
 func (r *Run) Inbound(fn func(f probe.Frame, m *Message)) {
 	for _, f := range r.Frames {
 		if f.Dir == probe.In && f.Kind == probe.KindMessage {
-			fn(f, r.msgs[f.Seq])
+			fn(f, r.Message(f.Seq))
 		}
 	}
 }
@@ -58,17 +65,14 @@ func (r *Run) Inbound(fn func(f probe.Frame, m *Message)) {
 func (r *Run) Outbound(fn func(f probe.Frame, m *Message)) {
 	for _, f := range r.Frames {
 		if f.Dir == probe.Out && f.Kind == probe.KindMessage {
-			fn(f, r.msgs[f.Seq])
+			fn(f, r.Message(f.Seq))
 		}
 	}
 }
 
 // ResponseOf returns the decoded answer of a step (nil when nothing answered it).
 func (r *Run) ResponseOf(st probe.Step) *Message {
-	if st.Response < 0 {
-		return nil
-	}
-	return r.msgs[st.Response]
+	return r.Message(st.Response)
 }
 
 // Revision is the revision the probe spoke (negotiated when known, requested otherwise).
