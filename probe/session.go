@@ -191,6 +191,11 @@ func (s *session) run(ctx context.Context, res *Result) {
 	defer s.mainHandshake.publish(Step{})
 	if err := s.open(ctx); err != nil {
 		res.Err = err.Error()
+		// Era detection never ran, and the other connections get the session era (above):
+		// so does the report, rather than a stateless revision nothing was offered in.
+		if s.o.detectEra {
+			res.Requested = LatestSessionRevision
+		}
 		return
 	}
 	defer s.close(ctx)

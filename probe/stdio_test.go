@@ -313,6 +313,15 @@ func TestStdioUnstartableCommandIsSpawnError(t *testing.T) {
 			if !strings.Contains(res.Err, ErrSpawn.Error()) {
 				t.Errorf("probe error %q does not say the command could not start", res.Err)
 			}
+
+			// Left to era detection, a probe that never got to ask anything reports the
+			// session era the other connections fell back to, not the stateless revision.
+			o := stdioTestOptions()
+			o.ProtocolVersion, o.detectEra = LatestRevision, true
+			res, err = Run(context.Background(), tt.target, o)
+			if err != nil || res.Requested != LatestSessionRevision {
+				t.Errorf("with era detection: requested %q (%v), want %s", res.Requested, err, LatestSessionRevision)
+			}
 		})
 	}
 }
