@@ -252,7 +252,7 @@ func (c *matcherCompiler) fill(m *matcher, s jsondoc.Value, at string) error {
 	return fmt.Errorf("%s: a schema must be an object or a boolean", at)
 }
 
-// strings returns the elements of a non-empty array of strings.
+// stringList returns the elements of a non-empty array of strings.
 func stringList(val jsondoc.Value) ([]string, bool) {
 	if val.Kind() != jsondoc.Array || val.Len() == 0 {
 		return nil, false
