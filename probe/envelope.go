@@ -26,30 +26,7 @@ func peekEnvelope(raw []byte) (envelope, bool) {
 	if !json.Valid(raw) {
 		return e, false
 	}
-	i := skipSpace(raw, 0)
-	switch raw[i] {
-	case 'n':
-		return e, true
-	case '{':
-	default:
-		return e, false
-	}
-	i = skipSpace(raw, i+1)
-	if raw[i] == '}' {
-		return e, true
-	}
-	for {
-		nameEnd := skipString(raw, i)
-		name := raw[i+1 : nameEnd-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
-			var s string
-			_ = json.Unmarshal(raw[i:nameEnd], &s)
-			name = []byte(s)
-		}
-		i = skipSpace(raw, nameEnd)
-		i = skipSpace(raw, i+1) // the colon
-		end := skipValue(raw, i)
-		value := raw[i:end:end]
+	ok := visitMembers(raw, func(name, value []byte) {
 		switch {
 		case bytes.EqualFold(name, []byte("id")):
 			e.id, e.hasID = value, !isNull(value)
@@ -63,9 +40,73 @@ func peekEnvelope(raw []byte) (envelope, bool) {
 		case bytes.EqualFold(name, []byte("error")):
 			e.errValue = value
 		}
+	})
+	return e, ok
+}
+
+// visitMembers calls visit with each member of the object raw (valid JSON) holds, in order,
+// its name unescaped and its value as raw text. It reports false when raw is neither an
+// object nor null (null has no members): where json.Unmarshal into a struct fails.
+func visitMembers(raw []byte, visit func(name, value []byte)) bool {
+	i := skipSpace(raw, 0)
+	if i == len(raw) {
+		return false
+	}
+	switch raw[i] {
+	case 'n':
+		return true
+	case '{':
+	default:
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if raw[i] == '}' {
+		return true
+	}
+	for {
+		nameEnd := skipString(raw, i)
+		name := raw[i+1 : nameEnd-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			var s string
+			_ = json.Unmarshal(raw[i:nameEnd], &s)
+			name = []byte(s)
+		}
+		i = skipSpace(raw, nameEnd)
+		i = skipSpace(raw, i+1) // the colon
+		end := skipValue(raw, i)
+		visit(name, raw[i:end:end])
 		i = skipSpace(raw, end)
 		if raw[i] == '}' {
-			return e, true
+			return true
+		}
+		i = skipSpace(raw, i+1) // the comma
+	}
+}
+
+// visitElements calls visit with each element of the array raw (valid JSON) holds, as raw
+// text. It reports false when raw is neither an array nor null.
+func visitElements(raw []byte, visit func(value []byte)) bool {
+	i := skipSpace(raw, 0)
+	if i == len(raw) {
+		return false
+	}
+	switch raw[i] {
+	case 'n':
+		return true
+	case '[':
+	default:
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if raw[i] == ']' {
+		return true
+	}
+	for {
+		end := skipValue(raw, i)
+		visit(raw[i:end:end])
+		i = skipSpace(raw, end)
+		if raw[i] == ']' {
+			return true
 		}
 		i = skipSpace(raw, i+1) // the comma
 	}
@@ -144,6 +185,17 @@ func stringValue(tok []byte) string {
 	var s string
 	_ = json.Unmarshal(tok, &s)
 	return s
+}
+
+// isPlainString: string contents json.Unmarshal gives back as they are (no escape, no quote,
+// no control character, nothing but ASCII).
+func isPlainString(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // isPlainASCII: no byte that json.Unmarshal would replace (invalid UTF-8 becomes U+FFFD).

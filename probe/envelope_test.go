@@ -93,3 +93,22 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestIDKeyDecodesStringIDs(t *testing.T) {
+	for _, c := range []struct{ id, want string }{
+		{`7`, `7`},
+		{`"7"`, `7`},
+		{` "abc-1" `, `abc-1`},
+		{`"a\"b"`, `a"b`},
+		{`"caf\u00e9"`, "café"},
+		{`"é"`, "é"},
+		{`""`, ``},
+		{`null`, `null`},
+		{`"unterminated`, `"unterminated`},
+		{`"`, `"`},
+	} {
+		if got := idKey(json.RawMessage(c.id)); got != c.want {
+			t.Errorf("idKey(%s) = %q, want %q", c.id, got, c.want)
+		}
+	}
+}

@@ -68,23 +68,12 @@ func (s *session) listedTools() (names map[string]bool, complete bool) {
 		if st.Outcome != OutcomeOK {
 			return names, false
 		}
-		var page struct {
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-		}
-		if json.Unmarshal(st.Result, &page) != nil {
+		if !pageToolNames(st.Result, names) {
 			return names, false
-		}
-		for _, t := range page.Tools {
-			names[t.Name] = true
 		}
 		last = st.Result
 	}
-	var end struct {
-		NextCursor json.RawMessage `json:"nextCursor"`
-	}
-	_ = json.Unmarshal(last, &end)
+	end := memberValue(last, "nextCursor")
 	// A last page that still points further: the listing was cut.
-	return names, last != nil && (end.NextCursor == nil || string(end.NextCursor) == "null")
+	return names, last != nil && (end == nil || isNull(end))
 }

@@ -310,14 +310,8 @@ func (s *session) list(ctx context.Context, name, method string) {
 		if st.Outcome != OutcomeOK {
 			return
 		}
-		var r struct {
-			NextCursor json.RawMessage `json:"nextCursor"`
-		}
-		if json.Unmarshal(st.Result, &r) != nil || r.NextCursor == nil || bytes.Equal(r.NextCursor, []byte("null")) {
-			return
-		}
-		var next string
-		if json.Unmarshal(r.NextCursor, &next) != nil || seen[next] {
+		next, more := pageCursor(st.Result)
+		if !more || seen[next] {
 			return
 		}
 		seen[next] = true
