@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -85,38 +86,52 @@ func (u *childUsage) report(b *testing.B) {
 
 // serverStartup is the server's own start-up as a minimal client sees it: spawn, the answer
 // to initialize, stdin closed, process gone.
-func serverStartup(b *testing.B, u *childUsage) time.Duration {
-	start := time.Now()
+func serverStartup(b *testing.B, u *childUsage) {
+	ps, err := startServerOnce()
+	if err != nil {
+		b.Fatal(err)
+	}
+	u.add(ps)
+}
+
+// startServerOnce runs one minimal session against the fixture and returns how its process
+// ended.
+func startServerOnce() (*os.ProcessState, error) {
 	cmd := exec.Command(built.fixture)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
+		return nil, err
+	}
+	fail := func(err error) (*os.ProcessState, error) {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, err
 	}
 	if _, err := io.WriteString(stdin, initializeLine); err != nil {
-		b.Fatal(err)
+		return fail(err)
 	}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.Contains(line, `"result"`) {
-		b.Fatalf("initialize answer %q: %v", line, err)
+		return fail(fmt.Errorf("initialize answer %q: %v", line, err))
 	}
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
-	u.add(cmd.ProcessState)
-	return time.Since(start)
+	return cmd.ProcessState, nil
 }
 
 // BenchmarkCheckCommandStdio runs the real binary, `prober check -- mcpfixture`, against the
 // server's own start-up. Targets: the difference of the two under 30 ms, the prober's peak
-// RSS under 30 MB. Both report the CPU time and page faults of the processes they ran: for
+// RSS under 30 MB. two-servers-startup shows how much of that difference the two server
+// processes of a stdio probe take by themselves. Both report the CPU time and page faults of the processes they ran: for
 // the check, the prober's own and those of the two server processes it starts and reaps.
 func BenchmarkCheckCommandStdio(b *testing.B) {
 	if built.prober == "" {
@@ -126,6 +141,28 @@ func BenchmarkCheckCommandStdio(b *testing.B) {
 		var u childUsage
 		for b.Loop() {
 			serverStartup(b, &u)
+		}
+		u.report(b)
+	})
+	// What the probe's session shape costs before the prober does anything: the fresh
+	// connection of the version-negotiation initialize is a second server process, started
+	// beside the main one. On a machine with few cores the two compete for them.
+	b.Run("two-servers-startup", func(b *testing.B) {
+		var u childUsage
+		for b.Loop() {
+			var wg sync.WaitGroup
+			var states [2]*os.ProcessState
+			var errs [2]error
+			for i := range states {
+				wg.Go(func() { states[i], errs[i] = startServerOnce() })
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					b.Fatal(err)
+				}
+				u.add(states[i])
+			}
 		}
 		u.report(b)
 	})
