@@ -48,20 +48,9 @@ func peekEnvelope(raw []byte) (envelope, bool) {
 // its name unescaped and its value as raw text. It reports false when raw is neither an
 // object nor null (null has no members): where json.Unmarshal into a struct fails.
 func visitMembers(raw []byte, visit func(name, value []byte)) bool {
-	i := skipSpace(raw, 0)
-	if i == len(raw) {
-		return false
-	}
-	switch raw[i] {
-	case 'n':
-		return true
-	case '{':
-	default:
-		return false
-	}
-	i = skipSpace(raw, i+1)
-	if raw[i] == '}' {
-		return true
+	i, ok := enterContainer(raw, '{', '}')
+	if i < 0 {
+		return ok
 	}
 	for {
 		nameEnd := skipString(raw, i)
@@ -86,20 +75,9 @@ func visitMembers(raw []byte, visit func(name, value []byte)) bool {
 // visitElements calls visit with each element of the array raw (valid JSON) holds, as raw
 // text. It reports false when raw is neither an array nor null.
 func visitElements(raw []byte, visit func(value []byte)) bool {
-	i := skipSpace(raw, 0)
-	if i == len(raw) {
-		return false
-	}
-	switch raw[i] {
-	case 'n':
-		return true
-	case '[':
-	default:
-		return false
-	}
-	i = skipSpace(raw, i+1)
-	if raw[i] == ']' {
-		return true
+	i, ok := enterContainer(raw, '[', ']')
+	if i < 0 {
+		return ok
 	}
 	for {
 		end := skipValue(raw, i)
@@ -110,6 +88,27 @@ func visitElements(raw []byte, visit func(value []byte)) bool {
 		}
 		i = skipSpace(raw, i+1) // the comma
 	}
+}
+
+// enterContainer finds where the contents of the container raw (valid JSON) holds begin,
+// for a container opened by open and closed by close. It returns -1 when there is nothing to
+// visit, with ok saying why: false when raw is neither such a container nor null, true for
+// null and for an empty container.
+func enterContainer(raw []byte, open, close byte) (i int, ok bool) {
+	i = skipSpace(raw, 0)
+	switch {
+	case i == len(raw):
+		return -1, false
+	case raw[i] == 'n':
+		return -1, true
+	case raw[i] != open:
+		return -1, false
+	}
+	i = skipSpace(raw, i+1)
+	if raw[i] == close {
+		return -1, true
+	}
+	return i, true
 }
 
 // The scanners below run on text json.Valid accepted, so they need not check what they skip.
@@ -178,8 +177,7 @@ func isNull(v []byte) bool { return len(v) == 4 && string(v) == "null" }
 
 // stringValue is the value of a JSON string token.
 func stringValue(tok []byte) string {
-	inner := tok[1 : len(tok)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && isPlainASCII(inner) {
+	if inner, ok := plainString(tok); ok {
 		return string(inner)
 	}
 	var s string
@@ -187,23 +185,19 @@ func stringValue(tok []byte) string {
 	return s
 }
 
-// isPlainString: string contents json.Unmarshal gives back as they are (no escape, no quote,
-// no control character, nothing but ASCII).
-func isPlainString(b []byte) bool {
-	for _, c := range b {
+// plainString returns the contents of the string token tok when decoding it would give them
+// back as they are: no escape, no control character, nothing but ASCII (json.Unmarshal
+// replaces invalid UTF-8 with U+FFFD). ok is false for anything else, tokens that are no
+// string among them.
+func plainString(tok []byte) (inner []byte, ok bool) {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return nil, false
+	}
+	inner = tok[1 : len(tok)-1]
+	for _, c := range inner {
 		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-			return false
+			return nil, false
 		}
 	}
-	return true
-}
-
-// isPlainASCII: no byte that json.Unmarshal would replace (invalid UTF-8 becomes U+FFFD).
-func isPlainASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
+	return inner, true
 }

@@ -244,10 +244,10 @@ func errorBodyFollows(f Frame) bool {
 // idKey is the loose identity of an id: 7 and "7" share it.
 func idKey(id json.RawMessage) string {
 	id = bytes.TrimSpace(id)
-	if len(id) > 1 && id[0] == '"' {
-		if inner := id[1 : len(id)-1]; id[len(id)-1] == '"' && isPlainString(inner) {
-			return string(inner) // what decoding it gives, without the decoder
-		}
+	if inner, ok := plainString(id); ok {
+		return string(inner) // what decoding it gives, without the decoder
+	}
+	if len(id) > 0 && id[0] == '"' {
 		var s string
 		if json.Unmarshal(id, &s) == nil {
 			return s
