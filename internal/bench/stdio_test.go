@@ -85,18 +85,8 @@ func (u *childUsage) report(b *testing.B) {
 }
 
 // serverStartup is the server's own start-up as a minimal client sees it: spawn, the answer
-// to initialize, stdin closed, process gone.
-func serverStartup(b *testing.B, u *childUsage) {
-	ps, err := startServerOnce()
-	if err != nil {
-		b.Fatal(err)
-	}
-	u.add(ps)
-}
-
-// startServerOnce runs one minimal session against the fixture and returns how its process
-// ended.
-func startServerOnce() (*os.ProcessState, error) {
+// to initialize, stdin closed, process gone. It returns how the process ended.
+func serverStartup() (*os.ProcessState, error) {
 	cmd := exec.Command(built.fixture)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -131,8 +121,9 @@ func startServerOnce() (*os.ProcessState, error) {
 // BenchmarkCheckCommandStdio runs the real binary, `prober check -- mcpfixture`, against the
 // server's own start-up. Targets: the difference of the two under 30 ms, the prober's peak
 // RSS under 30 MB. two-servers-startup shows how much of that difference the two server
-// processes of a stdio probe take by themselves. Both report the CPU time and page faults of the processes they ran: for
-// the check, the prober's own and those of the two server processes it starts and reaps.
+// processes of a stdio probe take by themselves. Each reports the CPU time and page faults
+// of the processes it ran: for the check, the prober's own and those of the two server
+// processes it starts and reaps.
 func BenchmarkCheckCommandStdio(b *testing.B) {
 	if built.prober == "" {
 		b.Skip("binaries are built only when benchmarks run")
@@ -140,7 +131,11 @@ func BenchmarkCheckCommandStdio(b *testing.B) {
 	b.Run("server-startup", func(b *testing.B) {
 		var u childUsage
 		for b.Loop() {
-			serverStartup(b, &u)
+			ps, err := serverStartup()
+			if err != nil {
+				b.Fatal(err)
+			}
+			u.add(ps)
 		}
 		u.report(b)
 	})
@@ -154,7 +149,7 @@ func BenchmarkCheckCommandStdio(b *testing.B) {
 			var states [2]*os.ProcessState
 			var errs [2]error
 			for i := range states {
-				wg.Go(func() { states[i], errs[i] = startServerOnce() })
+				wg.Go(func() { states[i], errs[i] = serverStartup() })
 			}
 			wg.Wait()
 			for i, err := range errs {
