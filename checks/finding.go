@@ -15,17 +15,37 @@ const (
 	StatusFail Status = "fail"
 	StatusWarn Status = "warn"
 	StatusSkip Status = "skip"
-	StatusInfo Status = "info"
+	// StatusUntested is a check that applies but that the probe could not judge (the server
+	// died, a step it needs failed, the probe was interrupted). It is never a pass.
+	StatusUntested Status = "untested"
+	StatusInfo     Status = "info"
 )
 
-// Severity of a non-passing finding: error for a broken MUST, warning for a SHOULD.
+// Severity of a non-passing finding, from the keyword of the rule it enforces: error for a
+// broken MUST, warning for a SHOULD, advice where no normative keyword applies (metadata
+// quality, heuristics).
 type Severity string
 
 const (
 	SeverityNone    Severity = ""
 	SeverityError   Severity = "error"
 	SeverityWarning Severity = "warning"
+	SeverityAdvice  Severity = "advice"
 )
+
+// SeverityRank orders severities by weight: error 3, warning 2, advice 1, anything else 0. A
+// threshold t is met by every severity s with SeverityRank(s) >= SeverityRank(t).
+func SeverityRank(s Severity) int {
+	switch s {
+	case SeverityError:
+		return 3
+	case SeverityWarning:
+		return 2
+	case SeverityAdvice:
+		return 1
+	}
+	return 0
+}
 
 // Evidence is one observed violation (or, for info findings, one fact).
 type Evidence struct {
@@ -50,8 +70,9 @@ type Finding struct {
 	// Data carries measurements of info findings (tools.fingerprint: hash and count).
 	Data map[string]any `json:"data,omitempty"`
 
-	skipReason string
-	info       string
+	skipReason     string
+	untestedReason string
+	info           string
 }
 
 // maxEvidence bounds what one finding carries: a server can repeat one fault thousands of
@@ -68,7 +89,13 @@ func (f *Finding) Warn(frames []int, format string, args ...any) {
 	f.add(Evidence{Severity: SeverityWarning, Message: fmt.Sprintf(format, args...), Frames: frames})
 }
 
-// FailTool and WarnTool are Fail and Warn about one named tool.
+// Advise records what no normative keyword requires but a server author should hear of
+// (metadata quality, heuristics): shown, gating only with --fail-on advice.
+func (f *Finding) Advise(frames []int, format string, args ...any) {
+	f.add(Evidence{Severity: SeverityAdvice, Message: fmt.Sprintf(format, args...), Frames: frames})
+}
+
+// FailTool, WarnTool and AdviseTool are Fail, Warn and Advise about one named tool.
 func (f *Finding) FailTool(tool string, frames []int, format string, args ...any) {
 	f.add(Evidence{Severity: SeverityError, Message: fmt.Sprintf(format, args...), Frames: frames, Tool: tool})
 }
@@ -77,9 +104,31 @@ func (f *Finding) WarnTool(tool string, frames []int, format string, args ...any
 	f.add(Evidence{Severity: SeverityWarning, Message: fmt.Sprintf(format, args...), Frames: frames, Tool: tool})
 }
 
+func (f *Finding) AdviseTool(tool string, frames []int, format string, args ...any) {
+	f.add(Evidence{Severity: SeverityAdvice, Message: fmt.Sprintf(format, args...), Frames: frames, Tool: tool})
+}
+
 // Skip marks the check not applicable, with the reason (an undeclared capability, another
-// transport, a revision the rule does not exist in, an earlier failure that left no evidence).
+// transport, a revision the rule does not exist in, a fault another check judges).
 func (f *Finding) Skip(format string, args ...any) { f.skipReason = fmt.Sprintf(format, args...) }
+
+// Untested marks a check that applies but that the probe could not judge, with the reason:
+// the server died or stopped answering, a step the check needs failed, the probe was
+// interrupted. Unlike a skip it says nothing about whether the rule holds, and it is never
+// counted as a pass. Evidence recorded alongside still decides the status.
+func (f *Finding) Untested(format string, args ...any) {
+	f.untestedReason = fmt.Sprintf(format, args...)
+}
+
+// notJudged is Untested when untested holds, Skip otherwise: for the reasons that mean either,
+// depending on how the run went.
+func (f *Finding) notJudged(untested bool, format string, args ...any) {
+	if untested {
+		f.Untested(format, args...)
+		return
+	}
+	f.Skip(format, args...)
+}
 
 // Info marks the finding as a fact rather than a verdict.
 func (f *Finding) Info(format string, args ...any) { f.info = fmt.Sprintf(format, args...) }
@@ -94,33 +143,49 @@ func (f *Finding) add(e Evidence) {
 		}
 		n, _ := f.Data["moreEvidence"].(int)
 		f.Data["moreEvidence"] = n + 1
-		if e.Severity == SeverityError {
+		switch e.Severity {
+		case SeverityError:
 			f.Data["moreErrors"] = true
+		case SeverityWarning:
+			f.Data["moreWarnings"] = true
 		}
 		return
 	}
 	f.Evidence = append(f.Evidence, e)
 }
 
-// settle derives Status, Severity and Message from what the check recorded.
+// settle derives Status, Severity and Message from what the check recorded. Evidence decides
+// first (the worst severity: error fails, warning or advice warns); then a check that could
+// not judge is untested, before a skip: a check that was both not judged and partly not
+// applicable must not read as "not applicable".
 func (f *Finding) settle() {
-	var errs, warns int
+	var errs, warns, advice int
 	for _, e := range f.Evidence {
 		switch e.Severity {
 		case SeverityError:
 			errs++
 		case SeverityWarning:
 			warns++
+		case SeverityAdvice:
+			advice++
 		}
 	}
 	if more, _ := f.Data["moreErrors"].(bool); more {
 		errs++
+	}
+	if more, _ := f.Data["moreWarnings"].(bool); more {
+		warns++
 	}
 	switch {
 	case errs > 0:
 		f.Status, f.Severity = StatusFail, SeverityError
 	case warns > 0:
 		f.Status, f.Severity = StatusWarn, SeverityWarning
+	case advice > 0:
+		f.Status, f.Severity = StatusWarn, SeverityAdvice
+	case f.untestedReason != "":
+		f.Status, f.Message = StatusUntested, f.untestedReason
+		return
 	case f.skipReason != "":
 		f.Status, f.Message = StatusSkip, f.skipReason
 		return

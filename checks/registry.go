@@ -18,7 +18,8 @@ type Check struct {
 	Title string // one line: what the rule requires (help text, SARIF rule descriptions)
 	// Transport limits the check to one transport ("" for all); on another it is skipped.
 	Transport string
-	// Evaluate records violations on f (Fail/Warn), or Skip/Info; recording nothing passes.
+	// Evaluate records violations on f (Fail/Warn/Advise), or Skip/Untested/Info; recording
+	// nothing passes.
 	Evaluate func(r *Run, f *Finding)
 }
 
@@ -151,7 +152,7 @@ type Summary map[Status]int
 
 // Summarize counts findings per status (every status present, zero or not).
 func Summarize(fs []Finding) Summary {
-	s := Summary{StatusPass: 0, StatusFail: 0, StatusWarn: 0, StatusSkip: 0, StatusInfo: 0}
+	s := Summary{StatusPass: 0, StatusFail: 0, StatusWarn: 0, StatusUntested: 0, StatusSkip: 0, StatusInfo: 0}
 	for _, f := range fs {
 		s[f.Status]++
 	}
@@ -159,9 +160,9 @@ func Summarize(fs []Finding) Summary {
 }
 
 // SortForReport orders findings the way people read a report: failures, then warnings, then
-// the rest, each in catalogue order.
+// the checks the probe could not judge, then the rest, each in catalogue order.
 func SortForReport(fs []Finding) []Finding {
-	rank := map[Status]int{StatusFail: 0, StatusWarn: 1, StatusPass: 2, StatusInfo: 3, StatusSkip: 4}
+	rank := map[Status]int{StatusFail: 0, StatusWarn: 1, StatusUntested: 2, StatusPass: 3, StatusInfo: 4, StatusSkip: 5}
 	out := append([]Finding(nil), fs...)
 	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Status] < rank[out[j].Status] })
 	return out

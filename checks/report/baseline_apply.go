@@ -56,18 +56,13 @@ func (b *Baseline) toolEntry(check, tool string) (BaselineEntry, bool) {
 
 // evidenceFails reports whether evidence of a severity fails the verdict at failOn.
 func evidenceFails(severity string, failOn checks.Severity) bool {
-	switch checks.Severity(severity) {
-	case checks.SeverityError:
-		return true
-	case checks.SeverityWarning:
-		return failOn == checks.SeverityWarning
-	}
-	return false
+	return severityMeets(checks.Severity(severity), failOn)
 }
 
 // use lists the stale entries against the checks of a report. An entry is stale when its
-// check ran (any status but skip) and shows no failure or warning the entry would accept,
-// whatever the threshold: a warning below it is still the problem the entry was written for.
+// check ran (any status but skip and untested) and shows no failure or warning the entry would
+// accept, whatever the threshold: a warning below it is still the problem the entry was
+// written for. An untested check says nothing either way, so its entries stay.
 func (b *Baseline) use(cs []Check) *BaselineUse {
 	if b == nil {
 		return nil
@@ -79,7 +74,7 @@ func (b *Baseline) use(cs []Check) *BaselineUse {
 	}
 	for _, e := range b.Entries {
 		c, ran := byID[e.Check]
-		if !ran || c.Status == string(checks.StatusSkip) {
+		if !ran || c.Status == string(checks.StatusSkip) || c.Status == string(checks.StatusUntested) {
 			continue
 		}
 		if !entryStillMatches(e, c) {

@@ -17,17 +17,18 @@ failures. Add a reason so that the next reader knows why; remove an entry once i
 // NewBaseline lists the failures that fail the verdict of a report (baselined or not), as the
 // entries of a baseline. A check whose failures all name a tool gets one entry per tool, so
 // that a new failing tool is a new failure; any other check gets one entry. Reasons are kept
-// from previous, and so are its entries for checks the report did not run (deselected or
-// skipped), so that a partial run does not forget them.
+// from previous, and so are its entries for checks the report did not run (deselected,
+// skipped or untested), so that a partial run does not forget them.
 func NewBaseline(r *Report, previous *Baseline) *Baseline {
 	failOn := checks.Severity(r.FailOn)
 	nb := &Baseline{}
 	ran := map[string]bool{}
 	for _, c := range r.Checks {
-		if c.Status != string(checks.StatusSkip) {
+		// An untested check did not run to a verdict: its entries are kept like a skipped one's.
+		if c.Status != string(checks.StatusSkip) && c.Status != string(checks.StatusUntested) {
 			ran[c.ID] = true
 		}
-		if !failsAt(c.Status, failOn) {
+		if !failsAt(c, failOn) {
 			continue
 		}
 		tools, byTool := failingTools(c, failOn)

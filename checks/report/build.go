@@ -78,13 +78,13 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 	}
 	for _, f := range findings {
 		c := b.check(f)
-		failing := failsAt(c.Status, o.FailOn)
+		failing := failsAt(c, o.FailOn)
 		if failing {
 			c.Baselined, c.BaselineReason = o.Baseline.accepts(c, o.FailOn)
 			failing = !c.Baselined
 		}
 		r.Checks = append(r.Checks, c)
-		r.Summary.add(c.Status, failing, c.Baselined)
+		r.Summary.add(c, failing)
 	}
 	r.Baseline = o.Baseline.use(r.Checks)
 	for _, s := range res.Steps {
@@ -112,15 +112,20 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 	return r
 }
 
-func (s *Summary) add(status string, failing, baselined bool) {
+func (s *Summary) add(c Check, failing bool) {
 	s.Total++
-	switch checks.Status(status) {
+	switch checks.Status(c.Status) {
 	case checks.StatusPass:
 		s.Pass++
 	case checks.StatusFail:
 		s.Fail++
 	case checks.StatusWarn:
 		s.Warn++
+		if c.advice() {
+			s.Advice++
+		}
+	case checks.StatusUntested:
+		s.Untested++
 	case checks.StatusSkip:
 		s.Skip++
 	case checks.StatusInfo:
@@ -129,7 +134,7 @@ func (s *Summary) add(status string, failing, baselined bool) {
 	if failing {
 		s.Failing++
 	}
-	if baselined {
+	if c.Baselined {
 		s.Baselined++
 	}
 }
@@ -169,7 +174,7 @@ func (b builder) data(in map[string]any) (more int, out map[string]any) {
 		switch k {
 		case "moreEvidence":
 			more, _ = v.(int)
-		case "moreErrors":
+		case "moreErrors", "moreWarnings":
 		default:
 			if out == nil {
 				out = map[string]any{}

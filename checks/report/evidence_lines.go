@@ -65,6 +65,8 @@ func severityWord(s string) string {
 		return "error: "
 	case checks.SeverityWarning:
 		return "warning: "
+	case checks.SeverityAdvice:
+		return "advice: "
 	}
 	return "note: "
 }
@@ -72,5 +74,5 @@ func severityWord(s string) string {
 // failsVerdict reports whether a check counts against the verdict (failing at the threshold
 // and not accepted by the baseline).
 func (r *Report) failsVerdict(c Check) bool {
-	return failsAt(c.Status, checks.Severity(r.FailOn)) && !c.Baselined
+	return failsAt(c, checks.Severity(r.FailOn)) && !c.Baselined
 }

@@ -13,8 +13,10 @@ import (
 // fails or warns, then the summary in a collapsed group of the log.
 //
 // An annotation's level follows the verdict: error for a check that fails it, warning for a
-// warning below --fail-on, notice for a failure the baseline accepts. GitHub shows at most
-// ten error and ten warning annotations of a step, so the tenth of a level rolls up the rest.
+// warning below --fail-on, notice for advice below it and for a failure the baseline accepts.
+// The checks the probe could not judge (untested) share one notice that names them all.
+// GitHub shows at most ten error and ten warning annotations of a step, so the tenth of a
+// level rolls up the rest.
 //
 // Everything a server controls passes through the escaping of workflow commands (a newline
 // in data is %0A, so no server text can start a line of its own and issue a command), and
@@ -38,6 +40,11 @@ func WriteGitHub(w io.Writer, r *Report) error {
 		writeCommand(bw, "error", map[string]string{"title": "mcpwatch: the probe did not finish"},
 			"The probe of "+clip(r.Target, 200)+" did not finish: "+clip(r.Error, plainMessageWidth))
 		reserved["error"]++
+	}
+	if untested := untestedChecks(r); len(untested) > 0 {
+		writeCommand(bw, "notice", map[string]string{"title": fmt.Sprintf("mcpwatch: %s", plural(len(untested), "check untested", "checks untested"))},
+			untestedText(untested))
+		reserved["notice"]++
 	}
 	if r.Baseline != nil && len(r.Baseline.Stale) > 0 {
 		lines := []string{"These baseline entries no longer match a failure; left in place, they would accept it again unnoticed:"}
@@ -81,6 +88,8 @@ func githubLevel(r *Report, c Check) string {
 		return "notice"
 	case r.failsVerdict(c):
 		return "error"
+	case c.advice():
+		return "notice"
 	case c.Status == string(checks.StatusWarn):
 		return "warning"
 	case c.Status == string(checks.StatusFail):
@@ -116,6 +125,26 @@ func githubMessage(r *Report, c Check) string {
 	return strings.Join(lines, "\n")
 }
 
+// untestedChecks are the checks of a report the probe could not judge.
+func untestedChecks(r *Report) []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.Status == string(checks.StatusUntested) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// untestedText names the untested checks with why, for one annotation.
+func untestedText(cs []Check) string {
+	lines := []string{"These checks apply to the server, but the probe could not judge them (none counts as a pass):"}
+	for _, c := range cs {
+		lines = append(lines, c.ID+": "+clip(c.Message, 200))
+	}
+	return strings.Join(lines, "\n")
+}
+
 func rollUp(cs []Check) string {
 	lines := []string{"GitHub shows ten annotations of a level; these checks also fail (see the log group or another format for their evidence):"}
 	for _, c := range cs {
@@ -131,8 +160,8 @@ func githubSummary(w *bufio.Writer, r *Report) {
 	if r.Failed() {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "::group::%s\n", escapeData(fmt.Sprintf("mcpwatch: %s %s (%d passed, %d failed, %d warned, %d skipped)",
-		verdict, clip(r.Target, 120), s.Pass, s.Fail, s.Warn, s.Skip)))
+	fmt.Fprintf(w, "::group::%s\n", escapeData(fmt.Sprintf("mcpwatch: %s %s (%d passed, %d failed, %d warned, %s%d skipped)",
+		verdict, clip(r.Target, 120), s.Pass, s.Fail, s.Warn-s.Advice, summaryCounts(s), s.Skip)))
 	field := func(k, v string) { fmt.Fprintf(w, "%-10s %s\n", k, v) }
 	field("target", clip(r.Target, 200))
 	field("transport", r.Transport)
@@ -147,6 +176,9 @@ func githubSummary(w *bufio.Writer, r *Report) {
 	field("duration", humanMillis(r.DurationMs))
 	for _, c := range r.Checks {
 		mark := strings.ToUpper(c.Status)
+		if c.advice() {
+			mark = "ADVICE"
+		}
 		if c.Baselined {
 			mark += " (baselined)"
 		}
@@ -157,7 +189,7 @@ func githubSummary(w *bufio.Writer, r *Report) {
 			fmt.Fprintf(w, "warning    %s\n", staleEntryText(r.Baseline.File, e))
 		}
 	}
-	fmt.Fprintf(w, "verdict    %s at fail-on %s%s\n", verdict, r.FailOn, baselinedNote(s))
+	fmt.Fprintf(w, "verdict    %s at fail-on %s%s%s\n", verdict, r.FailOn, baselinedNote(s), untestedNote(s))
 	fmt.Fprintln(w, "::endgroup::")
 }
 

@@ -21,6 +21,9 @@ import (
 //     show output for passing tests (GitLab, Jenkins) put it;
 //   - a skipped check is <skipped message="why">, and so is a failure the baseline accepts
 //     (as pytest reports an expected failure), with its evidence in <system-out>;
+//   - an untested check (it applies, but the probe could not judge it) is a
+//     <skipped type="untested" message="untested: why">: JUnit has no "undecided", a failure
+//     would contradict the exit code, and a pass it never is;
 //   - a probe that could not finish is an <error> of an extra test case named "probe".
 
 type junitSuites struct {
@@ -107,6 +110,11 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		case c.Status == string(checks.StatusSkip):
 			tc.Skipped = &junitSkipped{Message: clip(c.Message, junitMessageWidth)}
 			suite.Skipped++
+		case c.Status == string(checks.StatusUntested):
+			tc.Skipped = &junitSkipped{Message: clip("untested: "+c.Message, junitMessageWidth), Type: "untested"}
+			suite.Skipped++
+		case c.advice():
+			tc.SystemOut = "advice below the --fail-on threshold (" + r.FailOn + ")\n" + junitBody(r, c)
 		case c.Status == string(checks.StatusWarn):
 			tc.SystemOut = "warning below the --fail-on threshold (" + r.FailOn + ")\n" + junitBody(r, c)
 		case c.Status == string(checks.StatusInfo):

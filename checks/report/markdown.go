@@ -10,8 +10,9 @@ import (
 )
 
 // The markdown format is a pull request comment (or a job summary): the verdict, a table of
-// failures and warnings with links to the rules, then collapsed sections with the evidence,
-// the passes, the skips and the steps.
+// failures and warnings with links to the rules, a table of advice, the checks the probe
+// could not judge, then collapsed sections with the evidence, the passes, the skips and the
+// steps.
 //
 // A comment is limited to 65536 characters; sections are added in the order they are shown
 // while they fit in maxMarkdownBytes (bytes, which are never fewer than characters), row by
@@ -32,6 +33,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	m := &markdownWriter{r: r, limit: maxMarkdownBytes - markdownReserve}
 	m.header()
 	m.problems()
+	m.advice()
+	m.untested()
 	m.stale()
 	m.evidence()
 	m.passed()
@@ -95,7 +98,7 @@ func (m *markdownWriter) header() {
 	facts = append(facts, humanMillis(r.DurationMs))
 	m.must(strings.Join(facts, " · ") + "\n\n")
 	s := r.Summary
-	counts := fmt.Sprintf("**%d failed**, %d warned, %d passed, %d skipped, %d info", s.Fail, s.Warn, s.Pass, s.Skip, s.Info)
+	counts := fmt.Sprintf("**%d failed**, %d warned, %s%d passed, %d skipped, %d info", s.Fail, s.Warn-s.Advice, summaryCounts(s), s.Pass, s.Skip, s.Info)
 	m.must(counts + " · fails on " + r.FailOn + baselinedNote(s) + "\n\n")
 	if r.Error != "" {
 		m.must("**The probe did not finish:** " + mdCode(r.Error, 400) + "\n\n")
@@ -105,7 +108,7 @@ func (m *markdownWriter) header() {
 func (m *markdownWriter) problems() {
 	var rows []Check
 	for _, c := range m.r.Checks {
-		if c.Status == string(checks.StatusFail) || c.Status == string(checks.StatusWarn) {
+		if (c.Status == string(checks.StatusFail) || c.Status == string(checks.StatusWarn)) && !c.advice() {
 			rows = append(rows, c)
 		}
 	}

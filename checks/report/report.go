@@ -36,7 +36,7 @@ type Report struct {
 	ServerInfo json.RawMessage `json:"serverInfo"`
 	StartedAt  time.Time       `json:"startedAt"`
 	DurationMs float64         `json:"durationMs"`
-	// FailOn is the lowest severity that fails the verdict ("error" or "warning").
+	// FailOn is the lowest severity that fails the verdict ("error", "warning" or "advice").
 	FailOn  string `json:"failOn"`
 	Verdict string `json:"verdict"`
 	// Error says why the probe could not run to the end ("" when it did).
@@ -63,12 +63,17 @@ type Generator struct {
 
 // Summary counts checks per status.
 type Summary struct {
-	Pass  int `json:"pass"`
-	Fail  int `json:"fail"`
-	Warn  int `json:"warn"`
-	Skip  int `json:"skip"`
-	Info  int `json:"info"`
-	Total int `json:"total"`
+	Pass int `json:"pass"`
+	Fail int `json:"fail"`
+	Warn int `json:"warn"`
+	// Advice counts the warn checks whose severity is advice (they are in Warn too).
+	Advice int `json:"advice"`
+	// Untested counts the checks that applied but that the probe could not judge: never
+	// passes, never skips.
+	Untested int `json:"untested"`
+	Skip     int `json:"skip"`
+	Info     int `json:"info"`
+	Total    int `json:"total"`
 	// Failing counts the checks that fail the verdict at the FailOn threshold.
 	Failing int `json:"failing"`
 	// Baselined counts the checks that would fail the verdict but are accepted by the
@@ -80,7 +85,7 @@ type Summary struct {
 type Check struct {
 	ID     string `json:"id"`
 	Status string `json:"status"`
-	// Severity is "error" or "warning" for fail and warn, null otherwise.
+	// Severity is "error" for fail, "warning" or "advice" for warn, null otherwise.
 	Severity *string    `json:"severity"`
 	Message  string     `json:"message"`
 	Title    string     `json:"title,omitempty"`
@@ -217,13 +222,39 @@ func (r *Report) Frame(seq int) (Frame, bool) {
 	return Frame{}, false
 }
 
-// failsAt reports whether a check fails the verdict at the given threshold.
-func failsAt(status string, failOn checks.Severity) bool {
-	switch status {
+// failsAt reports whether a check fails the verdict at the given threshold: a failure always,
+// a warning from --fail-on warning, advice only at --fail-on advice. An untested check never
+// does by itself: it is no failure the server was shown to have (and never a pass either).
+func failsAt(c Check, failOn checks.Severity) bool {
+	switch c.Status {
 	case string(checks.StatusFail):
 		return true
 	case string(checks.StatusWarn):
-		return failOn == checks.SeverityWarning
+		return severityMeets(c.severity(), failOn)
 	}
 	return false
+}
+
+// severityMeets reports whether a severity is at or above the threshold.
+func severityMeets(s, threshold checks.Severity) bool {
+	return s != checks.SeverityNone && checks.SeverityRank(s) >= checks.SeverityRank(threshold)
+}
+
+// severity is the check's severity; a warning when a warn check carries none (reports
+// written before advice existed).
+func (c Check) severity() checks.Severity {
+	switch {
+	case c.Severity != nil:
+		return checks.Severity(*c.Severity)
+	case c.Status == string(checks.StatusWarn):
+		return checks.SeverityWarning
+	case c.Status == string(checks.StatusFail):
+		return checks.SeverityError
+	}
+	return checks.SeverityNone
+}
+
+// advice reports whether a check only advises (warn of severity advice).
+func (c Check) advice() bool {
+	return c.Status == string(checks.StatusWarn) && c.severity() == checks.SeverityAdvice
 }

@@ -27,7 +27,7 @@ type Revision struct {
 	Summary Summary `json:"summary"`
 	Error   string  `json:"error,omitempty"`
 	// Differences are the checks whose status differs from the main revision's where either
-	// is a failure or a warning: what breaks under this revision only, or only under the
+	// is a failure, a warning or untested: what breaks under this revision only, or only under the
 	// main one (a rule that exists in one revision and not the other, pass against skip, is
 	// no difference worth a line). Empty for the main revision itself.
 	Differences []Check `json:"differences"`
@@ -85,12 +85,12 @@ func AddRevisions(r *Report, runs []RevisionRun, main int, o BuildOptions) {
 			if c.ID == support.ID {
 				continue // a fact about all revisions, told once above
 			}
-			failing := failsAt(c.Status, o.FailOn)
+			failing := failsAt(c, o.FailOn)
 			if failing {
 				c.Baselined, c.BaselineReason = o.Baseline.accepts(c, o.FailOn)
 				failing = !c.Baselined
 			}
-			rev.Summary.add(c.Status, failing, c.Baselined)
+			rev.Summary.add(c, failing)
 			if status, ok := mainStatus[c.ID]; ok && status != c.Status && (problem(status) || problem(c.Status)) {
 				rev.Differences = append(rev.Differences, c)
 			}
@@ -136,7 +136,8 @@ func serverInfoSource(res *probe.Result) json.RawMessage {
 	return wrapped
 }
 
-// problem reports whether a status is a failure or a warning.
+// problem reports whether a status is worth a line when it differs between revisions: a
+// failure, a warning, or a check the probe of one revision could not judge.
 func problem(status string) bool {
-	return status == string(checks.StatusFail) || status == string(checks.StatusWarn)
+	return status == string(checks.StatusFail) || status == string(checks.StatusWarn) || status == string(checks.StatusUntested)
 }

@@ -172,10 +172,12 @@ func WriteSARIF(w io.Writer, r *Report, artifact string) error {
 	}
 	for i, c := range r.Checks {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(c))
-		if c.Status != string(checks.StatusFail) && c.Status != string(checks.StatusWarn) {
-			continue
+		switch c.Status {
+		case string(checks.StatusFail), string(checks.StatusWarn):
+			run.Results = append(run.Results, sarifResultOf(r, c, i, loc))
+		case string(checks.StatusUntested):
+			run.Results = append(run.Results, sarifUntestedOf(c, i, loc))
 		}
-		run.Results = append(run.Results, sarifResultOf(r, c, i, loc))
 	}
 	doc := sarifLog{Schema: sarifSchemaURI, Version: sarifVersion, Runs: []sarifRun{run}}
 	enc := json.NewEncoder(w)
@@ -246,23 +248,16 @@ func ruleName(id string) string {
 
 func sarifResultOf(r *Report, c Check, ruleIndex int, loc sarifArtifactLocation) sarifResult {
 	level := "warning"
-	if c.Status == string(checks.StatusFail) {
+	switch {
+	case c.Status == string(checks.StatusFail):
 		level = "error"
+	case c.advice():
+		level = "note"
 	}
 	lines := append([]string{c.ID + ": " + clip(c.Message, plainMessageWidth) + "."}, evidenceLines(r, c)...)
-	hash := sarifFingerprint(c.ID, loc.URI)
-	res := sarifResult{
-		RuleID: c.ID, RuleIndex: ruleIndex, Level: level, Kind: "fail",
-		Message: sarifText{Text: clipString(strings.Join(lines, "\n"), sarifMessageWidth)},
-		Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-			ArtifactLocation: loc,
-			Region:           sarifRegion{StartLine: 1, StartColumn: 1, EndLine: 1, EndColumn: 2},
-		}}},
-		PartialFingerprints: map[string]string{
-			"primaryLocationLineHash": hash[:16] + ":1",
-			sarifFingerprintKey:       hash,
-		},
-	}
+	res := sarifResultAt(c.ID, ruleIndex, loc)
+	res.Level, res.Kind = level, "fail"
+	res.Message = sarifText{Text: clipString(strings.Join(lines, "\n"), sarifMessageWidth)}
 	if r.Baseline != nil {
 		res.BaselineState = "new"
 		if c.Baselined {
@@ -280,6 +275,35 @@ func sarifResultOf(r *Report, c Check, ruleIndex int, loc sarifArtifactLocation)
 		res.Properties = map[string]any{"mcpRule": c.Rule}
 	}
 	return res
+}
+
+// sarifUntestedOf is the result of a check the probe could not judge: SARIF's kind "open"
+// ("the tool could not determine whether the problem exists"), whose level must be "none".
+// It takes no baseline state: it is neither a new failure nor an unchanged one.
+func sarifUntestedOf(c Check, ruleIndex int, loc sarifArtifactLocation) sarifResult {
+	res := sarifResultAt(c.ID, ruleIndex, loc)
+	res.Level, res.Kind = "none", "open"
+	res.Message = sarifText{Text: clipString(c.ID+" untested: "+clip(c.Message, plainMessageWidth)+".", sarifMessageWidth)}
+	if c.Rule != "" {
+		res.Properties = map[string]any{"mcpRule": c.Rule}
+	}
+	return res
+}
+
+// sarifResultAt is a result of a check at the artifact, with its fingerprints.
+func sarifResultAt(id string, ruleIndex int, loc sarifArtifactLocation) sarifResult {
+	hash := sarifFingerprint(id, loc.URI)
+	return sarifResult{
+		RuleID: id, RuleIndex: ruleIndex,
+		Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
+			ArtifactLocation: loc,
+			Region:           sarifRegion{StartLine: 1, StartColumn: 1, EndLine: 1, EndColumn: 2},
+		}}},
+		PartialFingerprints: map[string]string{
+			"primaryLocationLineHash": hash[:16] + ":1",
+			sarifFingerprintKey:       hash,
+		},
+	}
 }
 
 func sarifFingerprint(id, artifact string) string {

@@ -36,6 +36,8 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	t.header()
 	t.revisions()
 	t.problems()
+	t.advice()
+	t.untested()
 	t.others()
 	t.steps()
 	t.stderr()
@@ -155,23 +157,22 @@ func (t *textWriter) verdict() {
 	counts := []string{
 		t.p.green(fmt.Sprintf("%d passed", s.Pass)),
 		t.p.red(fmt.Sprintf("%d failed", s.Fail)),
-		t.p.yellow(fmt.Sprintf("%d warned", s.Warn)),
-		fmt.Sprintf("%d skipped", s.Skip),
-		fmt.Sprintf("%d info", s.Info),
+		t.p.yellow(fmt.Sprintf("%d warned", s.Warn-s.Advice)),
 	}
 	if s.Fail == 0 {
 		counts[1] = fmt.Sprintf("%d failed", s.Fail)
 	}
-	if s.Warn == 0 {
-		counts[2] = fmt.Sprintf("%d warned", s.Warn)
+	if s.Warn-s.Advice == 0 {
+		counts[2] = fmt.Sprintf("%d warned", s.Warn-s.Advice)
 	}
+	counts = append(counts, statusCounts(s)...)
 	t.line("%s  %s", strings.Join(counts, " · "), t.p.dim(fmt.Sprintf("(%s, fail on %s)", plural(s.Total, "check", "checks"), r.FailOn)))
 	if !r.Failed() {
 		extra := ""
-		if s.Warn > 0 {
-			extra = " (" + plural(s.Warn, "warning", "warnings") + " below the threshold)"
+		if below := belowThreshold(r); below != "" {
+			extra = " (" + below + " below the threshold)"
 		}
-		extra += baselinedNote(s)
+		extra += baselinedNote(s) + untestedNote(s)
 		t.line("%s %s", t.p.green("PASS"), "no check fails at severity "+r.FailOn+extra)
 		return
 	}
@@ -185,5 +186,5 @@ func (t *textWriter) verdict() {
 	if revs := r.FailingRevisions(); len(revs) > 0 {
 		why = append(why, plural(len(revs), "accepted revision fails", "accepted revisions fail")+": "+strings.Join(revs, ", "))
 	}
-	t.line("%s %s%s", t.p.red("FAIL"), strings.Join(why, "; "), baselinedNote(s))
+	t.line("%s %s%s%s", t.p.red("FAIL"), strings.Join(why, "; "), baselinedNote(s), untestedNote(s))
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // problems lists failures and warnings grouped by area: areas with a failure first, and in
-// each area failures before warnings, in catalogue order.
+// each area failures before warnings, in catalogue order. Advice has its own section.
 func (t *textWriter) problems() {
 	type area struct {
 		name   string
@@ -20,7 +20,7 @@ func (t *textWriter) problems() {
 	var areas []*area
 	byName := map[string]*area{}
 	for _, c := range t.r.Checks {
-		if c.Status != string(checks.StatusFail) && c.Status != string(checks.StatusWarn) {
+		if c.Status != string(checks.StatusFail) && c.Status != string(checks.StatusWarn) || c.advice() {
 			continue
 		}
 		a := byName[c.Area]
@@ -37,7 +37,7 @@ func (t *textWriter) problems() {
 	}
 	slices.SortStableFunc(areas, func(a, b *area) int { return boolRank(a.failed) - boolRank(b.failed) })
 	s := t.r.Summary
-	t.section(fmt.Sprintf("Failures and warnings (%d failed, %d warned)", s.Fail, s.Warn))
+	t.section(fmt.Sprintf("Failures and warnings (%d failed, %d warned)", s.Fail, s.Warn-s.Advice))
 	for _, a := range areas {
 		slices.SortStableFunc(a.checks, func(x, y Check) int {
 			return boolRank(x.Status == string(checks.StatusFail)) - boolRank(y.Status == string(checks.StatusFail))
@@ -88,6 +88,8 @@ func (t *textWriter) problem(c Check) {
 		switch e.Severity {
 		case string(checks.SeverityWarning):
 			mark = t.p.yellow("!")
+		case string(checks.SeverityAdvice):
+			mark = t.p.cyan("›")
 		case "":
 			mark = t.p.dim("·")
 		}

@@ -27,7 +27,7 @@ func (t *textWriter) revisions() {
 			verdict = t.p.red("fail")
 		}
 		s := rev.Summary
-		counts := fmt.Sprintf("%3d pass %2d fail %2d warn %2d skip", s.Pass, s.Fail, s.Warn, s.Skip)
+		counts := fmt.Sprintf("%3d pass %2d fail %2d warn %2d untested %2d skip", s.Pass, s.Fail, s.Warn, s.Untested, s.Skip)
 		note := ""
 		switch {
 		case rev.Main:
@@ -59,7 +59,7 @@ func (t *textWriter) status(s string) string {
 	switch s {
 	case "fail":
 		return t.p.red(s)
-	case "warn":
+	case "warn", "untested":
 		return t.p.yellow(s)
 	}
 	return s

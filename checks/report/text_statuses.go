@@ -1,0 +1,90 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpwatch/mcpwatch/checks"
+)
+
+// advice lists the checks that only advise (no normative keyword behind them), apart from the
+// failures and warnings: they never fail the run unless --fail-on advice.
+func (t *textWriter) advice() {
+	var cs []Check
+	for _, c := range t.r.Checks {
+		if c.advice() {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
+		return
+	}
+	t.section(fmt.Sprintf("Advice (%d: no MUST or SHOULD behind it)", len(cs)))
+	t.line("")
+	for _, c := range cs {
+		t.problem(c)
+	}
+}
+
+// untested lists the checks that applied but that the probe could not judge, each with why:
+// apart from the skips, which did not apply, and never among the passes.
+func (t *textWriter) untested() {
+	var cs []Check
+	for _, c := range t.r.Checks {
+		if c.Status == string(checks.StatusUntested) {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
+		return
+	}
+	t.section(fmt.Sprintf("Untested (%d: they apply, but the probe could not judge them)", len(cs)))
+	for _, c := range cs {
+		t.line("  %s %s", t.p.yellow(pad(c.ID, idColumn)), clip(c.Message, lineWidth+40))
+	}
+}
+
+// statusCounts are the counts of the verdict line after failed and warned: advice and
+// untested only when there are some, then skipped and info.
+func statusCounts(s Summary) []string {
+	var out []string
+	if s.Advice > 0 {
+		out = append(out, fmt.Sprintf("%d advice", s.Advice))
+	}
+	if s.Untested > 0 {
+		out = append(out, fmt.Sprintf("%d untested", s.Untested))
+	}
+	return append(out, fmt.Sprintf("%d skipped", s.Skip), fmt.Sprintf("%d info", s.Info))
+}
+
+// belowThreshold names the warnings and advice that did not fail the verdict, "" for none.
+func belowThreshold(r *Report) string {
+	var warnings, advice int
+	for _, c := range r.Checks {
+		if c.Status != string(checks.StatusWarn) || r.failsVerdict(c) || c.Baselined {
+			continue
+		}
+		if c.advice() {
+			advice++
+		} else {
+			warnings++
+		}
+	}
+	var parts []string
+	if warnings > 0 {
+		parts = append(parts, plural(warnings, "warning", "warnings"))
+	}
+	if advice > 0 {
+		parts = append(parts, plural(advice, "advice", "advice"))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// untestedNote tells the verdict line that some checks were not judged: a pass with untested
+// checks is not a pass of every check.
+func untestedNote(s Summary) string {
+	if s.Untested == 0 {
+		return ""
+	}
+	return "; " + plural(s.Untested, "check", "checks") + " untested, not passed"
+}
