@@ -40,7 +40,7 @@ func authChecks() []Check {
 func unauthorized(r *Run, f *Finding) (probe.Step, probe.Frame, bool) {
 	st, ok := stepOn(r, probe.ConnAuth, probe.StepAuthInitialize)
 	if !ok {
-		f.Skip("initialize without credentials was not sent: %s", probeStopped(r))
+		f.notJudged(stoppedHere(r), "initialize without credentials was not sent: %s", probeStopped(r))
 		return st, probe.Frame{}, false
 	}
 	if st.HTTPStatus != http.StatusUnauthorized {
@@ -49,7 +49,7 @@ func unauthorized(r *Run, f *Finding) (probe.Step, probe.Frame, bool) {
 	}
 	head, _ := r.Frame(st.Response)
 	if head.HTTP == nil {
-		f.Skip("the 401 response was not recorded")
+		f.Untested("the 401 response was not recorded")
 		return st, probe.Frame{}, false
 	}
 	return st, head, true

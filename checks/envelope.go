@@ -95,7 +95,7 @@ func checkParse(r *Run, f *Finding) {
 		}
 	})
 	if n == 0 {
-		f.Skip("the server sent no message")
+		f.Untested("the server sent no message")
 		return
 	}
 	f.Pass("%d messages, each one JSON object", n)
@@ -118,7 +118,7 @@ func checkVersion(r *Run, f *Finding) {
 		}
 	})
 	if n == 0 {
-		f.Skip("the server sent no JSON-RPC message")
+		f.Untested("the server sent no JSON-RPC message")
 		return
 	}
 	f.Pass(`%d messages, each with "jsonrpc": "2.0"`, n)
@@ -136,7 +136,7 @@ func checkMessageShape(r *Run, f *Finding) {
 		}
 	})
 	if n == 0 {
-		f.Skip("the server sent no JSON-RPC message")
+		f.Untested("the server sent no JSON-RPC message")
 		return
 	}
 	f.Pass("%d messages, each a well-formed request, notification or response", n)
@@ -202,7 +202,7 @@ func checkErrorShape(r *Run, f *Finding) {
 		}
 	})
 	if n == 0 {
-		f.Skip("the server sent no error response")
+		f.Untested("the server sent no error response")
 		return
 	}
 	f.Pass("%d error responses, each with an integer code and a string message", n)
@@ -241,7 +241,7 @@ func checkNullID(r *Run, f *Finding) {
 	})
 	switch {
 	case seen == 0:
-		f.Skip("the server sent no JSON-RPC message")
+		f.Untested("the server sent no JSON-RPC message")
 	case n == 0:
 		f.Pass(`no message with "id": null`)
 	default:

@@ -51,7 +51,7 @@ func TestParseJudgesEveryHTTPBodyAndEventData(t *testing.T) {
 				answer(probe.StepPing, jsonReply(`[{"jsonrpc":"2.0","id":ID,"result":{}}]`))),
 			want: StatusWarn, msg: "a JSON-RPC batch"},
 		{name: "stdio lines are stdout-purity's", res: scriptedSession(stdio), want: StatusSkip, msg: "stdio.stdout-purity"},
-		{name: "no message to judge", res: scriptedSession(http, initFails), want: StatusSkip, msg: "no message"},
+		{name: "no message to judge", res: scriptedSession(http, initFails), want: StatusUntested, msg: "no message"},
 	})
 }
 
@@ -76,7 +76,7 @@ func TestVersionRequiresTheString20(t *testing.T) {
 				w.in(probe.ConnMain, `{"level":"info","msg":"listening"}`)
 			})),
 			want: StatusPass},
-		{name: "no message to judge", res: scriptedSession(stdio, initFails), want: StatusSkip},
+		{name: "no message to judge", res: scriptedSession(stdio, initFails), want: StatusUntested},
 	})
 }
 
@@ -108,7 +108,7 @@ func TestMessageShapeRequiresRequestNotificationOrResponse(t *testing.T) {
 		{name: "a server request and notification pass",
 			res:  serverSends(`{"jsonrpc":"2.0","id":"s1","method":"ping"}`),
 			want: StatusPass},
-		{name: "no message to judge", res: scriptedSession(stdio, initFails), want: StatusSkip},
+		{name: "no message to judge", res: scriptedSession(stdio, initFails), want: StatusUntested},
 	})
 }
 
@@ -151,7 +151,7 @@ func TestIDEchoIsStrictInValueAndType(t *testing.T) {
 		{name: "a null id is left to null-id",
 			res:  scriptedSession(stdio, answer(probe.StepUnknownMethod, jsonReply(`{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"nope"}}`))),
 			want: StatusPass},
-		{name: "no response to judge", res: scriptedSession(stdio, initFails), want: StatusSkip},
+		{name: "no response to judge", res: scriptedSession(stdio, initFails), want: StatusUntested},
 	})
 }
 
@@ -178,7 +178,7 @@ func TestErrorShapeRequiresIntegerCodeAndStringMessage(t *testing.T) {
 			want: StatusPass},
 		{name: "no error to judge",
 			res:  scriptedSession(stdio, func(p *sessionPlan) { p.stopAfterInitialize = true }),
-			want: StatusSkip, msg: "no error response"},
+			want: StatusUntested, msg: "no error response"},
 	})
 }
 
@@ -221,7 +221,7 @@ func TestNullIDWarnsOutsideParseAndInvalidRequestErrors(t *testing.T) {
 		{name: "an id-less error in a 200 body warns",
 			res:  scriptedSession(probe.TransportHTTP, answer(probe.StepUnknownMethod, jsonReply(`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"}}`))),
 			want: StatusWarn, msg: "got no id"},
-		{name: "no message to judge", res: scriptedSession(stdio, initFails), want: StatusSkip},
+		{name: "no message to judge", res: scriptedSession(stdio, initFails), want: StatusUntested},
 	})
 }
 
@@ -267,7 +267,7 @@ func TestNotificationSilenceOnStdio(t *testing.T) {
 				w.in(probe.ConnMain, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
 			})),
 			want: StatusPass},
-		{name: "no notification sent", res: scriptedSession(stdio, initFails), want: StatusSkip, msg: "no notification"},
+		{name: "no notification sent", res: scriptedSession(stdio, initFails), want: StatusUntested, msg: "no notification"},
 	})
 }
 
@@ -308,6 +308,6 @@ func TestNotificationSilenceOnHTTP(t *testing.T) {
 				return w.exchangeHead(conn)
 			})),
 			want: StatusFail, msg: "got HTTP 400"},
-		{name: "no notification sent", res: scriptedSession(http, initFails), want: StatusSkip},
+		{name: "no notification sent", res: scriptedSession(http, initFails), want: StatusUntested},
 	})
 }

@@ -69,7 +69,7 @@ func checkHTTPSession(r *Run, f *Finding) {
 		return
 	case !ok || init.Outcome != probe.OutcomeOK:
 		if ids == 0 {
-			f.Skip("%s", ruleMissing(r, probe.ConnSession, "the first session probe"))
+			f.notJudged(ruleUnsentHere(r, probe.ConnSession), "%s", ruleMissing(r, probe.ConnSession, "the first session probe"))
 		}
 		return
 	}
@@ -123,7 +123,7 @@ func checkProtocolVersionHeader(r *Run, f *Finding) {
 	}
 	st, ok := stepOn(r, probe.ConnProtocolHeader, probe.StepProtocolHeaderInvalid)
 	if !ok {
-		f.Skip("%s", ruleMissing(r, probe.ConnProtocolHeader, "the request with an invalid MCP-Protocol-Version"))
+		f.notJudged(ruleUnsentHere(r, probe.ConnProtocolHeader), "%s", ruleMissing(r, probe.ConnProtocolHeader, "the request with an invalid MCP-Protocol-Version"))
 		return
 	}
 	if st.HTTPStatus != http.StatusBadRequest {
@@ -136,7 +136,7 @@ func checkProtocolVersionHeader(r *Run, f *Finding) {
 func checkGetStream(r *Run, f *Finding) {
 	st, ok := stepOn(r, probe.ConnGetStream, probe.StepGetStream)
 	if !ok {
-		f.Skip("%s", ruleMissing(r, probe.ConnGetStream, "the GET"))
+		f.notJudged(ruleUnsentHere(r, probe.ConnGetStream), "%s", ruleMissing(r, probe.ConnGetStream, "the GET"))
 		return
 	}
 	frames := Seqs(st.Request, st.Response)
@@ -156,7 +156,7 @@ func checkGetStream(r *Run, f *Finding) {
 func checkOrigin(r *Run, f *Finding) {
 	st, ok := stepOn(r, probe.ConnOrigin, probe.StepForeignOrigin)
 	if !ok {
-		f.Skip("%s", ruleMissing(r, probe.ConnOrigin, "the request from a foreign Origin"))
+		f.notJudged(ruleUnsentHere(r, probe.ConnOrigin), "%s", ruleMissing(r, probe.ConnOrigin, "the request from a foreign Origin"))
 		return
 	}
 	if st.HTTPStatus >= 400 && st.HTTPStatus <= 499 {
@@ -166,7 +166,7 @@ func checkOrigin(r *Run, f *Finding) {
 	// A server that answers nobody (down, wrong port) says nothing about how it treats a
 	// foreign Origin; one that answers others but drops this request does.
 	if st.HTTPStatus == 0 && !answeredHTTP(r) {
-		f.Skip("the server answered no HTTP request at all, so its Origin check went unseen (%s)", describeAnswer(r, st))
+		f.Untested("the server answered no HTTP request at all, so its Origin check went unseen (%s)", describeAnswer(r, st))
 		return
 	}
 	f.Warn(Seqs(st.Request, st.Response), "initialize with Origin: %s: expected HTTP 403, got %s", probe.ForeignOrigin, httpAnswer(r, st))
@@ -189,7 +189,7 @@ func checkDeleteSession(r *Run, f *Finding) {
 			f.Skip("the server issued no session id, so there is no session to end")
 			return
 		}
-		f.Skip("%s", ruleMissing(r, probe.ConnDeleteSession, "the DELETE"))
+		f.notJudged(ruleUnsentHere(r, probe.ConnDeleteSession), "%s", ruleMissing(r, probe.ConnDeleteSession, "the DELETE"))
 		return
 	}
 	if twoHundred(st.HTTPStatus) || st.HTTPStatus == http.StatusMethodNotAllowed {

@@ -78,7 +78,7 @@ func TestHTTPSessionRules(t *testing.T) {
 			})},
 		{name: "no session ids at all", want: StatusSkip, msg: "the server issues no session ids",
 			res: with(func(a *sessionAnswers) { a.id = "" })},
-		{name: "the probe's initialize failed", want: StatusSkip, msg: "initialize on the probe's own connection did not succeed",
+		{name: "the probe's initialize failed", want: StatusUntested, msg: "initialize on the probe's own connection did not succeed",
 			res: withRules(probe.TransportHTTP, func(w *wireScript) {
 				w.call(probe.ConnSession, probe.StepRuleInitialize, "initialize", "1", ruleInitParams, statusReply(503, "text/plain", "busy"))
 			})},
@@ -107,7 +107,7 @@ func TestProtocolVersionHeaderWants400(t *testing.T) {
 			res: protocolHeaderProbe(pingReply, func(p *sessionPlan) {
 				p.initResult = `{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"fixture","version":"1.0.0"}}`
 			})},
-		{name: "never sent", want: StatusSkip, msg: "the request with an invalid MCP-Protocol-Version was not sent",
+		{name: "never sent", want: StatusUntested, msg: "the request with an invalid MCP-Protocol-Version was not sent",
 			res: scriptedSession(probe.TransportHTTP)},
 	}
 	runCheckRows(t, "http.protocol-version-header", rows)
@@ -129,7 +129,7 @@ func TestGetStreamWantsAnEventStreamOr405(t *testing.T) {
 			res: getStreamProbe(200, "text/html", "<p>hello</p>")},
 		{name: "404", want: StatusFail, msg: "got HTTP 404", res: getStreamProbe(404, "", "")},
 		{name: "no response", want: StatusFail, msg: "got no response", res: getStreamProbe(0, "", "")},
-		{name: "never sent", want: StatusSkip, msg: "the GET was not sent", res: scriptedSession(probe.TransportHTTP)},
+		{name: "never sent", want: StatusUntested, msg: "the GET was not sent", res: scriptedSession(probe.TransportHTTP)},
 	}
 	runCheckRows(t, "http.get-stream", rows)
 }
@@ -150,11 +150,11 @@ func TestForeignOriginIsRefused(t *testing.T) {
 			res: originProbe(resultReply(plainInitResult))},
 		{name: "a server error is no refusal", want: StatusWarn, msg: "expected HTTP 403, got HTTP 500", res: originProbe(statusReply(500, "text/plain", "boom"))},
 		{name: "dropped by a server that answers others", want: StatusWarn, msg: "expected HTTP 403, got no answer", res: originProbe(noReply())},
-		{name: "a server that answers nobody tells nothing", want: StatusSkip, msg: "the server answered no HTTP request at all",
+		{name: "a server that answers nobody tells nothing", want: StatusUntested, msg: "the server answered no HTTP request at all",
 			res: unreachableServer(func(w *wireScript) {
 				w.call(probe.ConnOrigin, probe.StepForeignOrigin, "initialize", "1", ruleInitParams, noReply())
 			})},
-		{name: "never sent", want: StatusSkip, msg: "the request from a foreign Origin was not sent", res: scriptedSession(probe.TransportHTTP)},
+		{name: "never sent", want: StatusUntested, msg: "the request from a foreign Origin was not sent", res: scriptedSession(probe.TransportHTTP)},
 	}
 	runCheckRows(t, "http.origin", rows)
 }
@@ -187,7 +187,7 @@ func TestDeleteSessionWants2xxOr405(t *testing.T) {
 			res: deleteProbe("s1", 500, "text/plain", "internal error")},
 		{name: "no response", want: StatusWarn, msg: "got no response", res: deleteProbe("s1", 0, "", "")},
 		{name: "no session", want: StatusSkip, msg: "the server issued no session id, so there is no session to end", res: deleteProbe("", 0, "", "")},
-		{name: "never sent", want: StatusSkip, msg: "the DELETE was not sent", res: scriptedSession(probe.TransportHTTP)},
+		{name: "never sent", want: StatusUntested, msg: "the DELETE was not sent", res: scriptedSession(probe.TransportHTTP)},
 	}
 	runCheckRows(t, "http.delete-session", rows)
 }

@@ -49,7 +49,7 @@ func TestHTTPStatusIs200ForRequests(t *testing.T) {
 				p.bogus = bodyReply(400, "application/json", `"error":{"code":-32602,"message":"bad"}`)
 			}),
 			want: StatusFail, msg: `POST "initialize" (id 1): expected HTTP 200, got HTTP 400`},
-		{name: "requests that got no response are a skip", res: scriptedSession(http, initFails), want: StatusSkip, msg: "no request"},
+		{name: "requests that got no response are untested", res: scriptedSession(http, initFails), want: StatusUntested, msg: "no request"},
 		{name: "stdio is a skip", res: scriptedSession(probe.TransportStdio), want: StatusSkip, msg: "http transport only"},
 	})
 }
@@ -71,7 +71,7 @@ func TestHTTPContentTypeIsJSONOrEventStream(t *testing.T) {
 		{name: "an error status is http.status's",
 			res:  scriptedSession(http, answer(probe.StepToolsList, headReply(500, "text/html", "<h1>oops</h1>"))),
 			want: StatusPass},
-		{name: "no 200 answer is a skip", res: scriptedSession(http, initFails), want: StatusSkip},
+		{name: "no 200 answer is untested", res: scriptedSession(http, initFails), want: StatusUntested},
 		{name: "stdio is a skip", res: scriptedSession(probe.TransportStdio), want: StatusSkip},
 	})
 }
@@ -102,7 +102,7 @@ func TestNotificationAcceptedIs202WithoutBody(t *testing.T) {
 				}
 			}),
 			want: StatusFail, msg: "got HTTP 200"},
-		{name: "no notification sent is a skip", res: scriptedSession(http, initFails), want: StatusSkip},
+		{name: "no notification sent is untested", res: scriptedSession(http, initFails), want: StatusUntested},
 		{name: "stdio is a skip", res: scriptedSession(probe.TransportStdio), want: StatusSkip},
 	})
 }

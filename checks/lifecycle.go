@@ -69,7 +69,7 @@ func checkInitialize(r *Run, f *Finding) {
 	}
 	st, ok := initializeStep(r)
 	if !ok {
-		f.Skip("%s", initializeFailedReason(r))
+		f.Untested("%s", initializeFailedReason(r))
 		return
 	}
 	if st.Outcome == probe.OutcomeOK {
@@ -85,7 +85,7 @@ func checkInitializeResult(r *Run, f *Finding, schemas *mcpschema.Validator) {
 	}
 	st, ok := initializeStep(r)
 	if !ok || st.Outcome != probe.OutcomeOK {
-		f.Skip("%s", initializeFailedReason(r))
+		f.Untested("%s", initializeFailedReason(r))
 		return
 	}
 	frames := Seqs(st.Response)
@@ -147,7 +147,7 @@ func checkVersionNegotiation(r *Run, f *Finding) {
 	}
 	st, ok := initializeStep(r)
 	if !ok || st.Outcome != probe.OutcomeOK {
-		f.Skip("%s", initializeFailedReason(r))
+		f.Untested("%s", initializeFailedReason(r))
 		return
 	}
 	raw, v, isString := protocolVersionOf(st.Result)
@@ -166,7 +166,7 @@ func checkVersionNegotiation(r *Run, f *Finding) {
 		case r.RulesElsewhere != "":
 			f.Skip("initialize with a bogus revision was not sent here: %s", r.RulesElsewhere)
 		default:
-			f.Skip("the negotiation connection sent no initialize (it could not be opened)")
+			f.Untested("the negotiation connection sent no initialize (it could not be opened)")
 		}
 		return
 	}
@@ -204,16 +204,16 @@ func sentAfterInitialize(r *Run, name string, f *Finding) (probe.Step, bool) {
 	}
 	if r.Stateless() {
 		if r.Discover == nil {
-			f.Skip("%s was not sent: %s", name, discoverFailedReason(r))
+			f.Untested("%s was not sent: %s", name, discoverFailedReason(r))
 		} else {
-			f.Skip("%s was not sent: %s", name, probeStopped(r))
+			f.notJudged(stoppedHere(r), "%s was not sent: %s", name, probeStopped(r))
 		}
 		return probe.Step{}, false
 	}
 	if initStep, ok := initializeStep(r); !ok || initStep.Outcome != probe.OutcomeOK {
-		f.Skip("%s was not sent: %s", name, initializeFailedReason(r))
+		f.Untested("%s was not sent: %s", name, initializeFailedReason(r))
 	} else {
-		f.Skip("%s was not sent: %s", name, probeStopped(r))
+		f.notJudged(stoppedHere(r), "%s was not sent: %s", name, probeStopped(r))
 	}
 	return probe.Step{}, false
 }
@@ -286,11 +286,11 @@ func listChangedCapability(method string) (string, bool) {
 
 func checkCapabilities(r *Run, f *Finding) {
 	if r.Stateless() && r.Discover == nil {
-		f.Skip("%s", discoverFailedReason(r))
+		f.Untested("%s", discoverFailedReason(r))
 		return
 	}
 	if initStep, ok := initializeStep(r); !r.Stateless() && (!ok || initStep.Outcome != probe.OutcomeOK) {
-		f.Skip("%s", initializeFailedReason(r))
+		f.Untested("%s", initializeFailedReason(r))
 		return
 	}
 	caps := r.Capabilities()
@@ -349,7 +349,7 @@ func checkCapabilities(r *Run, f *Finding) {
 		}
 	})
 	if judged == 0 && len(f.Evidence) == 0 {
-		f.Skip("no list method was sent: %s", probeStopped(r))
+		f.notJudged(stoppedHere(r), "no list method was sent: %s", probeStopped(r))
 		return
 	}
 	f.Pass("the %d list methods the probe called match the declared capabilities", judged)
@@ -377,7 +377,7 @@ func checkEarlyMessages(r *Run, f *Finding) {
 		}
 	})
 	if len(f.Evidence) == 0 && r.InitializedAt < 0 {
-		f.Skip("initialized was never sent: %s", initializeFailedReason(r))
+		f.Untested("initialized was never sent: %s", initializeFailedReason(r))
 		return
 	}
 	f.Pass("no server request before initialized")

@@ -35,7 +35,7 @@ func robustnessStep(r *Run, name string) (probe.Step, bool) {
 func checkParseError(r *Run, f *Finding) {
 	st, ok := robustnessStep(r, probe.StepParseError)
 	if !ok {
-		f.Skip("%s", ruleMissing(r, probe.ConnRobustness, "the malformed JSON"))
+		f.notJudged(ruleUnsentHere(r, probe.ConnRobustness), "%s", ruleMissing(r, probe.ConnRobustness, "the malformed JSON"))
 		return
 	}
 	got := refusal(r, f, st, codeParseError, "malformed JSON")
@@ -50,7 +50,7 @@ func checkParseError(r *Run, f *Finding) {
 func checkInvalidRequest(r *Run, f *Finding) {
 	st, ok := robustnessStep(r, probe.StepInvalidRequest)
 	if !ok {
-		f.Skip("%s", ruleMissing(r, probe.ConnRobustness, "the request without a method"))
+		f.notJudged(ruleUnsentHere(r, probe.ConnRobustness), "%s", ruleMissing(r, probe.ConnRobustness, "the request without a method"))
 		return
 	}
 	got := refusal(r, f, st, codeInvalidRequest, "a request without a method")

@@ -54,11 +54,11 @@ func TestParseErrorWantsMinus32700AndAServerThatGoesOn(t *testing.T) {
 		{name: "stdio: answered, but the server stops answering afterwards", want: StatusWarn,
 			msg: "after malformed JSON, expected the server to go on answering, got no answer within the timeout",
 			res: parse(probe.TransportStdio, jsonReply(parseErrorAnswer), noReply())},
-		{name: "the probe's initialize on its connection failed", want: StatusSkip, msg: "initialize on the probe's own connection did not succeed (JSON-RPC error -32603",
+		{name: "the probe's initialize on its connection failed", want: StatusUntested, msg: "initialize on the probe's own connection did not succeed (JSON-RPC error -32603",
 			res: withRules(probe.TransportStdio, func(w *wireScript) {
 				w.call(conn, probe.StepRuleInitialize, "initialize", "1", ruleInitParams, errorReply(-32603, "busy"))
 			})},
-		{name: "never sent", want: StatusSkip, msg: "the malformed JSON was not sent",
+		{name: "never sent", want: StatusUntested, msg: "the malformed JSON was not sent",
 			res: scriptedSession(probe.TransportStdio)},
 	}
 	runCheckRows(t, "lifecycle.parse-error", rows)
@@ -83,7 +83,7 @@ func TestInvalidRequestWantsMinus32600(t *testing.T) {
 			res: invalid(probe.TransportHTTP, statusReply(400, "application/json", `{"jsonrpc":"2.0","id":"mcpwatch-invalid-request","error":{"code":-32601,"message":"Method not found"}}`))},
 		{name: "stdio: ignored", want: StatusWarn, msg: "got no answer",
 			res: invalid(probe.TransportStdio, noReply())},
-		{name: "never sent", want: StatusSkip, msg: "the request without a method was not sent",
+		{name: "never sent", want: StatusUntested, msg: "the request without a method was not sent",
 			res: scriptedSession(probe.TransportHTTP)},
 	}
 	runCheckRows(t, "lifecycle.invalid-request", rows)

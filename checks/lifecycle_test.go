@@ -59,7 +59,7 @@ func TestInitializeNeedsASuccessfulResult(t *testing.T) {
 		{name: "a process that exits fails with the exit status",
 			res:  scriptedSession(stdio, exitsBeforeAnswering),
 			want: StatusFail, msg: `exit status 1; stderr ends "config: missing API_KEY | panic: no key | goroutine 1 [running]:"`},
-		{name: "never sent is a skip", res: spawnFailure(), want: StatusSkip, msg: "initialize was never sent: \"cannot start"},
+		{name: "never sent is untested", res: spawnFailure(), want: StatusUntested, msg: "initialize was never sent: \"cannot start"},
 	})
 }
 
@@ -99,9 +99,9 @@ func TestInitializeResultMatchesTheRevision(t *testing.T) {
 		{name: "a capability of the wrong type fails by the schema",
 			res:  bad(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":"yes"}},"serverInfo":{"name":"f","version":"1"}}`),
 			want: StatusFail, msg: "got one that does not match"},
-		{name: "initialize failed is a skip",
+		{name: "initialize failed is untested",
 			res:  scriptedSession(stdio, func(p *sessionPlan) { p.initialize = errorReply(-32603, "boom") }),
-			want: StatusSkip, msg: "initialize did not succeed (JSON-RPC error -32603"},
+			want: StatusUntested, msg: "initialize did not succeed (JSON-RPC error -32603"},
 	})
 }
 
@@ -141,10 +141,10 @@ func TestVersionNegotiationAnswersKnownRevisions(t *testing.T) {
 					Stderr: []byte("unsupported protocol version 1900-01-01\n")}
 			}),
 			want: StatusFail, msg: `ended by itself (exit status 2; stderr ends "unsupported protocol version 1900-01-01")`},
-		{name: "initialize failed is a skip", res: scriptedSession(stdio, initFails), want: StatusSkip, msg: "initialize did not succeed"},
-		{name: "no negotiation connection is a skip",
+		{name: "initialize failed is untested", res: scriptedSession(stdio, initFails), want: StatusUntested, msg: "initialize did not succeed"},
+		{name: "no negotiation connection is untested",
 			res:  scriptedSession(stdio, bogus(nil)),
-			want: StatusSkip, msg: "the negotiation connection sent no initialize"},
+			want: StatusUntested, msg: "the negotiation connection sent no initialize"},
 	})
 }
 
@@ -177,11 +177,11 @@ func TestPingReturnsAnEmptyResult(t *testing.T) {
 			want: StatusFail, msg: `got {"pong":true}`},
 		{name: "a result with only _meta passes", res: ping(resultReply(`{"_meta":{"x":1}}`)),
 			want: StatusPass, msg: "empty result in"},
-		{name: "not sent after a failed initialize is a skip", res: scriptedSession(stdio, initFails),
-			want: StatusSkip, msg: "ping was not sent: initialize did not succeed"},
-		{name: "not sent after the probe stopped is a skip",
+		{name: "not sent after a failed initialize is untested", res: scriptedSession(stdio, initFails),
+			want: StatusUntested, msg: "ping was not sent: initialize did not succeed"},
+		{name: "not sent after the probe stopped is untested",
 			res:  scriptedSession(stdio, func(p *sessionPlan) { p.stopAfterInitialize = true }),
-			want: StatusSkip, msg: "the probe stopped early"},
+			want: StatusUntested, msg: "the probe stopped early"},
 	})
 }
 
@@ -206,7 +206,7 @@ func TestUnknownMethodGetsMethodNotFound(t *testing.T) {
 			want: StatusFail, msg: `got JSON-RPC error with code "-32601" "x"`},
 		{name: "a result fails", res: unknown(resultReply(`{}`)), want: StatusFail, msg: `got a result {}`},
 		{name: "silence fails", res: unknown(noReply()), want: StatusFail, msg: "no answer within the timeout"},
-		{name: "not sent is a skip", res: scriptedSession(stdio, initFails), want: StatusSkip},
+		{name: "not sent is untested", res: scriptedSession(stdio, initFails), want: StatusUntested},
 	})
 }
 
@@ -257,10 +257,10 @@ func TestCapabilitiesMatchWhatTheServerServes(t *testing.T) {
 				w.in(probe.ConnMain, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 			})),
 			want: StatusPass},
-		{name: "initialize failed is a skip", res: scriptedSession(stdio, initFails), want: StatusSkip},
-		{name: "no list sent is a skip",
+		{name: "initialize failed is untested", res: scriptedSession(stdio, initFails), want: StatusUntested},
+		{name: "no list sent is untested",
 			res:  scriptedSession(stdio, func(p *sessionPlan) { p.stopAfterInitialize = true }),
-			want: StatusSkip, msg: "no list method was sent"},
+			want: StatusUntested, msg: "no list method was sent"},
 	})
 }
 
@@ -301,19 +301,19 @@ func TestEarlyMessagesWarnOfServerRequestsBeforeInitialized(t *testing.T) {
 				}
 			}),
 			want: StatusWarn, msg: `got "roots/list"`},
-		{name: "initialized never sent is a skip", res: scriptedSession(stdio, initFails), want: StatusSkip,
+		{name: "initialized never sent is untested", res: scriptedSession(stdio, initFails), want: StatusUntested,
 			msg: "initialized was never sent"},
 	})
 }
 
 func TestInitializeFailureReasonsNameTheFault(t *testing.T) {
-	// The skip reasons of the checks that depend on initialize carry its failure, so a
+	// The untested reasons of the checks that depend on initialize carry its failure, so a
 	// reader of any one finding learns why.
 	res := scriptedSession(probe.TransportStdio, func(p *sessionPlan) { p.initialize = errorReply(-32602, "bad version") })
 	for _, id := range []string{"lifecycle.initialize-result", "lifecycle.version-negotiation", "lifecycle.capabilities", "lifecycle.ping", "lifecycle.unknown-method"} {
 		f := evaluateCheck(t, id, res)
-		if f.Status != StatusSkip || !strings.Contains(f.Message, "JSON-RPC error -32602") {
-			t.Errorf("%s: %s %q, want a skip naming error -32602", id, f.Status, f.Message)
+		if f.Status != StatusUntested || !strings.Contains(f.Message, "JSON-RPC error -32602") {
+			t.Errorf("%s: %s %q, want untested naming error -32602", id, f.Status, f.Message)
 		}
 	}
 }

@@ -89,7 +89,7 @@ func (l *itemListing) keys(i int, fn func(string)) {
 func checkList(r *Run, f *Finding, k listKind, schemas *mcpschema.Validator) {
 	switch {
 	case r.Initialize == nil && r.Discover == nil:
-		f.Skip("no initialize or discover result, so no declared capabilities to judge %s by", k.method)
+		f.Untested("no initialize or discover result, so no declared capabilities to judge %s by", k.method)
 		return
 	case !r.Declares(k.capability):
 		f.Skip("server declares no %s capability", k.capability)
@@ -109,7 +109,7 @@ func checkList(r *Run, f *Finding, k listKind, schemas *mcpschema.Validator) {
 		l.pages = append(l.pages, p)
 	}
 	if len(l.steps) == 0 {
-		f.Skip("%s was never sent: %s", k.method, probeStopped(r))
+		f.notJudged(stoppedHere(r), "%s was never sent: %s", k.method, probeStopped(r))
 		return
 	}
 	if first := l.steps[0]; l.pages[0] == nil {

@@ -90,7 +90,7 @@ func TestPromptsList(t *testing.T) {
 			res: list(resultReply(`{"prompts":[{"name":"greet"}],"nextCursor":"c1"}`), resultReply(`{"prompts":[{"name":"greet"}]}`))},
 		{name: "not declared", want: StatusSkip, msg: "server declares no prompts capability",
 			res: listSession(probe.TransportStdio, plainInitResult, probe.StepPromptsList, "prompts/list", errorReply(-32601, "Method not found"))},
-		{name: "no initialize result", want: StatusSkip, msg: "no initialize or discover result",
+		{name: "no initialize result", want: StatusUntested, msg: "no initialize or discover result",
 			res: scriptedSession(probe.TransportStdio, func(p *sessionPlan) { p.initialize = errorReply(-32603, "down") })},
 	}
 	runCheckRows(t, "prompts.list", rows)

@@ -93,7 +93,7 @@ func silenceOnStream(r *Run, f *Finding) {
 		f.Fail(Seqs(c.notified, fr.Seq), "expected no answer to a notification, got a response without a request id while every request had its own answer: %s", clipJSON(fr.Raw))
 	}
 	if notified == 0 {
-		f.Skip("the probe sent no notification (initialize did not succeed)")
+		f.Untested("the probe sent no notification (initialize did not succeed)")
 		return
 	}
 	f.Pass("no response to the notifications the probe sent")
@@ -143,7 +143,7 @@ func silenceOnHTTP(r *Run, f *Finding) {
 		}
 	}
 	if notified == 0 {
-		f.Skip("the probe sent no notification (initialize did not succeed)")
+		f.Untested("the probe sent no notification (initialize did not succeed)")
 		return
 	}
 	f.Pass("no JSON-RPC answer to the %d notifications the probe posted", notified)

@@ -57,7 +57,7 @@ func isEvent(fr probe.Frame) bool {
 func checkEndpointEvent(r *Run, f *Finding) {
 	streams := sseStreams(r)
 	if len(streams) == 0 {
-		f.Skip("no event stream was opened (%s)", probeStopped(r))
+		f.notJudged(stoppedHere(r), "no event stream was opened (%s)", probeStopped(r))
 		return
 	}
 	for _, s := range streams {
@@ -141,7 +141,7 @@ func checkMessageEvents(r *Run, f *Finding) {
 		}
 	})
 	if n == 0 {
-		f.Skip("the server sent no message over the legacy transport (%s)", probeStopped(r))
+		f.notJudged(stoppedHere(r), "the server sent no message over the legacy transport (%s)", probeStopped(r))
 		return
 	}
 	f.Pass("%d server messages, each a message event with one JSON-RPC message", n)

@@ -90,7 +90,7 @@ func checkDiscoverResult(r *Run, f *Finding, schemas *mcpschema.Validator) {
 	}
 	st, ok := r.FirstStep(probe.StepDiscover)
 	if !ok {
-		f.Skip("%s", discoverFailedReason(r))
+		f.Untested("%s", discoverFailedReason(r))
 		return
 	}
 	frames := Seqs(st.Request, st.Response)
@@ -150,7 +150,7 @@ func checkUnsupportedVersion(r *Run, f *Finding) {
 	}
 	st, ok := r.FirstStep(probe.StepDiscoverUnsupported)
 	if !ok {
-		f.Skip("the negotiation connection sent no server/discover (%s)", probeStopped(r))
+		f.notJudged(stoppedHere(r), "the negotiation connection sent no server/discover (%s)", probeStopped(r))
 		return
 	}
 	frames := Seqs(st.Request, st.Response)
@@ -192,7 +192,7 @@ func checkMetaRequired(r *Run, f *Finding) {
 	}
 	st, ok := r.FirstStep(probe.StepMetaMissing)
 	if !ok {
-		f.Skip("the negotiation connection sent no request without _meta (%s)", probeStopped(r))
+		f.notJudged(stoppedHere(r), "the negotiation connection sent no request without _meta (%s)", probeStopped(r))
 		return
 	}
 	frames := Seqs(st.Request, st.Response)
@@ -293,7 +293,7 @@ func checkResultType(r *Run, f *Finding) {
 		judgeResultType(f, Seqs(st.Response), describeStepName(st), members)
 	}
 	if n == 0 && len(f.Evidence) == 0 {
-		f.Skip("no stateless request got a result (%s)", discoverFailedReason(r))
+		f.Untested("no stateless request got a result (%s)", discoverFailedReason(r))
 		return
 	}
 	f.Pass("%d results, each with resultType complete or input_required", n)

@@ -74,7 +74,7 @@ func checkStdoutPurity(r *Run, f *Finding) {
 		f.Fail(Seqs(fr.Seq), "expected only JSON-RPC messages on stdout, got %s: %s", why, clipJSON(fr.Raw))
 	})
 	if lines == 0 {
-		f.Skip("the server wrote nothing to stdout")
+		f.Untested("the server wrote nothing to stdout")
 		return
 	}
 	f.Pass("%d stdout lines, each a JSON-RPC message", lines)
@@ -86,7 +86,7 @@ func checkSpawn(r *Run, f *Finding) {
 			f.Fail(nil, "expected the command to start, got %s", Clip([]byte(r.Err)))
 			return
 		}
-		f.Skip("no server process was recorded")
+		f.Untested("no server process was recorded")
 		return
 	}
 	for _, p := range r.Processes {
@@ -103,7 +103,7 @@ func checkSpawn(r *Run, f *Finding) {
 	}
 	p, ok := r.ProcessOf(probe.ConnMain)
 	if !ok {
-		f.Skip("no process was recorded for the main connection")
+		f.Untested("no process was recorded for the main connection")
 		return
 	}
 	first := probe.StepInitialize
@@ -134,10 +134,10 @@ func checkShutdown(r *Run, f *Finding) {
 	p, ok := r.ProcessOf(probe.ConnMain)
 	switch {
 	case !ok:
-		f.Skip("no server process was recorded for the main connection")
+		f.Untested("no server process was recorded for the main connection")
 		return
 	case !p.Started:
-		f.Skip("the server could not be started")
+		f.Untested("the server could not be started")
 		return
 	}
 	frames := Seqs(exitNote(r, probe.ConnMain))
@@ -149,9 +149,9 @@ func checkShutdown(r *Run, f *Finding) {
 	case "SIGKILL":
 		f.Warn(frames, "expected the server to exit once stdin closed, got no exit within the grace period, nor after SIGTERM: SIGKILL ended it after %s", p.ShutdownAfter.Round(time.Millisecond))
 	case "exit":
-		f.Skip("the server ended by itself before stdin was closed (%s)", describeExit(p))
+		f.Untested("the server ended by itself before stdin was closed (%s)", describeExit(p))
 	default:
-		f.Skip("how the server process ended was not recorded (%s)", describeEnd(p))
+		f.Untested("how the server process ended was not recorded (%s)", describeEnd(p))
 	}
 }
 

@@ -45,7 +45,7 @@ func TestStdoutPurityAllowsOnlyJSONRPCLines(t *testing.T) {
 			want: StatusFail, msg: "got a JSON array, not a message object"},
 		{name: "a batch under 2025-03-26 warns", res: batch25a, want: StatusWarn, msg: "got a batch (allowed in 2025-03-26 only"},
 		{name: "a line cut by the probe's limit is not judged", res: truncated, want: StatusPass},
-		{name: "silence is a skip", res: scriptedSession(probe.TransportStdio, initFails), want: StatusSkip, msg: "wrote nothing"},
+		{name: "silence is untested", res: scriptedSession(probe.TransportStdio, initFails), want: StatusUntested, msg: "wrote nothing"},
 		{name: "http is a skip", res: scriptedSession(probe.TransportHTTP), want: StatusSkip, msg: "stdio transport only"},
 	})
 }
@@ -79,7 +79,7 @@ func TestSpawnNeedsAProcessThatAnswersInitialize(t *testing.T) {
 				p.processes[0].EndedBy, p.processes[0].Signal, p.processes[0].ExitCode = "SIGTERM", "SIGTERM", -1
 			}),
 			want: StatusPass},
-		{name: "no process recorded is a skip", res: noRecord, want: StatusSkip, msg: "no server process"},
+		{name: "no process recorded is untested", res: noRecord, want: StatusUntested, msg: "no server process"},
 		{name: "http is a skip", res: scriptedSession(probe.TransportHTTP), want: StatusSkip},
 	})
 }
@@ -100,10 +100,10 @@ func TestShutdownWarnsWhenASignalWasNeeded(t *testing.T) {
 		{name: "SIGTERM warns", res: endedBy("SIGTERM", 2*time.Second), want: StatusWarn,
 			msg: "expected the server to exit once stdin closed, got no exit within the grace period: SIGTERM ended it after 2s"},
 		{name: "SIGKILL warns", res: endedBy("SIGKILL", 4*time.Second), want: StatusWarn, msg: "nor after SIGTERM: SIGKILL ended it after 4s"},
-		{name: "an exit before stdin closed is a skip", res: scriptedSession(stdio, exitsBeforeAnswering), want: StatusSkip,
+		{name: "an exit before stdin closed is untested", res: scriptedSession(stdio, exitsBeforeAnswering), want: StatusUntested,
 			msg: "ended by itself before stdin was closed (exit status 1"},
-		{name: "an unrecorded end is a skip", res: running, want: StatusSkip, msg: "still running"},
-		{name: "a server that never started is a skip", res: spawnFailure(), want: StatusSkip, msg: "could not be started"},
+		{name: "an unrecorded end is untested", res: running, want: StatusUntested, msg: "still running"},
+		{name: "a server that never started is untested", res: spawnFailure(), want: StatusUntested, msg: "could not be started"},
 		{name: "http is a skip", res: scriptedSession(probe.TransportHTTP), want: StatusSkip},
 	})
 }

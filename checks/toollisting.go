@@ -16,10 +16,12 @@ import (
 // toolListing is what the main connection's tools/list pages said, decoded once for all the
 // tools checks.
 type toolListing struct {
-	// skip says why the tools checks do not apply to the run ("" when they do).
-	skip  string
-	steps []probe.Step // the tools/list steps, in order
-	pages []*toolPage  // pages[i] is the content of steps[i] (nil when the step failed)
+	// skip says why the tools checks do not apply to the run ("" when they do); untested,
+	// that they apply but the run left nothing to judge them by.
+	skip     string
+	untested bool
+	steps    []probe.Step // the tools/list steps, in order
+	pages    []*toolPage  // pages[i] is the content of steps[i] (nil when the step failed)
 	// failed is the index of the first step that did not succeed (-1 when none did not).
 	failed int
 }
@@ -123,7 +125,7 @@ func (l *toolLister) build(r *Run) *toolListing {
 	out := &toolListing{failed: -1}
 	switch {
 	case r.Initialize == nil && r.Discover == nil:
-		out.skip = "no initialize result (nor a server/discover result), so no declared capabilities to judge tools by"
+		out.skip, out.untested = "no initialize result (nor a server/discover result), so no declared capabilities to judge tools by", true
 		return out
 	case !r.Declares("tools"):
 		out.skip = "server declares no tools capability"
@@ -146,7 +148,7 @@ func (l *toolLister) build(r *Run) *toolListing {
 		out.pages = append(out.pages, page)
 	}
 	if len(out.steps) == 0 {
-		out.skip = "tools/list was never sent"
+		out.skip, out.untested = "tools/list was never sent", true
 		if r.Err != "" {
 			out.skip += ": " + r.Err
 		}

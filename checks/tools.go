@@ -47,7 +47,7 @@ func toolChecks(schemas *mcpschema.Validator) []Check {
 			Title:    "tool names match ^[A-Za-z0-9_.-]{1,128}$ and are unique (2025-11-25 and later)",
 			Evaluate: l.judge(checkToolNames)},
 		{ID: "tools.description", Area: "tools", Rule: "E", Spec: specTools + "#tool",
-			Title:    "every tool has a description",
+			Title:    "every tool has a description (advice: the field is optional in every revision)",
 			Evaluate: l.judge(checkToolDescriptions)},
 		{ID: "tools.fingerprint", Area: "tools", Spec: specTools,
 			Title:    "a stable hash of the tool surface (names, descriptions, schemas) and the tool count",
@@ -64,7 +64,7 @@ func (l *toolLister) judge(fn toolJudge) func(r *Run, f *Finding) {
 	return func(r *Run, f *Finding) {
 		listing := l.listing(r)
 		if listing.skip != "" {
-			f.Skip("%s", listing.skip)
+			f.notJudged(listing.untested, "%s", listing.skip)
 			return
 		}
 		fn(r, f, listing, l.schemas)
@@ -74,7 +74,7 @@ func (l *toolLister) judge(fn toolJudge) func(r *Run, f *Finding) {
 // needsPages skips a check that reads tools when tools/list failed on its first page.
 func needsPages(f *Finding, l *toolListing) bool {
 	if l.pages[0] == nil {
-		f.Skip("tools/list failed (%s), so there are no tools to judge", describeStep(l.steps[0]))
+		f.Untested("tools/list failed (%s), so there are no tools to judge", describeStep(l.steps[0]))
 		return false
 	}
 	return true
@@ -263,7 +263,9 @@ func checkToolDescriptions(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Vali
 		}
 		n++
 		if !t.described || strings.TrimSpace(t.desc) == "" {
-			f.WarnTool(toolKey(t), Seqs(st.Response), "tool %s has no description", toolLabel(t, page))
+			// Advice, not a warning: Tool.description is optional in every revision's schema
+			// ("required": name and inputSchema only) and no sentence asks for one.
+			f.AdviseTool(toolKey(t), Seqs(st.Response), "tool %s has no description", toolLabel(t, page))
 		}
 	})
 	if n == 0 {
@@ -279,7 +281,7 @@ func checkToolDescriptions(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Vali
 // changes whenever a tool is added, removed, renamed, re-described or re-typed.
 func fingerprintTools(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
 	if l.failed >= 0 {
-		f.Skip("tools/list did not complete (page %d: %s), so the tool surface is unknown", l.failed+1, describeStep(l.steps[l.failed]))
+		f.Untested("tools/list did not complete (page %d: %s), so the tool surface is unknown", l.failed+1, describeStep(l.steps[l.failed]))
 		return
 	}
 	var digests [][sha256.Size]byte

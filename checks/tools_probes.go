@@ -27,7 +27,7 @@ func toolProbeChecks() []Check {
 func toolsDeclared(r *Run, f *Finding) bool {
 	switch {
 	case r.Initialize == nil && r.Discover == nil:
-		f.Skip("no initialize or discover result, so no declared capabilities to judge tools by")
+		f.Untested("no initialize or discover result, so no declared capabilities to judge tools by")
 	case !r.Declares("tools"):
 		f.Skip("server declares no tools capability")
 	default:
@@ -44,11 +44,11 @@ func checkUnknownTool(r *Run, f *Finding) {
 	if !ok {
 		for _, l := range stepsOn(r, probe.ConnMain, probe.StepToolsList) {
 			if l.Outcome != probe.OutcomeOK {
-				f.Skip("no tool was called: tools/list failed (%s), so no name could be shown to be absent", describeStep(l))
+				f.Untested("no tool was called: tools/list failed (%s), so no name could be shown to be absent", describeStep(l))
 				return
 			}
 		}
-		f.Skip("%s", ruleMissing(r, probe.ConnMain, "tools/call of an unknown tool"))
+		f.notJudged(ruleUnsentHere(r, probe.ConnMain), "%s", ruleMissing(r, probe.ConnMain, "tools/call of an unknown tool"))
 		return
 	}
 	name := calledTool(r, st)
@@ -86,7 +86,7 @@ func checkInvalidCursor(r *Run, f *Finding) {
 	}
 	st, ok := stepOn(r, probe.ConnMain, probe.StepInvalidCursor)
 	if !ok {
-		f.Skip("%s", ruleMissing(r, probe.ConnMain, "tools/list with an invalid cursor"))
+		f.notJudged(ruleUnsentHere(r, probe.ConnMain), "%s", ruleMissing(r, probe.ConnMain, "tools/list with an invalid cursor"))
 		return
 	}
 	frames := Seqs(st.Request, st.Response)

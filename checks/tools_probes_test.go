@@ -41,11 +41,11 @@ func TestUnknownToolWantsAJSONRPCError(t *testing.T) {
 			res: unknownToolSession(probe.TransportStdio, tools, resultReply(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`))},
 		{name: "no answer", want: StatusWarn, msg: "got no answer within the timeout",
 			res: unknownToolSession(probe.TransportStdio, tools, noReply())},
-		{name: "the listing failed, so nothing was called", want: StatusSkip, msg: "no tool was called: tools/list failed (JSON-RPC error -32603)",
+		{name: "the listing failed, so nothing was called", want: StatusUntested, msg: "no tool was called: tools/list failed (JSON-RPC error -32603)",
 			res: unknownToolSession(probe.TransportStdio, errorReply(-32603, "busy"), nil)},
 		{name: "no tools capability", want: StatusSkip, msg: "server declares no tools capability",
 			res: scriptedSession(probe.TransportStdio, func(p *sessionPlan) { p.initResult = noToolsInit })},
-		{name: "never sent", want: StatusSkip, msg: "tools/call of an unknown tool was not sent",
+		{name: "never sent", want: StatusUntested, msg: "tools/call of an unknown tool was not sent",
 			res: scriptedSession(probe.TransportStdio)},
 	}
 	runCheckRows(t, "tools.unknown-tool", rows)
@@ -80,7 +80,7 @@ func TestInvalidCursorWantsMinus32602(t *testing.T) {
 			res: invalidCursorSession(probe.TransportHTTP, statusReply(500, "text/plain", "oops"))},
 		{name: "no tools capability", want: StatusSkip, msg: "server declares no tools capability",
 			res: scriptedSession(probe.TransportHTTP, func(p *sessionPlan) { p.initResult = noToolsInit })},
-		{name: "never sent", want: StatusSkip, msg: "tools/list with an invalid cursor was not sent",
+		{name: "never sent", want: StatusUntested, msg: "tools/list with an invalid cursor was not sent",
 			res: scriptedSession(probe.TransportStdio)},
 	}
 	runCheckRows(t, "tools.invalid-cursor", rows)

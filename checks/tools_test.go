@@ -141,13 +141,15 @@ func TestToolChecks(t *testing.T) {
 		r2026 = "2026-07-28"
 	)
 	all := []string{"tools.list", "tools.pagination", "tools.input-schema", "tools.output-schema", "tools.name-format", "tools.description", "tools.fingerprint"}
-	skipAll := func(msg string) map[string]expect {
+	allWith := func(status Status, msg string) map[string]expect {
 		m := map[string]expect{}
 		for _, id := range all {
-			m[id] = expect{status: StatusSkip, msg: msg}
+			m[id] = expect{status: status, msg: msg}
 		}
 		return m
 	}
+	skipAll := func(msg string) map[string]expect { return allWith(StatusSkip, msg) }
+	untestedAll := func(msg string) map[string]expect { return allWith(StatusUntested, msg) }
 	noDescription := `{"name":"bare","inputSchema":{"type":"object"}}`
 	withOutput := func(name, output string) string {
 		return fmt.Sprintf(`{"name":%q,"description":"d","inputSchema":{"type":"object"},"outputSchema":%s}`, name, output)
@@ -183,30 +185,30 @@ func TestToolChecks(t *testing.T) {
 			want: skipAll("server declares no tools capability"),
 		},
 		{
-			name: "no initialize result skips",
+			name: "no initialize result leaves them untested",
 			res:  &probe.Result{Requested: r1125, Err: "initialize failed: JSON-RPC error -32600"},
-			want: skipAll("no initialize result"),
+			want: untestedAll("no initialize result"),
 		},
 		{
-			name: "tools/list never sent skips with the probe's error",
+			name: "tools/list never sent leaves them untested with the probe's error",
 			res: func() *probe.Result {
 				r := newToolProbe(r1125, toolsCaps).result()
 				r.Err = "probe did not finish within 1s"
 				return r
 			}(),
-			want: skipAll("tools/list was never sent: probe did not finish within 1s"),
+			want: untestedAll("tools/list was never sent: probe did not finish within 1s"),
 		},
 		{
-			name: "a declared capability whose list fails fails tools.list and skips the rest",
+			name: "a declared capability whose list fails fails tools.list and leaves the rest untested",
 			res:  newToolProbe(r1125, toolsCaps).pageError(-32601).result(),
 			want: map[string]expect{
 				"tools.list":          {status: StatusFail, msg: "tools/list failed although the server declares tools: JSON-RPC error -32601"},
-				"tools.pagination":    {status: StatusSkip, msg: "tools/list failed (JSON-RPC error -32601)"},
-				"tools.input-schema":  {status: StatusSkip, msg: "tools/list failed (JSON-RPC error -32601)"},
-				"tools.output-schema": {status: StatusSkip, msg: "tools/list failed"},
-				"tools.name-format":   {status: StatusSkip, msg: "tools/list failed"},
-				"tools.description":   {status: StatusSkip, msg: "tools/list failed"},
-				"tools.fingerprint":   {status: StatusSkip, msg: "tools/list did not complete (page 1: JSON-RPC error -32601)"},
+				"tools.pagination":    {status: StatusUntested, msg: "tools/list failed (JSON-RPC error -32601)"},
+				"tools.input-schema":  {status: StatusUntested, msg: "tools/list failed (JSON-RPC error -32601)"},
+				"tools.output-schema": {status: StatusUntested, msg: "tools/list failed"},
+				"tools.name-format":   {status: StatusUntested, msg: "tools/list failed"},
+				"tools.description":   {status: StatusUntested, msg: "tools/list failed"},
+				"tools.fingerprint":   {status: StatusUntested, msg: "tools/list did not complete (page 1: JSON-RPC error -32601)"},
 			},
 		},
 		{
@@ -214,7 +216,7 @@ func TestToolChecks(t *testing.T) {
 			res:  newToolProbe(r0618, toolsCaps).pageTimeout().result(),
 			want: map[string]expect{
 				"tools.list":        {status: StatusFail, msg: "no answer: timed out waiting for an answer"},
-				"tools.fingerprint": {status: StatusSkip, msg: "did not complete"},
+				"tools.fingerprint": {status: StatusUntested, msg: "did not complete"},
 			},
 		},
 		{
@@ -320,7 +322,7 @@ func TestToolChecks(t *testing.T) {
 			want: map[string]expect{"tools.name-format": {status: StatusSkip, msg: "the tool name rule exists from 2025-11-25 on; the server speaks 2025-06-18"}},
 		},
 		{
-			name: "a tool without a description warns, as does an empty one",
+			name: "a tool without a description is advice, as is an empty one",
 			res:  newToolProbe(r0618, toolsCaps).page(toolsPage(echoTool, noDescription, tool("blank", "  ", objectSchema))).result(),
 			want: map[string]expect{
 				"tools.description": {status: StatusWarn, msg: `tool "bare" has no description (and 1 more)`, tool: "blank"},
@@ -401,7 +403,7 @@ func TestToolChecks(t *testing.T) {
 				"tools.list":         {status: StatusPass, msg: "1 tools on 1 page(s)"},
 				"tools.pagination":   {status: StatusFail, msg: "page 2 (asked for with the cursor page 1 returned) failed: JSON-RPC error -32602"},
 				"tools.input-schema": {status: StatusPass},
-				"tools.fingerprint":  {status: StatusSkip, msg: "tools/list did not complete (page 2: JSON-RPC error -32602)"},
+				"tools.fingerprint":  {status: StatusUntested, msg: "tools/list did not complete (page 2: JSON-RPC error -32602)"},
 			},
 		},
 	}
@@ -687,4 +689,33 @@ func FuzzToolListing(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A tool without a description is advice in every revision, never a warning: no sentence of
+// the specification requires one, and each revision's schema leaves it optional. The
+// 2025-11-25 schema's Tool, for one, has "required": ["inputSchema", "name"], and describes
+// description only as "A human-readable description of the tool. This can be used by clients
+// to improve the LLM's understanding of available tools. It can be thought of like a "hint"
+// to the model." The same list holds from 2024-11-05 to 2026-07-28, so the listing itself
+// must pass where the description is missing.
+func TestToolWithoutDescriptionIsAdviceInEveryRevision(t *testing.T) {
+	v := newTestValidator(t)
+	bare := `{"name":"bare","inputSchema":{"type":"object"}}`
+	for _, rev := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(rev, func(t *testing.T) {
+			page := toolsPage(bare)
+			if probe.Stateless(rev) {
+				page = toolsPageWith(`"resultType":"complete","ttlMs":5,"cacheScope":"public"`, bare)
+			}
+			got := evaluateTools(t, v, newToolProbe(rev, toolsCaps).page(page).result())
+			if l := got["tools.list"]; l.Status != StatusPass {
+				t.Errorf("tools.list %s %q: the description is optional in the %s schema", l.Status, l.Message, rev)
+			}
+			d := got["tools.description"]
+			if d.Status != StatusWarn || d.Severity != SeverityAdvice || len(d.Evidence) != 1 ||
+				d.Evidence[0].Severity != SeverityAdvice || d.Evidence[0].Tool != "bare" {
+				t.Errorf("tools.description = %s/%s %+v, want advice about tool bare", d.Status, d.Severity, d.Evidence)
+			}
+		})
+	}
 }

@@ -21,7 +21,7 @@ func versionSupportCheck() Check {
 func checkVersionSupport(r *Run, f *Finding) {
 	if r.Stateless() {
 		if r.Discover == nil {
-			f.Skip("%s", discoverFailedReason(r))
+			f.Untested("%s", discoverFailedReason(r))
 			return
 		}
 		members, _ := objectMembers(r.Discover)
@@ -33,7 +33,7 @@ func checkVersionSupport(r *Run, f *Finding) {
 	}
 	st, ok := initializeStep(r)
 	if !ok {
-		f.Skip("%s", initializeFailedReason(r))
+		f.Untested("%s", initializeFailedReason(r))
 		return
 	}
 	data := map[string]any{"offered": r.Requested, "accepted": r.Accepted()}

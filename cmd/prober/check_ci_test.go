@@ -142,8 +142,8 @@ func TestCheckBaselineGatesOnNewFailuresOnly(t *testing.T) {
 		t.Errorf("verdict %s, stale %v", doc.Verdict, doc.Baseline.Stale)
 	}
 
-	// A new failure still fails: --fail-on warning makes the tool without description one.
-	code, _, _ = runCLI(t, context.Background(), "check", "--baseline", baseline, "--fail-on", "warning",
+	// A new failure still fails: --fail-on advice makes the tool without description one.
+	code, _, _ = runCLI(t, context.Background(), "check", "--baseline", baseline, "--fail-on", "advice",
 		newHTTPFixture(t, &httpFixture{mcp: fixtureMCP{name: "x", version: "1", pingResult: `[]`, noToolDescription: true}}).URL+"/mcp")
 	if code != exitFailed {
 		t.Errorf("a failure outside the baseline: exit %d, want %d", code, exitFailed)

@@ -159,10 +159,10 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 	}
 
 	switch v.failOn {
-	case string(checks.SeverityError), string(checks.SeverityWarning):
+	case string(checks.SeverityError), string(checks.SeverityWarning), string(checks.SeverityAdvice):
 		cfg.failOn = checks.Severity(v.failOn)
 	default:
-		return nil, fmt.Errorf("--fail-on %q: want error or warning", v.failOn)
+		return nil, fmt.Errorf("--fail-on %q: want error, warning or advice", v.failOn)
 	}
 	choice, err := v.protocol.validate(stdio)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 // field switches on one deviation, so that a test can see the verdict change.
 type fixtureMCP struct {
 	name, version string
-	// noToolDescription leaves the tool's description out (a SHOULD: a warning).
+	// noToolDescription leaves the tool's description out (optional in every revision: advice).
 	noToolDescription bool
 	// pingResult replaces the empty result of ping (an array: a failure).
 	pingResult string

@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 const (
 	modeConformant = "conformant"
 	modeBanner     = "banner"   // prints a banner line to stdout before serving
-	modeNoDesc     = "no-desc"  // a tool without a description: a warning only
+	modeNoDesc     = "no-desc"  // a tool without a description: advice only
 	modeBadPing    = "bad-ping" // ping answers a non-empty result: a failure
 	modeCrash      = "crash"    // writes to stderr and exits 3 before reading anything
 	modeHang       = "hang"     // never answers and ignores stdin EOF

@@ -43,7 +43,7 @@ func TestUsageErrorsExitTwoWithAMessageAndAPointerToHelp(t *testing.T) {
 		{"unknown flag", []string{"check", "--bogus", "http://127.0.0.1:1/mcp"}, "flag provided but not defined: -bogus"},
 		{"unknown flag after URL", []string{"check", "http://127.0.0.1:1/mcp", "--bogus"}, "flag provided but not defined: -bogus"},
 		{"unknown format", []string{"check", "--format", "xml", "http://127.0.0.1:1/mcp"}, `--format "xml": want one of text, json`},
-		{"unknown fail-on", []string{"check", "--fail-on", "fatal", "http://127.0.0.1:1/mcp"}, `--fail-on "fatal": want error or warning`},
+		{"unknown fail-on", []string{"check", "--fail-on", "fatal", "http://127.0.0.1:1/mcp"}, `--fail-on "fatal": want error, warning or advice`},
 		{"unknown revision", []string{"check", "--protocol-version", "2099-01-01", "http://127.0.0.1:1/mcp"}, "want auto, all or one of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"},
 		{"unknown transport", []string{"check", "--transport", "websocket", "http://127.0.0.1:1/mcp"}, `--transport "websocket": want auto, stdio, http or sse`},
 		{"sse transport for a command", []string{"check", "--transport", "sse", "--", "srv"}, "--transport sse needs a URL, not a command"},
@@ -105,6 +105,18 @@ func TestUsageErrorsNeverEchoHeaderOrEnvValues(t *testing.T) {
 		}
 		if strings.Contains(stdout+stderr, secret) {
 			t.Errorf("%q: the value was echoed:\n%s", args, stderr)
+		}
+	}
+}
+
+func TestParseCheckArgsAcceptsFailOnErrorWarningAndAdvice(t *testing.T) {
+	for _, level := range []checks.Severity{checks.SeverityError, checks.SeverityWarning, checks.SeverityAdvice} {
+		cfg, err := parseCheckArgs([]string{"--fail-on", string(level), "http://127.0.0.1:9/mcp"})
+		if err != nil {
+			t.Fatalf("--fail-on %s: %v", level, err)
+		}
+		if cfg.failOn != level {
+			t.Errorf("--fail-on %s: failOn %q", level, cfg.failOn)
 		}
 	}
 }
@@ -238,7 +250,7 @@ func TestHelpDocumentsEveryFlagWithItsDefault(t *testing.T) {
 		"prober check [flags] URL", "prober check [flags] -- COMMAND [ARGS...]",
 		"prober check -- npx -y", "--format json --output", "--fail-on warning", "--header \"Authorization: Bearer",
 		"(default text)", "(default error)", "(default auto): auto offers 2026-07-28", "auto (default), http", "(default 60s)", "(default 45s)", "(default 10s)",
-		"(default 16MiB)", "(default 2s)", "(default warn)",
+		"(default 16MiB)", "(default 2s)", "(default warn)", "warning (a broken SHOULD too) or advice", "untested",
 		"Exit codes:", "0    no check fails", "1    a check fails", "2    usage error", "130  interrupted",
 	} {
 		if !strings.Contains(stdout, want) {

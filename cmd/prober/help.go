@@ -91,8 +91,12 @@ Report:
                               set or stdout is not a terminal)
 
 Verdict:
-  --fail-on SEVERITY          lowest severity that fails the run: error (a broken MUST) or
-                              warning (a broken SHOULD too) (default %[3]s)
+  --fail-on SEVERITY          lowest severity that fails the run (default %[3]s): error (a
+                              broken MUST), warning (a broken SHOULD too) or advice (also
+                              what no MUST or SHOULD requires: metadata quality, heuristics)
+                              A check the probe could not judge (untested: the server died,
+                              a step it needs failed) never fails the run by itself, but it
+                              is never a pass: the report lists it and counts it apart
   --checks IDS                run only these checks: comma-separated ids or prefixes, e.g.
                               jsonrpc.*,lifecycle.ping (default all)
   --skip IDS                  leave these checks out (same form as --checks)
@@ -155,7 +159,7 @@ Other:
   -h, --help                  this help
 
 Exit codes:
-  0    no check fails at or above --fail-on
+  0    no check fails at or above --fail-on (untested checks are reported, not passed)
   1    a check fails at or above --fail-on, or the probe could not finish: the server is
        unreachable, its command cannot start, or initialize never succeeded
   2    usage error: an unknown flag, a bad value, both a URL and a command, or neither; a
