@@ -13,7 +13,7 @@ const (
 
 // conformance judges each watched check: bad when it fails now and did not fail the last time
 // it was judged (in any region), or fails still while its alert is open; good when it passes
-// (or only warns) again. A check that was never seen passing does not alert: a conformance
+// (or only warns) again. A skipped or untested check was not judged: it says nothing. A check that was never seen passing does not alert: a conformance
 // alert is about a regression, and `prober check` is the tool for a server's standing faults.
 //
 // A down run says nothing here: its checks judge the failure to initialize, which is the down

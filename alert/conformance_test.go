@@ -44,6 +44,22 @@ func TestConformanceAlert(t *testing.T) {
 			{withChecks(obs(3*m, "eu", degraded), ping, "fail"), none()},
 			{withChecks(obs(4*m, "eu", up), ping, "pass"), ev("resolved conformance lifecycle.ping")},
 		}},
+		{"an untested check neither fires nor resolves", config(only(KindConformance)), []simStep{
+			{withChecks(obs(0, "eu", up), ping, "pass"), none()},
+			{withChecks(obs(1*m, "eu", degraded), ping, "fail"), ev("fired conformance lifecycle.ping")},
+			{withChecks(obs(2*m, "eu", degraded), ping, CheckUntested), none()},
+			{withChecks(obs(3*m, "eu", degraded), ping, "fail"), none()},
+			{withChecks(obs(4*m, "eu", up), ping, "pass"), ev("resolved conformance lifecycle.ping")},
+		}},
+		{"an untested check is not the previous verdict: pass, untested, fail fires", config(only(KindConformance)), []simStep{
+			{withChecks(obs(0, "eu", up), ping, "pass"), none()},
+			{withChecks(obs(1*m, "eu", degraded), ping, CheckUntested), none()},
+			{withChecks(obs(2*m, "eu", degraded), ping, "fail"), ev("fired conformance lifecycle.ping")},
+		}},
+		{"an untested check is not a pass: untested then fail does not fire", config(only(KindConformance)), []simStep{
+			{withChecks(obs(0, "eu", up), ping, CheckUntested), none()},
+			{withChecks(obs(1*m, "eu", degraded), ping, "fail"), none()},
+		}},
 		{"a down run is the down alert's: its failing checks neither fire nor count as the previous run", config(only(KindConformance)), []simStep{
 			{withChecks(obs(0, "eu", up), "lifecycle.initialize", "pass", ping, "pass"), none()},
 			{withChecks(obs(1*m, "eu", down), "lifecycle.initialize", "fail", ping, "skip"), none()},

@@ -26,11 +26,14 @@ const (
 	OutcomeDown     = "down"
 )
 
-// Check statuses the engine tells apart (others, such as skip and info, say nothing).
+// Check statuses the engine tells apart. Others say nothing: skip and info, and untested (the
+// check applied but the run could not judge it), which must neither raise a failure nor
+// resolve one, nor stand for the previous verdict.
 const (
-	CheckPass = "pass"
-	CheckWarn = "warn"
-	CheckFail = "fail"
+	CheckPass     = "pass"
+	CheckWarn     = "warn"
+	CheckFail     = "fail"
+	CheckUntested = "untested"
 )
 
 // Observation is one finished probe run of one server from one region: everything the alert
@@ -72,7 +75,7 @@ type Observation struct {
 // CheckResult is one check's verdict in a run.
 type CheckResult struct {
 	ID      string
-	Status  string // pass, warn, fail, skip or info
+	Status  string // pass, warn, fail, untested, skip or info
 	Message string
 	// Rule is the spec rule (an MCP-RULES id such as "B3") and Spec the URL of the section.
 	Rule string

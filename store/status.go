@@ -97,18 +97,24 @@ type Conformance struct {
 	RunID                        RunID
 	At                           time.Time
 	Pass, Fail, Warn, Skip, Info int
+	// Untested counts the checks that applied but that the run could not judge; Advice the
+	// warn checks of severity advice (they are in Warn too).
+	Untested, Advice int
 	// Failing and Warning list the check ids that failed and warned, in report order.
 	Failing, Warning []string
 }
 
-// Score is the percentage of judged checks that passed: a warning counts half, skip and info
-// do not count (a tools-only server can reach 100). It is 100 when nothing was judged.
+// Score is the percentage of applicable checks that passed: a warning counts half, advice
+// (no normative keyword) counts as a pass, an untested check as nothing (it applied, so it
+// stays in the count: never a pass); skip and info do not count (a tools-only server can
+// reach 100). It is 100 when no check applied.
 func (c Conformance) Score() float64 {
-	judged := c.Pass + c.Fail + c.Warn
-	if judged == 0 {
+	applied := c.Pass + c.Fail + c.Warn + c.Untested
+	if applied == 0 {
 		return 100
 	}
-	return 100 * (float64(c.Pass) + float64(c.Warn)/2) / float64(judged)
+	warnings := c.Warn - c.Advice
+	return 100 * (float64(c.Pass) + float64(c.Advice) + float64(warnings)/2) / float64(applied)
 }
 
 // ServerStatus is one server now: its state, latest runs, uptime windows, daily uptime and the
@@ -338,7 +344,8 @@ func (s *Store) conformanceOf(ctx context.Context, runs []RunRecord) (map[RunID]
 	rows, err := s.pool.Query(ctx, `SELECT f.run_id, f.started_at,
 			cardinality(array_positions(f.statuses, 'pass')), cardinality(array_positions(f.statuses, 'fail')),
 			cardinality(array_positions(f.statuses, 'warn')), cardinality(array_positions(f.statuses, 'skip')),
-			cardinality(array_positions(f.statuses, 'info')),
+			cardinality(array_positions(f.statuses, 'info')), cardinality(array_positions(f.statuses, 'untested')),
+			(SELECT count(*) FROM unnest(f.statuses, f.severities) AS y(st, sev) WHERE st = 'warn' AND sev = 'advice')::int,
 			ARRAY(SELECT c FROM unnest(f.check_ids, f.statuses) WITH ORDINALITY AS x(c, st, i) WHERE st = 'fail' ORDER BY i),
 			ARRAY(SELECT c FROM unnest(f.check_ids, f.statuses) WITH ORDINALITY AS x(c, st, i) WHERE st = 'warn' ORDER BY i)
 		FROM run_finding_sets f
@@ -348,7 +355,7 @@ func (s *Store) conformanceOf(ctx context.Context, runs []RunRecord) (map[RunID]
 		return nil, fmt.Errorf("store: conformance: %w", err)
 	}
 	var c Conformance
-	if _, err := pgx.ForEachRow(rows, []any{&c.RunID, &c.At, &c.Pass, &c.Fail, &c.Warn, &c.Skip, &c.Info, &c.Failing, &c.Warning}, func() error {
+	if _, err := pgx.ForEachRow(rows, []any{&c.RunID, &c.At, &c.Pass, &c.Fail, &c.Warn, &c.Skip, &c.Info, &c.Untested, &c.Advice, &c.Failing, &c.Warning}, func() error {
 		c.At = c.At.UTC()
 		if len(c.Failing) == 0 {
 			c.Failing = nil

@@ -291,3 +291,63 @@ func TestPublicURLRedactsCredentials(t *testing.T) {
 		}
 	}
 }
+
+// An untested check applied but was not judged: counted apart from skips, and in the score
+// never a pass. Advice has no normative keyword behind it: it does not lower the score.
+func TestConformanceCountsUntestedAndAdviceApart(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	v := mustUpsert(t, ctx, s, httpServer("untested"))
+	now := time.Now().UTC()
+	r := sampleRun(v.ID, "eu", now.Add(-time.Minute), OutcomeUp, 20*time.Millisecond)
+	r.Findings = []FindingRecord{
+		{CheckID: "lifecycle.initialize", Status: "pass", Message: "ok"},
+		{CheckID: "lifecycle.ping", Status: "fail", Severity: "error", Message: "ping answered []"},
+		{CheckID: "tools.name-format", Status: "warn", Severity: "warning", Message: "a space"},
+		{CheckID: "tools.description", Status: "warn", Severity: "advice", Message: "no description"},
+		{CheckID: "lifecycle.capabilities", Status: "untested", Message: "no list method was sent: the probe stopped early"},
+		{CheckID: "http.status", Status: "skip", Message: "applies to the http transport only"},
+		{CheckID: "tools.fingerprint", Status: "info", Message: "3 tools"},
+	}
+	if _, err := s.WriteRuns(ctx, []RunRecord{r}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.ServerStatus(ctx, v.ID, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := st.Conformance
+	if c == nil {
+		t.Fatal("no conformance")
+	}
+	if c.Pass != 1 || c.Fail != 1 || c.Warn != 2 || c.Advice != 1 || c.Untested != 1 || c.Skip != 1 || c.Info != 1 {
+		t.Errorf("conformance %+v: want 1 pass, 1 fail, 2 warn (1 advice), 1 untested, 1 skip, 1 info", *c)
+	}
+	if !slices.Equal(c.Warning, []string{"tools.name-format", "tools.description"}) {
+		t.Errorf("warning ids %v", c.Warning)
+	}
+	// (pass 1 + advice 1 + warning 1/2) of 5 applicable checks.
+	if got := c.Score(); got != 50 {
+		t.Errorf("score %v, want 50", got)
+	}
+}
+
+func TestConformanceScore(t *testing.T) {
+	tests := []struct {
+		name string
+		c    Conformance
+		want float64
+	}{
+		{"nothing applied", Conformance{Skip: 3, Info: 1}, 100},
+		{"all passed", Conformance{Pass: 4, Skip: 2}, 100},
+		{"a warning counts half", Conformance{Pass: 1, Warn: 1}, 75},
+		{"advice counts as a pass", Conformance{Pass: 1, Warn: 1, Advice: 1}, 100},
+		{"untested is never a pass", Conformance{Pass: 3, Untested: 1}, 75},
+		{"only untested", Conformance{Untested: 2, Skip: 5}, 0},
+	}
+	for _, tt := range tests {
+		if got := tt.c.Score(); got != tt.want {
+			t.Errorf("%s: score %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ func TestDashboard(t *testing.T) {
 	t.Run("status page filters by state and name", func(t *testing.T) { testStatusFilters(t, f) })
 	t.Run("status page shows the last error with its exact codes", func(t *testing.T) { testStatusLastError(t, f) })
 	t.Run("server page shows chart findings tools drift and runs", func(t *testing.T) { testServerPage(t, f) })
+	t.Run("server page lists untested checks apart", func(t *testing.T) { testUntestedFindings(t, f) })
 	t.Run("server page pages through runs without overlap", func(t *testing.T) { testRunPaging(t, f) })
 	t.Run("server page shows alert history", func(t *testing.T) { testAlerts(t, f) })
 	t.Run("run page shows the report and every frame", func(t *testing.T) { testRunPage(t, f) })

@@ -166,9 +166,22 @@ func figuresOf(st store.ServerStatus) []tile {
 	}
 	if c := st.Conformance; c != nil {
 		out = append(out, tile{Label: "Checks passed", Value: strconv.FormatFloat(math.Floor(c.Score()), 'f', 0, 64) + "%",
-			Sub: fmt.Sprintf("%d failed · %d warned", c.Fail, c.Warn)})
+			Sub: conformanceSub(c)})
 	}
 	return out
+}
+
+// conformanceSub counts what kept the latest run from passing: failures, warnings, and the
+// checks it could not judge (untested, never passes), advice apart from warnings.
+func conformanceSub(c *store.Conformance) string {
+	sub := fmt.Sprintf("%d failed · %d warned", c.Fail, c.Warn-c.Advice)
+	if c.Advice > 0 {
+		sub += fmt.Sprintf(" · %d advice", c.Advice)
+	}
+	if c.Untested > 0 {
+		sub += fmt.Sprintf(" · %d untested", c.Untested)
+	}
+	return sub
 }
 
 // windowLabel writes a window name for people: "24h" is "24 h".

@@ -21,6 +21,9 @@ type findingsView struct {
 	// otherwise they are the verdicts stored with the run (without).
 	Rebuilt  bool
 	Problems []areaView
+	// Untested are the checks that applied but that the run could not judge: neither passed
+	// nor skipped, so shown apart from both.
+	Untested []checkView
 	Passed   []string
 	Others   []checkView // skipped and facts
 	Empty    string
@@ -100,6 +103,8 @@ func (d *dashboard) findingsOf(r *http.Request, latest *store.RunRecord, a *anal
 			g.failed = g.failed || c.Status == string(checks.StatusFail)
 		case string(checks.StatusPass):
 			v.Passed = append(v.Passed, c.ID)
+		case string(checks.StatusUntested):
+			v.Untested = append(v.Untested, c)
 		default:
 			v.Others = append(v.Others, c)
 		}

@@ -193,7 +193,7 @@ func (s *Server) conformanceBadge(w http.ResponseWriter, r *http.Request) error 
 			b.Message += fmt.Sprintf(" · %d failing", c.Fail)
 		}
 		switch {
-		case c.Fail == 0 && c.Warn == 0:
+		case c.Fail == 0 && c.Warn == c.Advice && c.Untested == 0:
 			b.Color = badge.ColorGreen
 		case c.Fail == 0:
 			b.Color = badge.ColorYellow

@@ -77,16 +77,20 @@ type lastErrorView struct {
 }
 
 type conformanceView struct {
-	Score   float64   `json:"score"`
-	RunID   string    `json:"runId"`
-	At      time.Time `json:"at"`
-	Pass    int       `json:"pass"`
-	Fail    int       `json:"fail"`
-	Warn    int       `json:"warn"`
-	Skip    int       `json:"skip"`
-	Info    int       `json:"info"`
-	Failing []string  `json:"failing"`
-	Warning []string  `json:"warning"`
+	Score float64   `json:"score"`
+	RunID string    `json:"runId"`
+	At    time.Time `json:"at"`
+	Pass  int       `json:"pass"`
+	Fail  int       `json:"fail"`
+	Warn  int       `json:"warn"`
+	// Advice counts the warn checks of severity advice (in Warn too); Untested the checks that
+	// applied but that the run could not judge.
+	Advice   int      `json:"advice"`
+	Untested int      `json:"untested"`
+	Skip     int      `json:"skip"`
+	Info     int      `json:"info"`
+	Failing  []string `json:"failing"`
+	Warning  []string `json:"warning"`
 }
 
 // regionView is a server seen from one region: the outcome of its latest run there.
@@ -295,7 +299,7 @@ func (s *Server) toStatusView(st store.ServerStatus) statusView {
 	}
 	if c := st.Conformance; c != nil {
 		v.Conformance = &conformanceView{Score: math.Round(c.Score()*10) / 10, RunID: c.RunID.String(), At: c.At.UTC(),
-			Pass: c.Pass, Fail: c.Fail, Warn: c.Warn, Skip: c.Skip, Info: c.Info,
+			Pass: c.Pass, Fail: c.Fail, Warn: c.Warn, Advice: c.Advice, Untested: c.Untested, Skip: c.Skip, Info: c.Info,
 			Failing: nonNil(c.Failing), Warning: nonNil(c.Warning)}
 	}
 	return v

@@ -492,8 +492,8 @@ func (w testWriter) Write(p []byte) (int, error) {
 
 func summaryLine(fs []checks.Finding) string {
 	s := checks.Summarize(fs)
-	return fmt.Sprintf("%d pass, %d fail, %d warn, %d skip, %d info",
-		s[checks.StatusPass], s[checks.StatusFail], s[checks.StatusWarn], s[checks.StatusSkip], s[checks.StatusInfo])
+	return fmt.Sprintf("%d pass, %d fail, %d warn, %d untested, %d skip, %d info",
+		s[checks.StatusPass], s[checks.StatusFail], s[checks.StatusWarn], s[checks.StatusUntested], s[checks.StatusSkip], s[checks.StatusInfo])
 }
 
 func reportLines(fs []checks.Finding) string {
