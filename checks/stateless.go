@@ -320,7 +320,7 @@ func checkCacheHints(r *Run, f *Finding) {
 		judgeCacheHints(f, Seqs(st.Response), describeStepName(st), members)
 	}
 	if n == 0 && len(f.Evidence) == 0 {
-		f.Skip("no list method got a result (the server declares none of tools, resources and prompts, or they failed)")
+		f.notJudged(sentAny(r, cacheableMethods) || r.Err != "", "no list method got a result (the server declares none of tools, resources and prompts, or they failed)")
 		return
 	}
 	f.Pass("%d list results, each with ttlMs and cacheScope", n)

@@ -186,6 +186,8 @@ func TestResultTypeAndCacheHints(t *testing.T) {
 			func(p *statelessPlan) {
 				p.tools = resultReply(`{"resultType":"complete","ttlMs":-1,"cacheScope":"shared","tools":[]}`)
 			}),
+		statelessRow("a list that failed leaves the hints untested", probe.TransportHTTP, StatusUntested, "no list method got a result",
+			func(p *statelessPlan) { p.tools = errorReply(-32603, "internal error") }),
 	})
 }
 

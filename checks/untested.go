@@ -1,6 +1,10 @@
 package checks
 
-import "github.com/mcpwatch/mcpwatch/probe"
+import (
+	"slices"
+
+	"github.com/mcpwatch/mcpwatch/probe"
+)
 
 // A check that finds no evidence is either not applicable (skip) or not judged (untested).
 // The helpers below tell the two apart where the same missing step can mean either.
@@ -23,4 +27,10 @@ func ruleUnsentHere(r *Run, conn int) bool {
 		return false
 	}
 	return stoppedHere(r)
+}
+
+// sentAny reports whether the probe sent a request of one of the methods: when it did and
+// none got a result, a check of those results is untested, not inapplicable.
+func sentAny(r *Run, methods []string) bool {
+	return slices.ContainsFunc(r.Steps, func(st probe.Step) bool { return slices.Contains(methods, st.Method) })
 }
