@@ -125,17 +125,6 @@ func githubMessage(r *Report, c Check) string {
 	return strings.Join(lines, "\n")
 }
 
-// untestedChecks are the checks of a report the probe could not judge.
-func untestedChecks(r *Report) []Check {
-	var out []Check
-	for _, c := range r.Checks {
-		if c.Status == string(checks.StatusUntested) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // untestedText names the untested checks with why, for one annotation.
 func untestedText(cs []Check) string {
 	lines := []string{"These checks apply to the server, but the probe could not judge them (none counts as a pass):"}

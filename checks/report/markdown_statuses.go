@@ -1,23 +1,6 @@
 package report
 
-import (
-	"fmt"
-
-	"github.com/mcpwatch/mcpwatch/checks"
-)
-
-// summaryCounts are the advice and untested counts of a summary line (markdown header, github
-// log group), each with its separator, "" when there are none.
-func summaryCounts(s Summary) string {
-	out := ""
-	if s.Advice > 0 {
-		out += fmt.Sprintf("%d advice, ", s.Advice)
-	}
-	if s.Untested > 0 {
-		out += fmt.Sprintf("%d untested, ", s.Untested)
-	}
-	return out
-}
+import "fmt"
 
 // advice is the table of checks that only advise, under its own heading: no MUST or SHOULD
 // is behind them, and they fail the run only at --fail-on advice.
@@ -49,12 +32,7 @@ func (m *markdownWriter) advice() {
 // untested lists the checks that applied but that the probe could not judge, with why, apart
 // from the skipped ones: none of them is a pass.
 func (m *markdownWriter) untested() {
-	var cs []Check
-	for _, c := range m.r.Checks {
-		if c.Status == string(checks.StatusUntested) {
-			cs = append(cs, c)
-		}
-	}
+	cs := untestedChecks(m.r)
 	if len(cs) == 0 {
 		return
 	}

@@ -239,22 +239,3 @@ func failsAt(c Check, failOn checks.Severity) bool {
 func severityMeets(s, threshold checks.Severity) bool {
 	return s != checks.SeverityNone && checks.SeverityRank(s) >= checks.SeverityRank(threshold)
 }
-
-// severity is the check's severity; a warning when a warn check carries none (reports
-// written before advice existed).
-func (c Check) severity() checks.Severity {
-	switch {
-	case c.Severity != nil:
-		return checks.Severity(*c.Severity)
-	case c.Status == string(checks.StatusWarn):
-		return checks.SeverityWarning
-	case c.Status == string(checks.StatusFail):
-		return checks.SeverityError
-	}
-	return checks.SeverityNone
-}
-
-// advice reports whether a check only advises (warn of severity advice).
-func (c Check) advice() bool {
-	return c.Status == string(checks.StatusWarn) && c.severity() == checks.SeverityAdvice
-}

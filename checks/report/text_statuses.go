@@ -29,12 +29,7 @@ func (t *textWriter) advice() {
 // untested lists the checks that applied but that the probe could not judge, each with why:
 // apart from the skips, which did not apply, and never among the passes.
 func (t *textWriter) untested() {
-	var cs []Check
-	for _, c := range t.r.Checks {
-		if c.Status == string(checks.StatusUntested) {
-			cs = append(cs, c)
-		}
-	}
+	cs := untestedChecks(t.r)
 	if len(cs) == 0 {
 		return
 	}
@@ -78,13 +73,4 @@ func belowThreshold(r *Report) string {
 		parts = append(parts, plural(advice, "advice", "advice"))
 	}
 	return strings.Join(parts, " and ")
-}
-
-// untestedNote tells the verdict line that some checks were not judged: a pass with untested
-// checks is not a pass of every check.
-func untestedNote(s Summary) string {
-	if s.Untested == 0 {
-		return ""
-	}
-	return "; " + plural(s.Untested, "check", "checks") + " untested, not passed"
 }

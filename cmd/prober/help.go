@@ -93,7 +93,7 @@ Report:
 Verdict:
   --fail-on SEVERITY          lowest severity that fails the run (default %[3]s): error (a
                               broken MUST), warning (a broken SHOULD too) or advice (also
-                              what no MUST or SHOULD requires: metadata quality, heuristics)
+                              what no MUST or SHOULD requires: metadata quality, heuristics).
                               A check the probe could not judge (untested: the server died,
                               a step it needs failed) never fails the run by itself, but it
                               is never a pass: the report lists it and counts it apart
