@@ -50,6 +50,9 @@ type Finding struct {
 	// Data carries measurements of info findings (tools.fingerprint: hash and count).
 	Data map[string]any `json:"data,omitempty"`
 
+	// Hint is the usual fix of what the check found; only a finding that is not a pass has one.
+	Hint string `json:"hint,omitempty"`
+
 	skipReason string
 	info       string
 }
