@@ -142,7 +142,7 @@ type builder struct {
 func (b builder) check(f checks.Finding) Check {
 	c := Check{
 		ID: f.ID, Status: string(f.Status), Message: b.red.String(f.Message),
-		Area: f.Area, Rule: f.Rule, Spec: f.Spec,
+		Area: f.Area, Rule: f.Rule, Spec: f.Spec, Hint: f.Hint,
 	}
 	if f.Severity != checks.SeverityNone && (f.Status == checks.StatusFail || f.Status == checks.StatusWarn) {
 		sev := string(f.Severity)

@@ -56,6 +56,9 @@ func evidenceLines(r *Report, c Check) []string {
 	if c.Spec != "" {
 		out = append(out, "spec: "+clip(c.Spec, 200))
 	}
+	if c.Hint != "" {
+		out = append(out, "hint: "+clip(c.Hint, plainMessageWidth))
+	}
 	return out
 }
 

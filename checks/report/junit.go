@@ -94,7 +94,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			if c.Severity != nil {
 				typ = *c.Severity
 			}
-			tc.Failure = &junitProblem{Message: clip(c.Message, junitMessageWidth), Type: typ, Body: junitBody(r, c)}
+			tc.Failure = &junitProblem{Message: clip(withHint(c.Message, c.Hint), junitMessageWidth), Type: typ, Body: junitBody(r, c)}
 			suite.Failures++
 		case c.Baselined:
 			msg := "baselined failure: " + c.Message
@@ -108,7 +108,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			tc.Skipped = &junitSkipped{Message: clip(c.Message, junitMessageWidth)}
 			suite.Skipped++
 		case c.Status == string(checks.StatusWarn):
-			tc.SystemOut = "warning below the --fail-on threshold (" + r.FailOn + ")\n" + junitBody(r, c)
+			tc.SystemOut = "warning below the --fail-on threshold (" + r.FailOn + "): " + withHint(c.Message, c.Hint) + "\n" + junitBody(r, c)
 		case c.Status == string(checks.StatusInfo):
 			tc.SystemOut = clip(c.Message, plainMessageWidth)
 		}
@@ -154,6 +154,15 @@ func junitClass(area string) string {
 		area = "other"
 	}
 	return "mcpwatch." + area
+}
+
+// withHint appends the usual fix to a one-line message, for formats whose viewers show only
+// that line.
+func withHint(msg, hint string) string {
+	if hint == "" {
+		return msg
+	}
+	return msg + " (hint: " + hint + ")"
 }
 
 // junitBody is the evidence of a check with what the rule requires and where it is written.

@@ -167,7 +167,11 @@ func (m *markdownWriter) problemRow(c Check) string {
 		}
 		id += ")"
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", icon, id, sev, mdCode(c.Message, markdownCellWidth), ruleLink(c))
+	happened := mdCode(c.Message, markdownCellWidth)
+	if c.Hint != "" {
+		happened += "<br>hint: " + markdownText(clip(c.Hint, markdownCellWidth))
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", icon, id, sev, happened, ruleLink(c))
 }
 
 // ruleLink links the rule letters to the specification section.

@@ -95,6 +95,9 @@ type Check struct {
 	// its status stays, it does not count in Summary.Failing.
 	Baselined      bool   `json:"baselined,omitempty"`
 	BaselineReason string `json:"baselineReason,omitempty"`
+
+	// Hint is the usual fix, in one line; every check that is not a pass carries one.
+	Hint string `json:"hint,omitempty"`
 }
 
 // Evidence is one observed violation or fact, with the frames that show it.

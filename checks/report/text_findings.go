@@ -107,6 +107,9 @@ func (t *textWriter) problem(c Check) {
 	if c.Spec != "" {
 		t.line("%s%s", indent, t.p.dim("spec: "+clip(c.Spec, 200)))
 	}
+	if c.Hint != "" {
+		t.line("%s%s", indent, "hint: "+clip(c.Hint, plainMessageWidth))
+	}
 }
 
 func frameRefs(seqs []int) string {
