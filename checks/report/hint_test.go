@@ -126,4 +126,3 @@ func hintShown(t *testing.T, format, out string, c Check) bool {
 	}
 	return strings.Contains(out, "hint: "+c.Hint)
 }
-
