@@ -1,5 +1,5 @@
 // Package checks judges a probe.Result against the MCP specification. Every check is a pure
-// function of the result, keyed by an ID from CHECKS.md; those IDs are a public contract.
+// function of the result, keyed by an ID from docs/checks.md; those IDs are a public contract.
 package checks
 
 import (

@@ -97,7 +97,7 @@ func withRules(transport string, rules func(w *wireScript), edits ...func(p *ses
 // pingReply is the answer of a working server to a ping.
 var pingReply = resultReply(`{}`)
 
-// TestCatalogueEntriesOfTheRuleProbes holds these areas to CHECKS.md: IDs, rule letters and
+// TestCatalogueEntriesOfTheRuleProbes holds these areas to docs/checks.md: IDs, rule letters and
 // transports are a public contract.
 func TestCatalogueEntriesOfTheRuleProbes(t *testing.T) {
 	want := []struct{ id, rule, transport string }{

@@ -1,6 +1,6 @@
 // Package report turns a probe result and its findings into a report, and writes that report
 // in the formats the CLI offers (see Formats). The Report type is the `--format json` contract
-// of CHECKS.md; every other format is a rendering of the same Report, so adding one is one
+// of docs/checks.md; every other format is a rendering of the same Report, so adding one is one
 // writer file plus its entry in Formats.
 package report
 
