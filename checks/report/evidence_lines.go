@@ -46,6 +46,9 @@ func evidenceLines(r *Report, c Check) []string {
 				break
 			}
 			out = append(out, "    "+frames.frameLine(f, plainFrameWidth))
+			if h := headerEvidence(c.ID, f); h != "" {
+				out = append(out, "    "+frameHeaderIndent+clip(h, plainMessageWidth))
+			}
 			shown[seq] = true
 			n++
 		}
