@@ -112,6 +112,24 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 	return r
 }
 
+// remove takes back the count of one check's status (not Failing nor Baselined: the caller
+// replaces a check that fails nothing).
+func (s *Summary) remove(status string) {
+	s.Total--
+	switch checks.Status(status) {
+	case checks.StatusPass:
+		s.Pass--
+	case checks.StatusFail:
+		s.Fail--
+	case checks.StatusWarn:
+		s.Warn--
+	case checks.StatusSkip:
+		s.Skip--
+	case checks.StatusInfo:
+		s.Info--
+	}
+}
+
 func (s *Summary) add(status string, failing, baselined bool) {
 	s.Total++
 	switch checks.Status(status) {

@@ -69,7 +69,8 @@ type Summary struct {
 	Skip  int `json:"skip"`
 	Info  int `json:"info"`
 	Total int `json:"total"`
-	// Failing counts the checks that fail the verdict at the FailOn threshold.
+	// Failing counts the checks that fail the verdict at the FailOn threshold; for
+	// --protocol-version all also those that fail it only in another accepted revision.
 	Failing int `json:"failing"`
 	// Baselined counts the checks that would fail the verdict but are accepted by the
 	// baseline (not in Failing).

@@ -36,6 +36,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	t.header()
 	t.revisions()
 	t.problems()
+	t.revisionProblems()
 	t.others()
 	t.steps()
 	t.stderr()
