@@ -18,6 +18,25 @@ const (
 	rfc9728Metadata       = "https://www.rfc-editor.org/rfc/rfc9728#section-3"      // RFC 9728 §3 Obtaining Protected Resource Metadata
 )
 
+// ExternalSpec names the document outside the MCP specification that a link points into
+// ("JSON-RPC 2.0 §5.1 Error object"), "" for a link into the MCP specification: a report
+// says so when a rule is not the MCP specification's own.
+func ExternalSpec(link string) string {
+	switch link {
+	case jsonrpcErrorObject:
+		return "JSON-RPC 2.0 §5.1 Error object"
+	case jsonrpcResponseObject:
+		return "JSON-RPC 2.0 §5 Response object"
+	case rfc9110Challenge:
+		return "RFC 9110 §11.6.1 WWW-Authenticate"
+	case rfc9110HTTPS:
+		return "RFC 9110 §4.3.4 https certificate verification"
+	case rfc9728Metadata:
+		return "RFC 9728 §3 protected resource metadata"
+	}
+	return ""
+}
+
 // SpecPlace is where a rule is stated: a page and heading of one MCP revision, or a document
 // outside the MCP specification.
 type SpecPlace struct {

@@ -181,7 +181,9 @@ func (m *markdownWriter) problemRow(c Check) string {
 // ruleLink links the rule letters to the specification section.
 func ruleLink(c Check) string {
 	label := c.Rule
-	if label == "" {
+	if doc := checks.ExternalSpec(c.Spec); doc != "" {
+		label = doc
+	} else if label == "" {
 		label = "spec"
 	}
 	if c.Spec == "" {

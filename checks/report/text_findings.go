@@ -105,7 +105,7 @@ func (t *textWriter) problem(c Check) {
 		t.line("%s%s", indent, t.p.dim(fmt.Sprintf("… and %s not shown", plural(c.MoreEvidence, "more occurrence", "more occurrences"))))
 	}
 	if c.Spec != "" {
-		t.line("%s%s", indent, t.p.dim("spec: "+clip(c.Spec, 200)))
+		t.line("%s%s", indent, t.p.dim("spec: "+specText(c.Spec)))
 	}
 	if c.Hint != "" {
 		t.line("%s%s", indent, "hint: "+clip(c.Hint, plainMessageWidth))
