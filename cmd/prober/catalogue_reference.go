@@ -46,9 +46,12 @@ the rule, and the fix server authors usually apply.
 
 Severity follows the keyword of the sentence: **error** for MUST and MUST NOT, **warning** for
 SHOULD and SHOULD NOT (and for a MUST the probe can only provoke by breaking a client rule
-itself), **advice** where no keyword requires anything, **info** for facts that are never a
-failure. A check that does not apply (another transport, a revision without the rule, a
-capability the server did not declare) is skipped, never failed.
+itself), **advice** where no keyword requires anything (shown, failing the verdict only with
+` + "`--fail-on advice`" + `), **info** for facts that are never a failure. A check that does not
+apply (another transport, a revision without the rule, a capability the server did not declare)
+is skipped, never failed; one that applies but could not be judged (the server died, the step
+it needs failed) is untested, never a pass. One fault makes one finding: an answer is judged by
+the check whose rule it breaks.
 
 A finding links to the rule in the revision the probe spoke; the links below list, for each
 revision, where the rule is stated.
