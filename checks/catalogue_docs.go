@@ -142,7 +142,7 @@ func catalogueDocs() map[string]CheckDoc {
 		"lifecycle.early-messages": {Revisions: "2024-11-05 to 2025-11-25", Section: "basic/lifecycle, Initialization", Keyword: "SHOULD NOT",
 			Requirement: "the server \"SHOULD NOT send requests other than\" pings and logging before the client's initialized notification",
 			Severity:    sevWarning, Why: whyShould,
-			Sends: "`initialize`, then waits before `notifications/initialized`",
+			Sends: "`initialize`; on the negotiation connection `notifications/initialized` only comes later, and every server request before it is read",
 			Hint:  "hold server-to-client requests (sampling, roots, elicitation) until notifications/initialized arrives"},
 		"lifecycle.parse-error": {Revisions: "all", Section: "JSON-RPC 2.0 §5.1 Error object", Keyword: "MUST",
 			Requirement: "invalid JSON gets error -32700 (Parse error), and the server keeps serving",
