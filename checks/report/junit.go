@@ -114,6 +114,24 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		}
 		suite.Cases = append(suite.Cases, tc)
 	}
+	// What breaks only under other accepted revisions fails the verdict too: a case each,
+	// so that the failures counted agree with it.
+	for _, p := range r.revisionProblems() {
+		c := p.check
+		tc := junitCase{Name: c.ID + " under " + strings.Join(p.revisions, ", "), Classname: junitClass(c.Area), Time: "0"}
+		body := junitBody(&Report{CitedFrames: p.frames}, c)
+		if r.failsVerdict(c) {
+			typ := "error"
+			if c.Severity != nil {
+				typ = *c.Severity
+			}
+			tc.Failure = &junitProblem{Message: clip(withHint(c.Message, c.Hint), junitMessageWidth), Type: typ, Body: body}
+			suite.Failures++
+		} else {
+			tc.SystemOut = c.Status + " under " + strings.Join(p.revisions, ", ") + ": " + withHint(c.Message, c.Hint) + "\n" + body
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
 	if r.Error != "" {
 		suite.Cases = append(suite.Cases, junitCase{
 			Name: "probe", Classname: junitClass("probe"), Time: seconds(r.DurationMs),

@@ -136,6 +136,13 @@ func TestAllRevisionsSummaryAgreesWithVerdictAndShowsTheEvidenceOfDifferences(t 
 		t.Errorf("summary %+v does not count the report's checks %+v", rep.Summary, counted)
 	}
 
+	var junit strings.Builder
+	if err := WriteJUnit(&junit, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(junit.String(), `failures="1"`) || !strings.Contains(junit.String(), `name="http.origin under 2025-11-25"`) {
+		t.Errorf("the JUnit report does not count the failure of 2025-11-25:\n%s", junit.String())
+	}
 	for _, format := range []string{"text", "markdown"} {
 		f, _ := LookupFormat(format)
 		var b strings.Builder
