@@ -77,7 +77,7 @@ type CheckResult struct {
 	ID      string
 	Status  string // pass, warn, fail, untested, skip or info
 	Message string
-	// Rule is the spec rule (an MCP-RULES id such as "B3") and Spec the URL of the section.
+	// Rule is the spec rule (letters such as "B3", listed per check in docs/checks.md) and Spec the URL of the section.
 	Rule string
 	Spec string
 }

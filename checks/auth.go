@@ -11,7 +11,7 @@ import (
 
 const authSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization"
 
-// Revisions in which the authorization rules begin (MCP-RULES I).
+// Revisions in which the authorization rules begin (basic/authorization).
 const (
 	// resourceMetadataSince: protected resource metadata, named by resource_metadata.
 	resourceMetadataSince = probe.Revision20250618

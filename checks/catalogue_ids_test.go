@@ -7,7 +7,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
-// TestCatalogueEntriesOfEnvelopeLifecycleAndTransports holds these areas to CHECKS.md: the
+// TestCatalogueEntriesOfEnvelopeLifecycleAndTransports holds these areas to docs/checks.md: the
 // IDs and rule letters are a public contract.
 func TestCatalogueEntriesOfEnvelopeLifecycleAndTransports(t *testing.T) {
 	want := []struct{ id, rule, transport string }{

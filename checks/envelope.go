@@ -5,7 +5,7 @@ import (
 )
 
 const (
-	envelopeSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic#messages"
+	envelopeSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic"
 	// JSON-RPC's own codes for a message whose id could not be read: the only errors that
 	// may carry "id": null (or, from 2025-11-25, no id).
 	codeParseError     = -32700

@@ -1,5 +1,5 @@
 // Package checks judges a probe.Result against the MCP specification. Every check is a pure
-// function of the result, keyed by an ID from CHECKS.md; those IDs are a public contract.
+// function of the result, keyed by an ID from docs/checks.md; those IDs are a public contract.
 package checks
 
 import (
@@ -69,6 +69,9 @@ type Finding struct {
 	Evidence []Evidence `json:"evidence,omitempty"`
 	// Data carries measurements of info findings (tools.fingerprint: hash and count).
 	Data map[string]any `json:"data,omitempty"`
+
+	// Hint is the usual fix of what the check found; only a finding that is not a pass has one.
+	Hint string `json:"hint,omitempty"`
 
 	skipReason     string
 	untestedReason string

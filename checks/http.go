@@ -4,7 +4,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
-const httpSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http"
+const httpSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports"
 
 func httpChecks() []Check {
 	return []Check{

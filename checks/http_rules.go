@@ -7,10 +7,10 @@ import (
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
-// protocolHeaderSince is the revision that introduced MCP-Protocol-Version (MCP-RULES G8).
+// protocolHeaderSince is the revision that introduced MCP-Protocol-Version (basic/transports, Protocol Version Header).
 const protocolHeaderSince = probe.Revision20250618
 
-// httpRuleChecks judge the session and header rules of Streamable HTTP (MCP-RULES G6-G9).
+// httpRuleChecks judge the session and header rules of Streamable HTTP (basic/transports, Streamable HTTP).
 // Each rule is probed on a session of its own.
 func httpRuleChecks() []Check {
 	return []Check{

@@ -239,7 +239,7 @@ func checkPing(r *Run, f *Finding) {
 	delete(members, "_meta")
 	if len(members) > 0 {
 		// The schema's EmptyResult admits extra members, but the rule (C6) is a MUST about an
-		// empty result, and CHECKS.md fails anything else.
+		// empty result, and docs/checks.md fails anything else.
 		f.Fail(frames, "expected an empty result {}, got %s", clipJSON(st.Result))
 		return
 	}

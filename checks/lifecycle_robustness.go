@@ -7,7 +7,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
-const errorCodesSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic#responses"
+const errorCodesSpec = jsonrpcErrorObject
 
 // lifecycleRobustnessChecks judge what the server does with input it must refuse: both are
 // probed on a connection of their own (on stdio a process of its own, since some servers

@@ -5,7 +5,7 @@ import (
 )
 
 // pagedList is the pages of one list method (tools/list, resources/list, ...) as the
-// pagination rules (MCP-RULES D) see them.
+// pagination rules (server/utilities/pagination) see them.
 type pagedList interface {
 	// pageCount is the number of pages the probe asked for.
 	pageCount() int

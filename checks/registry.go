@@ -9,18 +9,27 @@ import (
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
-// Check is one rule of CHECKS.md.
+// Check is one rule of the catalogue (docs/checks.md).
 type Check struct {
-	ID    string
-	Area  string // jsonrpc, lifecycle, tools, stdio, http, ...
-	Rule  string // letters of MCP-RULES.md, e.g. "A2, A4"
-	Spec  string // URL of the spec section
+	ID   string
+	Area string // jsonrpc, lifecycle, tools, stdio, http, ...
+	Rule string // letters naming the spec rule, e.g. "A2, A4"
+	// Spec is the link to the rule for the catalogue's reference revision; findings carry
+	// SpecURL of the revision the probe spoke.
+	Spec  string
 	Title string // one line: what the rule requires (help text, SARIF rule descriptions)
+	// Hint is the usual fix, in one line, carried by every finding that is not a pass.
+	Hint string
+	// Doc is the check's entry in the rules catalogue (nil for a check outside Default).
+	Doc *CheckDoc
 	// Transport limits the check to one transport ("" for all); on another it is skipped.
 	Transport string
 	// Evaluate records violations on f (Fail/Warn/Advise), or Skip/Untested/Info; recording
 	// nothing passes.
 	Evaluate func(r *Run, f *Finding)
+
+	// spec says where the rule is stated, per revision (see SpecURL).
+	spec specSteps
 }
 
 // Registry is the set of checks a probe is judged by.
@@ -68,7 +77,7 @@ func Default() (*Registry, error) {
 	all = append(all, authChecks()...)
 	all = append(all, tlsChecks()...)
 	all = append(all, versionSupportCheck())
-	return NewRegistry(all...)
+	return NewRegistry(withCatalogue(all)...)
 }
 
 // Checks lists the checks in catalogue order.
@@ -137,13 +146,16 @@ func (r *Registry) Evaluate(res *probe.Result) []Finding {
 }
 
 func evaluateOne(c Check, run *Run) Finding {
-	f := Finding{ID: c.ID, Rule: c.Rule, Spec: c.Spec, Area: c.Area}
+	f := Finding{ID: c.ID, Rule: c.Rule, Spec: c.SpecURL(run.Revision()), Area: c.Area}
 	if c.Transport != "" && c.Transport != run.Transport {
 		f.Skip("applies to the %s transport only", c.Transport)
 	} else {
 		c.Evaluate(run, &f)
 	}
 	f.settle()
+	if f.Severity != SeverityNone {
+		f.Hint = c.Hint
+	}
 	return f
 }
 

@@ -13,7 +13,7 @@ import (
 
 const sseSpec = "https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse"
 
-// sseChecks judge the legacy HTTP+SSE transport (2024-11-05, MCP-RULES H).
+// sseChecks judge the legacy HTTP+SSE transport (2024-11-05 basic/transports, HTTP with SSE).
 func sseChecks() []Check {
 	return []Check{
 		{ID: "sse.endpoint-event", Area: "sse", Rule: "H", Spec: sseSpec, Transport: probe.TransportSSE,

@@ -17,7 +17,7 @@ const (
 	specMeta       = "https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta"
 	specErrorCodes = "https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes"
 
-	// Error codes the stateless revision prescribes (MCP-RULES B and C'); -32602 is
+	// Error codes the stateless revision prescribes (2026-07-28 basic, Error Codes); -32602 is
 	// codeInvalidParams.
 	codeHeaderMismatch             = -32020
 	codeUnsupportedProtocolVersion = -32022
@@ -210,7 +210,7 @@ func checkMetaRequired(r *Run, f *Finding) {
 	}
 	// Over stdio nothing but _meta marks a request as stateless: a server that also speaks
 	// the session revisions may read one without it as a session-era request sent before
-	// initialize, for which no reaction is prescribed (MCP-RULES C4).
+	// initialize, for which no reaction is prescribed (basic/lifecycle, Initialization).
 	if r.Transport == probe.TransportStdio && alsoSpeaksSessionRevisions(r) {
 		f.Warn(frames, "%s: expected error -32602, got %s (the server also speaks session revisions, and over stdio may have read it as one)",
 			what, describeAnswer(r, st))
@@ -240,7 +240,7 @@ func statelessRequest(r *Run, st probe.Step) bool {
 	return ok && probe.Stateless(v)
 }
 
-// resultTypes are the values of resultType (MCP-RULES A9); any other is invalid.
+// resultTypes are the values of resultType (2026-07-28 basic, ResultType); any other is invalid.
 var resultTypes = []string{"complete", "input_required"}
 
 // judgeResultType records a missing or unknown resultType of a result.

@@ -7,7 +7,7 @@ import (
 )
 
 // prescribedStatus is the HTTP status the stateless revision prescribes for an error code
-// (MCP-RULES G8, 26), 0 when it prescribes none.
+// (2026-07-28 basic/transports/streamable-http, Request Metadata), 0 when it prescribes none.
 func prescribedStatus(code int64) int {
 	switch code {
 	case codeMethodNotFound:

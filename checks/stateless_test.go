@@ -272,7 +272,7 @@ func runStatelessRows(t *testing.T, id string, rows []checkRow) {
 	}
 }
 
-// TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE holds the new areas to CHECKS.md.
+// TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE holds the new areas to docs/checks.md.
 func TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE(t *testing.T) {
 	want := []struct{ id, rule, transport string }{
 		{"discover.result", "C'", ""},

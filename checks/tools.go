@@ -20,8 +20,8 @@ const (
 	specSchemaUse  = "https://modelcontextprotocol.io/specification/2025-11-25/basic#json-schema-usage"
 
 	// Revisions in which tool rules begin.
-	outputSchemaSince = "2025-06-18" // MCP-RULES E2
-	toolNamesSince    = "2025-11-25" // MCP-RULES E4
+	outputSchemaSince = "2025-06-18" // server/tools, Output Schema
+	toolNamesSince    = "2025-11-25" // server/tools, Tool Names
 	// toolNameMax is the longest name the 2025-11-25 naming rule allows.
 	toolNameMax = 128
 )

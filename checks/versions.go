@@ -80,7 +80,7 @@ type RevisionOutcome struct {
 // VersionSupport is lifecycle.version-support over probes of several revisions, one each:
 // which the server accepted and what it answered to the others.
 func VersionSupport(outcomes []RevisionOutcome) Finding {
-	def := versionSupportCheck()
+	def := withCatalogue([]Check{versionSupportCheck()})[0]
 	f := Finding{ID: def.ID, Rule: def.Rule, Spec: def.Spec, Area: def.Area}
 	var accepted, rejected []string
 	answers := map[string]string{}

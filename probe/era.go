@@ -13,7 +13,7 @@ const (
 	// stateless revision, and the probe of era detection.
 	StepDiscover = "server/discover"
 	// StepDiscoverUnsupported is server/discover naming BogusStatelessRevision, on the
-	// negotiation connection of a stateless server (MCP-RULES C': -32022 expected).
+	// negotiation connection of a stateless server (2026-07-28 basic/versioning: -32022 expected).
 	StepDiscoverUnsupported = "discover-unsupported-version"
 	// StepMetaMissing is a stateless request without the _meta it requires (-32602 expected).
 	StepMetaMissing = "request-without-meta"
@@ -81,7 +81,7 @@ func (o Options) speakingOver(kind string) Options {
 	return o
 }
 
-// detectEra settles the era of the main connection (MCP-RULES C'): server/discover first; a
+// detectEra settles the era of the main connection (2026-07-28 basic/versioning): server/discover first; a
 // DiscoverResult or an error only a stateless server sends means stateless, any other answer
 // or none means the session era, whose initialize may already be on its way (it is then
 // returned). With an explicit stateless revision there is no fallback: the server is probed
@@ -236,7 +236,7 @@ func statelessAnswer(s *session, disc Step, offered string) bool {
 	return false
 }
 
-// Error codes of the stateless revision (MCP-RULES B, 26).
+// Error codes of the stateless revision (2026-07-28 basic, Error Codes).
 const (
 	CodeHeaderMismatch             = -32020
 	CodeMissingClientCapability    = -32021

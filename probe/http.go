@@ -23,7 +23,7 @@ const (
 // httpDeleteTimeout bounds the DELETE that ends a session on Close.
 const httpDeleteTimeout = 3 * time.Second
 
-// httpTransport is one Streamable HTTP connection (MCP-RULES G): every message is a POST to
+// httpTransport is one Streamable HTTP connection (basic/transports, Streamable HTTP): every message is a POST to
 // the endpoint, answered by one JSON body or by an event stream. A "connection" is the
 // probe's notion, not TCP's: it owns a session id, a negotiated revision and an exchange
 // counter, and (unless the caller gave a client) an HTTP client of its own.
@@ -205,7 +205,7 @@ func (t *httpTransport) noteSession(h http.Header) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	// A stateless revision has no sessions (MCP-RULES G7): an id minted anyway is not echoed.
+	// A stateless revision has no sessions (basic/transports, Session Management): an id minted anyway is not echoed.
 	if t.sessionID == "" && !Stateless(t.version) {
 		t.sessionID = id
 	}
@@ -247,7 +247,7 @@ func (t *httpTransport) shutdown(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// deleteSession ends the server's session (MCP-RULES G7), recording the exchange.
+// deleteSession ends the server's session (basic/transports, Session Management), recording the exchange.
 func (t *httpTransport) deleteSession(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, min(httpDeleteTimeout, t.o.RequestTimeout))
 	defer cancel()

@@ -7,7 +7,7 @@ const (
 	Revision20250618 = "2025-06-18"
 	Revision20251125 = "2025-11-25"
 	// Revision20260728 is the first stateless revision: no initialize, no session; every
-	// request carries its revision and capabilities in _meta (MCP-RULES C').
+	// request carries its revision and capabilities in _meta (2026-07-28 basic, Statelessness).
 	Revision20260728 = "2026-07-28"
 
 	// LatestRevision is offered first unless the user asks for another. Being stateless, it
@@ -18,11 +18,11 @@ const (
 	LatestSessionRevision = Revision20251125
 
 	// BogusRevision is offered on the negotiation connection: no server supports it, so a
-	// conformant server must answer with a revision of its own (MCP-RULES C3).
+	// conformant server must answer with a revision of its own (basic/lifecycle, Version Negotiation).
 	BogusRevision = "1900-01-01"
 	// BogusStatelessRevision is the revision the negotiation connection names in _meta when
 	// the server is stateless: a revision newer than any published, so that a server can read
-	// it only as one it does not support (-32022, MCP-RULES C'). A date before 2026-07-28
+	// it only as one it does not support (-32022, 2026-07-28 basic/versioning). A date before 2026-07-28
 	// would not do: servers that speak both eras read it as a session-era request.
 	BogusStatelessRevision = "2099-01-01"
 )

@@ -9,7 +9,7 @@ import (
 )
 
 // WellKnownResourceMetadata is where RFC 9728 puts protected resource metadata: under this
-// path at the root of the server, followed by the path of the resource (MCP-RULES I).
+// path at the root of the server, followed by the path of the resource (basic/authorization).
 const WellKnownResourceMetadata = "/.well-known/oauth-protected-resource"
 
 // probeAuth initializes without any of the user's credentials; when the server answers 401 it
@@ -49,7 +49,7 @@ func (c *ruleConn) isJSONObject(seq int) bool {
 }
 
 // MetadataURLs lists where a client looks for the protected resource metadata of the MCP
-// endpoint, in the order it looks (MCP-RULES I): the URL the challenge names, alone when
+// endpoint, in the order it looks (basic/authorization): the URL the challenge names, alone when
 // there is one (an unusable one leaves nothing to fetch); otherwise the well-known URL with
 // the endpoint's path, then the one at the root.
 func MetadataURLs(endpoint string, challenges []Challenge) []string {

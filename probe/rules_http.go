@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// The probes of the Streamable HTTP session and header rules (MCP-RULES G6-G9). Each bends
+// The probes of the Streamable HTTP session and header rules (basic/transports, Streamable HTTP). Each bends
 // one thing on a session of its own.
 
 // probeSession asks with no session id, with one the server never issued, and, once the

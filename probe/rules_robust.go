@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// The robustness probes (MCP-RULES A, B, D): what a server does with input it must refuse.
+// The robustness probes (JSON-RPC 2.0 §5.1; server/utilities/pagination, Error Handling): what a server does with input it must refuse.
 // None calls a real tool.
 
 // probeRobustness sends a request without a method (lifecycle.invalid-request), then

@@ -235,7 +235,7 @@ func (s *session) run(ctx context.Context, res *Result) {
 	s.probeToolRules(ctx, init.Result)
 }
 
-// negotiate offers a revision that does not exist on a fresh connection (MCP-RULES C3), or,
+// negotiate offers a revision that does not exist on a fresh connection (basic/lifecycle, Version Negotiation), or,
 // when the main connection found the server stateless, probes what that revision requires
 // of versions and _meta. Then, when the server answered and the probe runs its rule probes
 // here, the connection carries the robustness probes (see probeRobustness); it reports

@@ -16,7 +16,7 @@ func validURLTransport(t string) bool {
 }
 
 // refusedPOST reports whether an answer to a POSTed initialize is one the specification
-// tells clients to read as "try the legacy HTTP+SSE transport" (MCP-RULES G11: 400, 404 or
+// tells clients to read as "try the legacy HTTP+SSE transport" (basic/transports, Backwards Compatibility: 400, 404 or
 // 405; earlier revisions say any 4xx, but those three are what servers send).
 func refusedPOST(st Step) bool {
 	switch st.HTTPStatus {
@@ -26,7 +26,7 @@ func refusedPOST(st Step) bool {
 	return false
 }
 
-// fallBackToSSE is the back-compatibility rule of MCP-RULES G11: when the target's transport
+// fallBackToSSE is the back-compatibility rule of basic/transports, Backwards Compatibility: when the target's transport
 // is to be detected and its POSTed initialize was refused, GET the URL and, if it opens an
 // event stream that names an endpoint, go on over the legacy HTTP+SSE transport on the
 // same connection (the refused POST is kept as evidence, renamed StepTransportProbe). It

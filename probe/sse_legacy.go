@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// sseEndpointEvent is the event that names the POST endpoint (MCP-RULES H).
+// sseEndpointEvent is the event that names the POST endpoint (2024-11-05 basic/transports, HTTP with SSE).
 const sseEndpointEvent = "endpoint"
 
 // Sentinel errors of the legacy transport.
@@ -33,7 +33,7 @@ type notEventStream struct{ err error }
 func (e notEventStream) Error() string   { return e.err.Error() }
 func (e notEventStream) Unwrap() []error { return []error{ErrNotEventStream, e.err} }
 
-// sseTransport is one legacy HTTP+SSE connection (2024-11-05, MCP-RULES H): a GET opens an
+// sseTransport is one legacy HTTP+SSE connection (2024-11-05 basic/transports, HTTP with SSE): a GET opens an
 // event stream whose first event, `endpoint`, names the URI to POST messages to; the server's
 // messages, answers included, arrive as `message` events of that stream. It rides on an
 // httpTransport for the exchanges (recording, limits, timing, redaction), whose URL becomes

@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// Header names the stateless revision adds to Streamable HTTP (MCP-RULES G8, 26).
+// Header names the stateless revision adds to Streamable HTTP (2026-07-28 basic/transports/streamable-http, Request Metadata).
 const (
 	headerMethod = "Mcp-Method"
 	headerName   = "Mcp-Name"

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// Methods and _meta keys of the stateless revision (MCP-RULES C').
+// Methods and _meta keys of the stateless revision (2026-07-28 basic, General fields: _meta).
 const (
 	methodDiscover = "server/discover"
 

@@ -27,7 +27,7 @@ type stopPhase uint8
 
 const (
 	phaseRunning     stopPhase = iota // nothing asked the process to end
-	phaseStdinClosed                  // stdin was closed (the polite way, MCP-RULES C7)
+	phaseStdinClosed                  // stdin was closed (the polite way, basic/lifecycle, Shutdown: stdio)
 	phaseSIGTERM                      // SIGTERM was sent to the group
 	phaseSIGKILL                      // SIGKILL was sent to the group
 )
@@ -254,7 +254,7 @@ func (t *stdioTransport) sendFailed(ctx context.Context, size, written int, err 
 	return fmt.Errorf("stdio: writing to stdin: %w", err)
 }
 
-// Close runs the shutdown sequence of MCP-RULES C7 (close stdin, grace, SIGTERM to the group,
+// Close runs the shutdown sequence of basic/lifecycle, Shutdown: stdio (close stdin, grace, SIGTERM to the group,
 // grace, SIGKILL to the group), then kills whatever is left of the group, closes the read ends
 // and waits for the transport's goroutines. It returns within about 2*ShutdownGrace +
 // stdioKillBudget whatever the server does; a done ctx skips the grace periods.

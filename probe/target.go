@@ -27,7 +27,7 @@ type Target struct {
 	Header http.Header
 	// Transport of a URL: TransportHTTP (Streamable HTTP), TransportSSE (the legacy HTTP+SSE
 	// transport of 2024-11-05, URL being its event-stream endpoint), or "" / TransportAuto to
-	// detect it the way the specification tells clients to (MCP-RULES G11). A command is
+	// detect it the way the specification tells clients to (basic/transports, Backwards Compatibility). A command is
 	// always stdio ("" or TransportStdio).
 	Transport string
 }
@@ -36,7 +36,7 @@ type Target struct {
 const (
 	TransportStdio = "stdio"
 	TransportHTTP  = "http"
-	// TransportSSE is the legacy HTTP+SSE transport (MCP-RULES H).
+	// TransportSSE is the legacy HTTP+SSE transport (2024-11-05 basic/transports, HTTP with SSE).
 	TransportSSE = "sse"
 	// TransportAuto asks the probe to tell Streamable HTTP and HTTP+SSE apart.
 	TransportAuto = "auto"

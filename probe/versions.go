@@ -8,7 +8,7 @@ import (
 )
 
 // Stateless reports whether revision v belongs to the stateless era (2026-07-28 and later):
-// no initialize, no session, every request self-describing (MCP-RULES C').
+// no initialize, no session, every request self-describing (2026-07-28 basic, Statelessness).
 func Stateless(v string) bool { return v >= Revision20260728 }
 
 // KnownSessionRevision reports whether v is a published revision with initialize and

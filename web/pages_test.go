@@ -147,7 +147,7 @@ func testServerPage(t *testing.T, f *fleet) {
 		`eu p50`, `us p95`,
 		`<code>lifecycle.unknown-method</code>`, // the failing check, with its evidence and rule
 		`expected error -32601, got JSON-RPC error -32603`, `rule B`,
-		`href="https://modelcontextprotocol.io/specification/`,
+		`href="https://www.jsonrpc.org/specification#error_object"`, // -32601 is JSON-RPC 2.0's (§5.1)
 		`<code>echo</code>`, `<code>word_count</code>`, // the tools of the latest run
 		`removed summarize`, `changed echo (description)`, // the drift of three hours ago, diffed
 		`13 tools → 14 tools`, // the drift of two days ago, its previous recording gone

@@ -48,10 +48,10 @@ func uncheckable(kind error, format string, args ...any) error {
 }
 
 // Draft-07 is the default dialect of tool schemas before 2025-11-25 (the era of the
-// draft-07 message schemas); 2025-11-25 made 2020-12 the default (MCP-RULES E3).
+// draft-07 message schemas); 2025-11-25 made 2020-12 the default (basic, JSON Schema Usage).
 const (
 	defaultDialectSince = "2025-11-25"
-	// From 2026-07-28 an outputSchema may be any schema (MCP-RULES E2).
+	// From 2026-07-28 an outputSchema may be any schema (server/tools, Output Schema).
 	anyOutputRootSince = "2026-07-28"
 )
 

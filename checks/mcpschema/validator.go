@@ -176,7 +176,7 @@ func (r *revision) librarySchema(definition string) (*jsonschema.Schema, error) 
 func isPublicDefinition(name string) bool { return name != "" && name[0] >= 'A' && name[0] <= 'Z' }
 
 // refuseLoad keeps every compiler of this package off the network and the file system: a
-// schema a server sent must not make the prober fetch anything (MCP-RULES E3).
+// schema a server sent must not make the prober fetch anything (basic, JSON Schema Usage).
 func refuseLoad(url string) (io.ReadCloser, error) {
 	return nil, &refusedLoadError{url: url}
 }

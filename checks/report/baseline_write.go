@@ -10,7 +10,7 @@ import (
 
 // baselineHeader opens a written baseline: it is meant to be committed and edited by people.
 const baselineHeader = `Failures accepted for now: prober check --baseline FILE fails only on failures not
-listed here. Each entry names a check id (CHECKS.md); with tool it accepts only that tool's
+listed here. Each entry names a check id (docs/checks.md); with tool it accepts only that tool's
 failures. Add a reason so that the next reader knows why; remove an entry once it is fixed
 (the report lists the entries that no longer fail). Written by prober check --write-baseline.`
 

@@ -112,6 +112,29 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 	return r
 }
 
+// remove takes back the count of one check's status (not Failing nor Baselined: the caller
+// replaces a check that fails nothing).
+func (s *Summary) remove(c Check) {
+	s.Total--
+	switch checks.Status(c.Status) {
+	case checks.StatusPass:
+		s.Pass--
+	case checks.StatusFail:
+		s.Fail--
+	case checks.StatusWarn:
+		s.Warn--
+		if c.advice() {
+			s.Advice--
+		}
+	case checks.StatusUntested:
+		s.Untested--
+	case checks.StatusSkip:
+		s.Skip--
+	case checks.StatusInfo:
+		s.Info--
+	}
+}
+
 func (s *Summary) add(c Check, failing bool) {
 	s.Total++
 	switch checks.Status(c.Status) {
@@ -147,7 +170,7 @@ type builder struct {
 func (b builder) check(f checks.Finding) Check {
 	c := Check{
 		ID: f.ID, Status: string(f.Status), Message: b.red.String(f.Message),
-		Area: f.Area, Rule: f.Rule, Spec: f.Spec,
+		Area: f.Area, Rule: f.Rule, Spec: f.Spec, Hint: f.Hint,
 	}
 	if f.Severity != checks.SeverityNone && (f.Status == checks.StatusFail || f.Status == checks.StatusWarn) {
 		sev := string(f.Severity)

@@ -46,6 +46,9 @@ func evidenceLines(r *Report, c Check) []string {
 				break
 			}
 			out = append(out, "    "+frames.frameLine(f, plainFrameWidth))
+			if h := headerEvidence(c.ID, f); h != "" {
+				out = append(out, "    "+frameHeaderIndent+clip(h, plainMessageWidth))
+			}
 			shown[seq] = true
 			n++
 		}
@@ -54,9 +57,21 @@ func evidenceLines(r *Report, c Check) []string {
 		out = append(out, fmt.Sprintf("… and %s not shown", plural(c.MoreEvidence, "more occurrence", "more occurrences")))
 	}
 	if c.Spec != "" {
-		out = append(out, "spec: "+clip(c.Spec, 200))
+		out = append(out, "spec: "+specText(c.Spec))
+	}
+	if c.Hint != "" {
+		out = append(out, "hint: "+clip(c.Hint, plainMessageWidth))
 	}
 	return out
+}
+
+// specText is a check's link, with the document's name when the rule comes from JSON-RPC 2.0
+// or an RFC rather than the MCP specification.
+func specText(link string) string {
+	if doc := checks.ExternalSpec(link); doc != "" {
+		return doc + " " + clip(link, 200)
+	}
+	return clip(link, 200)
 }
 
 func severityWord(s string) string {

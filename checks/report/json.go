@@ -6,7 +6,7 @@ import (
 	"io"
 )
 
-// WriteJSON writes the report as one indented JSON object (the contract of CHECKS.md). The
+// WriteJSON writes the report as one indented JSON object (the contract of docs/checks.md). The
 // field order is the order of the Report type; map keys come sorted.
 func WriteJSON(w io.Writer, r *Report) error {
 	enc := json.NewEncoder(w)

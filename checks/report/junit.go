@@ -97,7 +97,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			if c.Severity != nil {
 				typ = *c.Severity
 			}
-			tc.Failure = &junitProblem{Message: clip(c.Message, junitMessageWidth), Type: typ, Body: junitBody(r, c)}
+			tc.Failure = &junitProblem{Message: clip(withHint(c.Message, c.Hint), junitMessageWidth), Type: typ, Body: junitBody(r, c)}
 			suite.Failures++
 		case c.Baselined:
 			msg := "baselined failure: " + c.Message
@@ -116,9 +116,27 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		case c.advice():
 			tc.SystemOut = "advice below the --fail-on threshold (" + r.FailOn + ")\n" + junitBody(r, c)
 		case c.Status == string(checks.StatusWarn):
-			tc.SystemOut = "warning below the --fail-on threshold (" + r.FailOn + ")\n" + junitBody(r, c)
+			tc.SystemOut = "warning below the --fail-on threshold (" + r.FailOn + "): " + withHint(c.Message, c.Hint) + "\n" + junitBody(r, c)
 		case c.Status == string(checks.StatusInfo):
 			tc.SystemOut = clip(c.Message, plainMessageWidth)
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
+	// What breaks only under other accepted revisions fails the verdict too: a case each,
+	// so that the failures counted agree with it.
+	for _, p := range r.revisionProblems() {
+		c := p.check
+		tc := junitCase{Name: c.ID + " under " + strings.Join(p.revisions, ", "), Classname: junitClass(c.Area), Time: "0"}
+		body := junitBody(&Report{CitedFrames: p.frames}, c)
+		if r.failsVerdict(c) {
+			typ := "error"
+			if c.Severity != nil {
+				typ = *c.Severity
+			}
+			tc.Failure = &junitProblem{Message: clip(withHint(c.Message, c.Hint), junitMessageWidth), Type: typ, Body: body}
+			suite.Failures++
+		} else {
+			tc.SystemOut = c.Status + " under " + strings.Join(p.revisions, ", ") + ": " + withHint(c.Message, c.Hint) + "\n" + body
 		}
 		suite.Cases = append(suite.Cases, tc)
 	}
@@ -162,6 +180,15 @@ func junitClass(area string) string {
 		area = "other"
 	}
 	return "mcpwatch." + area
+}
+
+// withHint appends the usual fix to a one-line message, for formats whose viewers show only
+// that line.
+func withHint(msg, hint string) string {
+	if hint == "" {
+		return msg
+	}
+	return msg + " (hint: " + hint + ")"
 }
 
 // junitBody is the evidence of a check with what the rule requires and where it is written.

@@ -35,6 +35,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	m.problems()
 	m.advice()
 	m.untested()
+	m.revisions()
 	m.stale()
 	m.evidence()
 	m.passed()
@@ -99,6 +100,9 @@ func (m *markdownWriter) header() {
 	m.must(strings.Join(facts, " · ") + "\n\n")
 	s := r.Summary
 	counts := fmt.Sprintf("**%d failed**, %d warned, %s%d passed, %d skipped, %d info", s.Fail, s.Warn-s.Advice, summaryCounts(s), s.Pass, s.Skip, s.Info)
+	if revs := r.FailingRevisions(); len(revs) > 0 {
+		counts += " · **failing under " + strings.Join(revs, ", ") + "**"
+	}
 	m.must(counts + " · fails on " + r.FailOn + baselinedNote(s) + "\n\n")
 	if r.Error != "" {
 		m.must("**The probe did not finish:** " + mdCode(r.Error, 400) + "\n\n")
@@ -170,13 +174,19 @@ func (m *markdownWriter) problemRow(c Check) string {
 		}
 		id += ")"
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", icon, id, sev, mdCode(c.Message, markdownCellWidth), ruleLink(c))
+	happened := mdCode(c.Message, markdownCellWidth)
+	if c.Hint != "" {
+		happened += "<br>hint: " + markdownText(clip(c.Hint, markdownCellWidth))
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", icon, id, sev, happened, ruleLink(c))
 }
 
 // ruleLink links the rule letters to the specification section.
 func ruleLink(c Check) string {
 	label := c.Rule
-	if label == "" {
+	if doc := checks.ExternalSpec(c.Spec); doc != "" {
+		label = doc
+	} else if label == "" {
 		label = "spec"
 	}
 	if c.Spec == "" {
@@ -360,4 +370,45 @@ func markdownText(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// revisions writes the per-revision table of a --protocol-version all run and the evidence
+// of what fails or warns only under accepted revisions other than the main one.
+func (m *markdownWriter) revisions() {
+	revs := m.r.Revisions
+	if len(revs) == 0 {
+		return
+	}
+	table := "| Revision | Accepted | Verdict | Failed | Warned | Differs from the main revision |\n|---|---|---|---|---|---|\n"
+	for _, rev := range revs {
+		accepted := "no"
+		if rev.Accepted {
+			accepted = "yes"
+		}
+		var differs []string
+		for _, c := range rev.Differences {
+			differs = append(differs, "`"+c.ID+"` "+c.Status)
+		}
+		note := strings.Join(differs, ", ")
+		if rev.Main {
+			note = "the main revision: the checks above"
+		}
+		table += fmt.Sprintf("| %s | %s | %s | %d | %d | %s |\n", rev.Revision, accepted, rev.Verdict,
+			rev.Summary.Fail, rev.Summary.Warn, note)
+	}
+	if !m.add("**Revisions**\n\n" + table + "\n") {
+		m.left = append(m.left, "the table of revisions")
+		return
+	}
+	ps := m.r.revisionProblems()
+	if len(ps) == 0 {
+		return
+	}
+	open := fmt.Sprintf("<details><summary>Only in other accepted revisions (%s)</summary>\n\n", plural(len(ps), "check", "checks"))
+	m.section(open, "</details>\n\n", len(ps), "the evidence of", "revision-only check", "revision-only checks", func(i int) string {
+		p := ps[i]
+		frames := &Report{CitedFrames: p.frames}
+		return "**`" + p.check.ID + "`** under " + strings.Join(p.revisions, ", ") + "\n\n" +
+			fenced(strings.Join(evidenceLines(frames, p.check), "\n")) + "\n"
+	})
 }

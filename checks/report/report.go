@@ -1,6 +1,6 @@
 // Package report turns a probe result and its findings into a report, and writes that report
 // in the formats the CLI offers (see Formats). The Report type is the `--format json` contract
-// of CHECKS.md; every other format is a rendering of the same Report, so adding one is one
+// of docs/checks.md; every other format is a rendering of the same Report, so adding one is one
 // writer file plus its entry in Formats.
 package report
 
@@ -74,7 +74,8 @@ type Summary struct {
 	Skip     int `json:"skip"`
 	Info     int `json:"info"`
 	Total    int `json:"total"`
-	// Failing counts the checks that fail the verdict at the FailOn threshold.
+	// Failing counts the checks that fail the verdict at the FailOn threshold; for
+	// --protocol-version all also those that fail it only in another accepted revision.
 	Failing int `json:"failing"`
 	// Baselined counts the checks that would fail the verdict but are accepted by the
 	// baseline (not in Failing).
@@ -100,6 +101,9 @@ type Check struct {
 	// its status stays, it does not count in Summary.Failing.
 	Baselined      bool   `json:"baselined,omitempty"`
 	BaselineReason string `json:"baselineReason,omitempty"`
+
+	// Hint is the usual fix, in one line; every check that is not a pass carries one.
+	Hint string `json:"hint,omitempty"`
 }
 
 // Evidence is one observed violation or fact, with the frames that show it.

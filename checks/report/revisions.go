@@ -31,6 +31,9 @@ type Revision struct {
 	// main one (a rule that exists in one revision and not the other, pass against skip, is
 	// no difference worth a line). Empty for the main revision itself.
 	Differences []Check `json:"differences"`
+	// CitedFrames are the frames of this revision's probe that the evidence of Differences
+	// cites (their Seqs number this revision's transcript, not the main one's).
+	CitedFrames []Frame `json:"citedFrames,omitempty"`
 }
 
 // RevisionRun is the probe of one revision and its findings, as AddRevisions takes it. The
@@ -55,15 +58,23 @@ func AddRevisions(r *Report, runs []RevisionRun, main int, o BuildOptions) {
 	support := b.check(checks.VersionSupport(outcomes))
 	for i := range r.Checks {
 		if r.Checks[i].ID == support.ID {
+			// The summary counted the main probe's own finding: count the one that replaces it.
+			r.Summary.remove(r.Checks[i])
+			r.Summary.add(support, false)
 			support.Title = r.Checks[i].Title
 			r.Checks[i] = support
 		}
 	}
 	mainVerdict := r.Verdict // before the other revisions have their say
 	mainStatus := make(map[string]string, len(r.Checks))
+	mainFailing := map[string]bool{}
 	for _, c := range r.Checks {
 		mainStatus[c.ID] = c.Status
+		mainFailing[c.ID] = r.failsVerdict(c)
 	}
+	// failingElsewhere are the checks that fail the verdict in another accepted revision
+	// but not in the main one: the summary counts them, since the verdict does.
+	failingElsewhere := map[string]bool{}
 	for i, run := range runs {
 		res := run.Result
 		rev := Revision{
@@ -93,6 +104,14 @@ func AddRevisions(r *Report, runs []RevisionRun, main int, o BuildOptions) {
 			rev.Summary.add(c, failing)
 			if status, ok := mainStatus[c.ID]; ok && status != c.Status && (problem(status) || problem(c.Status)) {
 				rev.Differences = append(rev.Differences, c)
+				if failing && rev.Accepted && !mainFailing[c.ID] {
+					failingElsewhere[c.ID] = true
+				}
+			}
+		}
+		for _, seq := range citedSeqs(rev.Differences) {
+			if seq >= 0 && seq < len(res.Frames) {
+				rev.CitedFrames = append(rev.CitedFrames, b.frame(res.Frames[seq], maxCitedFrameBytes))
 			}
 		}
 		rev.Verdict = VerdictPass
@@ -104,6 +123,7 @@ func AddRevisions(r *Report, runs []RevisionRun, main int, o BuildOptions) {
 		}
 		r.Revisions = append(r.Revisions, rev)
 	}
+	r.Summary.Failing += len(failingElsewhere)
 }
 
 // FailingRevisions lists the accepted revisions other than the main one whose checks fail.

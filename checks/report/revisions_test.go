@@ -94,3 +94,72 @@ func TestServerInfoOfAStatelessServerComesFromDiscover(t *testing.T) {
 		t.Errorf("server %q %q", name, version)
 	}
 }
+
+// A --protocol-version all report whose main revision passes but another accepted revision
+// fails: the verdict fails, so the summary must count the failure and the text and Markdown
+// reports must show its evidence (from that revision's transcript), not only its ID.
+func TestAllRevisionsSummaryAgreesWithVerdictAndShowsTheEvidenceOfDifferences(t *testing.T) {
+	main := revisionResult("2026-07-28", true)
+	mainFindings := []checks.Finding{
+		finding("tools.list", checks.StatusPass),
+		finding("http.origin", checks.StatusSkip),
+		// The main probe's own fact is replaced by the one over every revision.
+		finding("lifecycle.version-support", checks.StatusSkip),
+	}
+	rep := Build(main, mainFindings, BuildOptions{})
+	other := revisionResult("2025-11-25", true)
+	other.Frames = httpRuleResult().Frames
+	// 2025-11-25 basic/transports, Security Warning: "If the Origin header is present and
+	// invalid, servers MUST respond with HTTP 403 Forbidden."
+	origin := checks.Finding{ID: "http.origin", Status: checks.StatusFail, Severity: checks.SeverityError, Area: "http",
+		Message: "initialize with a foreign Origin: expected HTTP 403, got HTTP 200",
+		Hint:    "reject requests whose Origin header is present and not an allowed origin with 403",
+		Evidence: []checks.Evidence{{Severity: checks.SeverityError,
+			Message: "initialize with a foreign Origin: expected HTTP 403, got HTTP 200", Frames: []int{0, 1}}}}
+	runs := []RevisionRun{
+		{Result: other, Findings: []checks.Finding{finding("tools.list", checks.StatusPass), origin}},
+		{Result: main},
+	}
+	AddRevisions(rep, runs, 1, BuildOptions{})
+
+	if rep.Verdict != VerdictFail {
+		t.Fatalf("verdict %s: an accepted revision fails", rep.Verdict)
+	}
+	if rep.Summary.Failing != 1 {
+		t.Errorf("summary counts %d failing checks, but the verdict fails on http.origin under 2025-11-25", rep.Summary.Failing)
+	}
+	var counted Summary
+	for _, c := range rep.Checks {
+		counted.add(c, false)
+	}
+	if counted.Pass != rep.Summary.Pass || counted.Skip != rep.Summary.Skip || counted.Info != rep.Summary.Info || counted.Total != rep.Summary.Total {
+		t.Errorf("summary %+v does not count the report's checks %+v", rep.Summary, counted)
+	}
+
+	var junit strings.Builder
+	if err := WriteJUnit(&junit, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(junit.String(), `failures="1"`) || !strings.Contains(junit.String(), `name="http.origin under 2025-11-25"`) {
+		t.Errorf("the JUnit report does not count the failure of 2025-11-25:\n%s", junit.String())
+	}
+	for _, format := range []string{"text", "markdown"} {
+		f, _ := LookupFormat(format)
+		var b strings.Builder
+		if err := f.Write(&b, rep, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{
+			"Only in other accepted revisions",
+			"expected HTTP 403, got HTTP 200",                // the evidence message
+			`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, // the frame of the other revision
+			"Origin: " + probe.ForeignOrigin,                 // the header the rule is about
+			"2025-11-25",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s report lacks %q:\n%s", format, want, out)
+			}
+		}
+	}
+}

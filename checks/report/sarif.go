@@ -219,6 +219,10 @@ func sarifRuleOf(c Check) sarifRule {
 		help += "\nSpecification: " + c.Spec
 		md += " See [the specification](" + c.Spec + ")."
 	}
+	if c.Hint != "" {
+		help += "\nUsual fix: " + c.Hint
+		md += "\n\n**Usual fix:** " + markdownText(c.Hint)
+	}
 	area := c.Area
 	if area == "" {
 		area = "other"

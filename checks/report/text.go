@@ -38,6 +38,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	t.problems()
 	t.advice()
 	t.untested()
+	t.revisionProblems()
 	t.others()
 	t.steps()
 	t.stderr()

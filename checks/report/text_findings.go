@@ -101,13 +101,16 @@ func (t *textWriter) problem(c Check) {
 			msg += "  " + t.p.dim(frameRefs(e.Frames))
 		}
 		t.line("%s%s %s", indent, mark, msg)
-		t.cited(indent+"    ", e.Frames, shown)
+		t.cited(indent+"    ", c.ID, e.Frames, shown)
 	}
 	if c.MoreEvidence > 0 {
 		t.line("%s%s", indent, t.p.dim(fmt.Sprintf("… and %s not shown", plural(c.MoreEvidence, "more occurrence", "more occurrences"))))
 	}
 	if c.Spec != "" {
-		t.line("%s%s", indent, t.p.dim("spec: "+clip(c.Spec, 200)))
+		t.line("%s%s", indent, t.p.dim("spec: "+specText(c.Spec)))
+	}
+	if c.Hint != "" {
+		t.line("%s%s", indent, "hint: "+clip(c.Hint, plainMessageWidth))
 	}
 }
 
@@ -126,7 +129,7 @@ func frameRefs(seqs []int) string {
 // cited shows the first frames an evidence line points at, so that a reader sees the bytes
 // without asking for the whole transcript. Frames in already (shown for an earlier line of
 // the same finding) are skipped; the ones shown here are added to it.
-func (t *textWriter) cited(indent string, seqs []int, already map[int]bool) {
+func (t *textWriter) cited(indent, id string, seqs []int, already map[int]bool) {
 	shown := 0
 	for i, seq := range seqs {
 		if already[seq] {
@@ -141,6 +144,9 @@ func (t *textWriter) cited(indent string, seqs []int, already map[int]bool) {
 			return
 		}
 		t.line("%s%s", indent, t.frameLine(f, citedRawWidth))
+		if h := headerEvidence(id, f); h != "" {
+			t.line("%s%s", indent+frameHeaderIndent, clip(h, citedRawWidth))
+		}
 		already[seq] = true
 		shown++
 	}

@@ -64,3 +64,56 @@ func (t *textWriter) status(s string) string {
 	}
 	return s
 }
+
+// revisionProblem is a check that fails or warns in other accepted revisions but not in the
+// main one: its evidence from the newest such revision, and every revision it breaks in.
+type revisionProblem struct {
+	check     Check
+	frames    []Frame
+	revisions []string
+}
+
+// revisionProblems lists, in report order, the problems of the accepted revisions other
+// than the main one that the main revision's checks do not show.
+func (r *Report) revisionProblems() []revisionProblem {
+	var out []revisionProblem
+	at := map[string]int{}
+	for _, rev := range r.Revisions {
+		if rev.Main || !rev.Accepted {
+			continue
+		}
+		for _, c := range rev.Differences {
+			if !problem(c.Status) {
+				continue
+			}
+			i, seen := at[c.ID]
+			if !seen {
+				at[c.ID] = len(out)
+				out = append(out, revisionProblem{check: c, frames: rev.CitedFrames})
+				i = len(out) - 1
+			} else if rev.Revision > out[i].revisions[len(out[i].revisions)-1] {
+				// Revisions are listed oldest first: the newest one's evidence is shown.
+				out[i].check, out[i].frames = c, rev.CitedFrames
+			}
+			out[i].revisions = append(out[i].revisions, rev.Revision)
+		}
+	}
+	return out
+}
+
+// revisionProblems writes the evidence of what breaks only under other accepted revisions:
+// the verdict counts it, so the reader must see it as a failure of the main revision is seen.
+func (t *textWriter) revisionProblems() {
+	ps := t.r.revisionProblems()
+	if len(ps) == 0 {
+		return
+	}
+	t.section(fmt.Sprintf("Only in other accepted revisions (%s)", plural(len(ps), "check", "checks")))
+	for _, p := range ps {
+		// The frames cited are the other revision's: render with its transcript.
+		sub := textWriter{w: t.w, p: t.p, r: &Report{CitedFrames: p.frames}}
+		t.line("")
+		t.line("%s", t.p.cyan("under "+strings.Join(p.revisions, ", ")))
+		sub.problem(p.check)
+	}
+}

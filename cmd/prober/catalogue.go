@@ -13,11 +13,11 @@ import (
 
 // catalogue prints every check prober runs: its ID (what --checks, --skip, baselines and the
 // database key on), the spec rule and what it requires. --format markdown is the table the
-// README carries.
+// README carries; --format reference is docs/checks.md, the rules catalogue.
 func (e environment) catalogue(args []string) int {
 	fs := flag.NewFlagSet("prober checks", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	format := fs.String("format", "text", "text or markdown")
+	format := fs.String("format", "text", "text, markdown or reference")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(e.stdout, catalogueHelp)
@@ -38,8 +38,13 @@ func (e environment) catalogue(args []string) int {
 		writeCatalogueText(e.stdout, reg.Checks())
 	case "markdown":
 		writeCatalogueMarkdown(e.stdout, reg.Checks())
+	case "reference":
+		if err := writeCatalogueReference(e.stdout, reg.Checks()); err != nil {
+			fmt.Fprintf(e.stderr, "prober checks: %v\n", err)
+			return exitFailed
+		}
 	default:
-		return e.usageError(fmt.Errorf("checks: --format must be text or markdown, got %q", *format))
+		return e.usageError(fmt.Errorf("checks: --format must be text, markdown or reference, got %q", *format))
 	}
 	return exitOK
 }
@@ -47,7 +52,10 @@ func (e environment) catalogue(args []string) int {
 const catalogueHelp = `prober checks: list every check prober runs, with its ID, area, spec rule and what it requires.
 
 Usage:
-  prober checks [--format text|markdown]
+  prober checks [--format text|markdown|reference]
+
+--format reference writes the rules catalogue (docs/checks.md): for each check the spec
+sentence it enforces, its severity and why, what the probe sends and the usual fix.
 
 The IDs are what --checks, --skip and baselines name, and what reports and the database key on.
 `

@@ -33,7 +33,7 @@ func TestChecksRejectsAnUnknownFormat(t *testing.T) {
 	if code := run(context.Background(), []string{"checks", "--format", "yaml"}, &out, &errOut); code != exitUsage {
 		t.Fatalf("exit %d, want %d", code, exitUsage)
 	}
-	if !strings.Contains(errOut.String(), "text or markdown") {
+	if !strings.Contains(errOut.String(), "text, markdown or reference") {
 		t.Errorf("the error does not say what is allowed: %s", errOut.String())
 	}
 }
@@ -52,6 +52,31 @@ func TestReadmeNamesEveryCheck(t *testing.T) {
 	for _, c := range reg.Checks() {
 		if !bytes.Contains(readme, []byte("`"+c.ID+"`")) {
 			t.Errorf("README.md does not list check %s", c.ID)
+		}
+	}
+}
+
+// docs/checks.md is generated from the registry; a check added, removed or reworded without
+// regenerating it would leave the published catalogue wrong.
+func TestDocsChecksMatchesTheRegistry(t *testing.T) {
+	want, err := os.ReadFile("../../docs/checks.md")
+	if err != nil {
+		t.Fatalf("%v (generate it with `go generate ./cmd/prober`)", err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"checks", "--format", "reference"}, &out, &errOut); code != exitOK {
+		t.Fatalf("checks --format reference: exit %d: %s", code, errOut.String())
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Errorf("docs/checks.md differs from the registry: regenerate it with `go generate ./cmd/prober` (or `go run ./cmd/prober checks --format reference > docs/checks.md`)")
+	}
+	reg, err := checks.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range reg.Checks() {
+		if !bytes.Contains(want, []byte("### `"+c.ID+"`")) {
+			t.Errorf("docs/checks.md has no entry for %s", c.ID)
 		}
 	}
 }

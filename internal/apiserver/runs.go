@@ -197,7 +197,10 @@ func (s *Server) findingsOf(run store.RunRecord, res *probe.Result) []checks.Fin
 	for _, fr := range run.Findings {
 		f := checks.Finding{ID: fr.CheckID, Status: checks.Status(fr.Status), Severity: checks.Severity(fr.Severity), Message: fr.Message}
 		if c, ok := s.cfg.Catalog.Lookup(fr.CheckID); ok {
-			f.Area, f.Rule, f.Spec = c.Area, c.Rule, c.Spec
+			f.Area, f.Rule, f.Spec = c.Area, c.Rule, c.SpecURL(run.ProtocolVersion)
+			if f.Severity != checks.SeverityNone {
+				f.Hint = c.Hint
+			}
 		}
 		if again, ok := evidence[fr.CheckID]; ok && again.Status == f.Status {
 			f.Evidence, f.Data = again.Evidence, again.Data
