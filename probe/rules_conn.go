@@ -44,9 +44,14 @@ func (c *ruleConn) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if h, ok := tr.(*httpTransport); ok {
-		c.bent = &bentTransport{httpTransport: h}
+	switch t := tr.(type) {
+	case *httpTransport:
+		c.bent = &bentTransport{httpTransport: t}
 		tr = c.bent
+	case *sseTransport:
+		// Fetches go through the stream's HTTP transport; bent POSTs through the stream.
+		c.bent = &bentTransport{httpTransport: t.h}
+		tr = &bentSSE{sseTransport: t, bent: c.bent}
 	}
 	c.setTransport(tr)
 	return nil
