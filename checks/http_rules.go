@@ -29,8 +29,8 @@ func httpRuleChecks() []Check {
 			Evaluate:  checkGetStream},
 		// Both HTTP transports: Streamable HTTP and legacy HTTP+SSE have the Origin rule.
 		{ID: "http.origin", Area: "http", Rule: "G9", Spec: httpSpec + "#security-warning",
-			Title:     "a request from a foreign Origin is refused: 403 from 2025-11-25, any refusal before",
-			Evaluate:  checkOrigin},
+			Title:    "a request from a foreign Origin is refused: 403 from 2025-11-25, any refusal before",
+			Evaluate: checkOrigin},
 		{ID: "http.delete-session", Area: "http", Rule: "G7", Spec: httpSpec + "#session-management",
 			Transport: probe.TransportHTTP,
 			Title:     "DELETE of a session is answered with 2xx or 405",
