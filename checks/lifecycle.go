@@ -76,6 +76,11 @@ func checkInitialize(r *Run, f *Finding) {
 		f.Pass("answered in %s", st.Latency.Round(time.Microsecond))
 		return
 	}
+	if credentialsStatus(st.HTTPStatus) {
+		// The probe could not get in: the server is not wrong, but nothing was judged.
+		f.Fail(Seqs(st.Request, st.Response), "expected an initialize result, got %s: the server needs credentials; %s", describeAnswer(r, st), credentialsHint)
+		return
+	}
 	f.Fail(Seqs(st.Request, st.Response), "expected an initialize result, got %s", describeAnswer(r, st))
 }
 

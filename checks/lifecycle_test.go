@@ -56,6 +56,14 @@ func TestInitializeNeedsASuccessfulResult(t *testing.T) {
 				}
 			}),
 			want: StatusFail, msg: `got HTTP status 503 of type "text/plain" with body "upstream unavailable"`},
+		{name: "a 401 says the server needs credentials and how to pass them",
+			res: scriptedSession(http, func(p *sessionPlan) {
+				p.initialize = func(w *wireScript, conn int, id string) int {
+					w.head(conn, 401, "text/plain", "unauthorized")
+					return -1
+				}
+			}),
+			want: StatusFail, msg: `got HTTP status 401 of type "text/plain" with body "unauthorized": the server needs credentials; pass them with --bearer-token TOKEN`},
 		{name: "a process that exits fails with the exit status",
 			res:  scriptedSession(stdio, exitsBeforeAnswering),
 			want: StatusFail, msg: `exit status 1; stderr ends "config: missing API_KEY | panic: no key | goroutine 1 [running]:"`},
