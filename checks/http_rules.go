@@ -178,6 +178,11 @@ func checkOrigin(r *Run, f *Finding) {
 		frames := Seqs(st.Request, st.Response)
 		switch {
 		case status == http.StatusForbidden:
+		case status == http.StatusUnauthorized:
+			// The server wants credentials before anything else: whether it would have
+			// refused the Origin went unseen.
+			f.Skip("%s got HTTP 401: the server needs credentials, so its Origin check went unseen; %s", what, credentialsHint)
+			return
 		case status >= 400 && status <= 499 && rev >= originRefusedSince:
 			// 403 is what the rule names; another 4xx still refuses the request.
 			f.Warn(frames, "%s: expected HTTP 403 Forbidden (%s), got HTTP %d%s", what, rev, status, describeBody(r, st.Response))

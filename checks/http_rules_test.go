@@ -225,6 +225,9 @@ func TestForeignOriginIsRefused(t *testing.T) {
 				w.call(probe.ConnOrigin, probe.StepForeignOrigin, "initialize", "1", ruleInitParams, noReply())
 			})},
 		{name: "never sent", want: StatusSkip, msg: "the request from a foreign Origin was not sent", res: scriptedSession(probe.TransportHTTP)},
+		{name: "a 401 hides the Origin check", want: StatusSkip,
+			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid got HTTP 401: the server needs credentials, so its Origin check went unseen; pass them with --bearer-token",
+			res: originProbe(statusReply(401, "text/plain", "unauthorized"))},
 		{name: "stateless: server/discover refused with 403 passes", want: StatusPass, msg: "server/discover got HTTP 403",
 			res: statelessOrigin(statusReply(403, "text/plain", "forbidden"))},
 		{name: "stateless: server/discover served fails", want: StatusFail,
