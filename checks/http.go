@@ -38,10 +38,11 @@ func bodyOf(r *Run, ex *httpExchange) string {
 	return " and body " + clipJSON(r.Frames[ex.head].Raw)
 }
 
-// errorProvokingStep reports whether a step asks for a JSON-RPC error on purpose (an unknown method, a bogus
-// revision, an unknown tool, a cursor never handed out, a revision the server does not
-// support, a request without _meta): the check of each judges the whole answer, whatever its
-// status or Content-Type, so the transport checks leave it alone (one fault, one finding).
+// errorProvokingStep reports whether a step asks for a JSON-RPC error on purpose (an unknown
+// method, a bogus revision, an unknown tool, a cursor never handed out, a revision the server
+// does not support, a request without _meta): the check of each judges the whole answer,
+// whatever its status or Content-Type, so the transport checks leave it alone (one fault, one
+// finding).
 func errorProvokingStep(name string) bool {
 	switch name {
 	case probe.StepUnknownMethod, probe.StepInitializeBogus, probe.StepUnknownTool,
