@@ -21,7 +21,7 @@ func httpChecks() []Check {
 			Evaluate:  checkHTTPContentType},
 		{ID: "http.notification-accepted", Area: "http", Rule: "G4", Spec: httpSpec + "#sending-messages-to-the-server",
 			Transport: probe.TransportHTTP,
-			Title:     "a POSTed notification is answered 202 Accepted with no body",
+			Title:     "a POSTed notification is answered 202 Accepted with no body, or refused with a 4xx",
 			Evaluate:  checkNotificationAccepted},
 		{ID: "http.sse-framing", Area: "http", Rule: "G5", Spec: httpSpec + "#sending-messages-to-the-server",
 			Transport: probe.TransportHTTP,
