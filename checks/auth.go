@@ -63,13 +63,20 @@ func checkAuthChallenge(r *Run, f *Finding) {
 	frames := Seqs(st.Request, head.Seq)
 	values := head.HTTP.Header.Values("WWW-Authenticate")
 	if len(values) == 0 {
-		f.Fail(frames, "HTTP 401: expected a WWW-Authenticate header, got none")
+		// RFC 9110 §11.6.1, whatever the server's way of authorizing.
+		f.Fail(frames, "HTTP 401: expected a WWW-Authenticate header (RFC 9110 §11.6.1: a 401 MUST carry at least one challenge), got none")
 		return
 	}
 	shown := Clip([]byte(strings.Join(values, ", ")))
 	rev := r.Revision()
 	if _, named := probe.ResourceMetadataURL(probe.ParseChallenges(values)); named || rev < resourceMetadataSince {
 		f.Pass("HTTP 401 with WWW-Authenticate %s", shown)
+		return
+	}
+	if withoutOAuth(r, head) {
+		// One fault, one finding: a server with no OAuth discovery at all is
+		// auth.resource-metadata's to judge.
+		f.Pass("HTTP 401 with WWW-Authenticate %s; the server offers no OAuth discovery (see auth.resource-metadata)", shown)
 		return
 	}
 	if found, ok := foundMetadata(r); ok && rev >= wellKnownAloneSince {
@@ -82,6 +89,22 @@ func checkAuthChallenge(r *Run, f *Finding) {
 		return
 	}
 	f.Fail(frames, "HTTP 401: expected WWW-Authenticate to name resource_metadata (%s), got %s", rev, shown)
+}
+
+// withoutOAuth reports whether a server that answered 401 shows no sign of OAuth: its
+// challenge names no resource_metadata and no discovery fetch got a document (HTTP 200). Such
+// a server asks for credentials of its own kind (an API key, Basic): MCP authorization is
+// OPTIONAL, and an HTTP server that requires credentials only SHOULD conform to it.
+func withoutOAuth(r *Run, head probe.Frame) bool {
+	if _, named := probe.ResourceMetadataURL(probe.ParseChallenges(head.HTTP.Header.Values("WWW-Authenticate"))); named {
+		return false
+	}
+	for _, st := range stepsOn(r, probe.ConnAuth, probe.StepResourceMetadata) {
+		if st.HTTPStatus == http.StatusOK {
+			return false
+		}
+	}
+	return true
 }
 
 // foundMetadata is the URL of the first metadata document the discovery fetched whole.
@@ -142,6 +165,16 @@ func checkResourceMetadata(r *Run, f *Finding) {
 	challenges := probe.ParseChallenges(head.HTTP.Header.Values("WWW-Authenticate"))
 	advertised, named := probe.ResourceMetadataURL(challenges)
 	fetches := stepsOn(r, probe.ConnAuth, probe.StepResourceMetadata)
+	if withoutOAuth(r, head) {
+		var frames []int
+		for _, fetch := range fetches {
+			frames = append(frames, Seqs(fetch.Request, fetch.Response)...)
+		}
+		f.Warn(append(Seqs(st.Request, head.Seq), frames...),
+			"the server needs credentials but offers no OAuth discovery (no resource_metadata in WWW-Authenticate %s, no protected resource metadata at the well-known URLs): expected the MCP authorization flow, which HTTP servers SHOULD follow; to probe it, %s",
+			clipChallenge(head), credentialsHint)
+		return
+	}
 	if named && len(fetches) == 0 {
 		f.Fail(Seqs(st.Request, head.Seq), "expected resource_metadata to be an absolute http(s) URL, got %s", Clip([]byte(advertised)))
 		return
@@ -172,4 +205,13 @@ func checkResourceMetadata(r *Run, f *Finding) {
 		return
 	}
 	f.Fail(frames, "expected protected resource metadata %s, got none: %s", where, strings.Join(tried, "; "))
+}
+
+// clipChallenge is the WWW-Authenticate of a 401, clipped, or "(none)".
+func clipChallenge(head probe.Frame) string {
+	values := head.HTTP.Header.Values("WWW-Authenticate")
+	if len(values) == 0 {
+		return "(none)"
+	}
+	return Clip([]byte(strings.Join(values, ", ")))
 }

@@ -59,7 +59,9 @@ func TestAuthChallenge(t *testing.T) {
 	rows := []checkRow{
 		{name: "resource_metadata named", want: StatusPass, msg: `HTTP 401 with WWW-Authenticate "Bearer realm=\"mcp\", resource_metadata=`,
 			res: authProbe(named, found)},
-		{name: "no WWW-Authenticate", want: StatusFail, msg: "HTTP 401: expected a WWW-Authenticate header, got none",
+		// RFC 9110 §11.6.1: "A server generating a 401 (Unauthorized) response MUST send a
+		// WWW-Authenticate header field containing at least one challenge."
+		{name: "no WWW-Authenticate", want: StatusFail, msg: "HTTP 401: expected a WWW-Authenticate header (RFC 9110 §11.6.1: a 401 MUST carry at least one challenge), got none",
 			res: authProbe(unauthorizedReply(""), found)},
 		{name: "2025-06-18 wants resource_metadata", want: StatusFail,
 			msg: `HTTP 401: expected WWW-Authenticate to name resource_metadata (2025-06-18), got "Bearer realm=\"mcp\""`,
@@ -67,9 +69,15 @@ func TestAuthChallenge(t *testing.T) {
 		{name: "2025-11-25 takes the well-known URL instead", want: StatusPass,
 			msg: "no resource_metadata, but the metadata is at the well-known " + prmPathURL + ", which 2025-11-25 allows",
 			res: authProbe(bare, found)},
-		{name: "2025-11-25 with neither", want: StatusFail,
+		{name: "2025-11-25: a document at a well-known URL that is no metadata still says OAuth", want: StatusFail,
 			msg: "expected WWW-Authenticate to name resource_metadata (or the metadata at a well-known URL)",
+			res: authProbe(bare, []metadataFetch{{prmPathURL, 200, "text/html", "<html>"}})},
+		// No resource_metadata and no metadata anywhere: no OAuth at all, which is
+		// auth.resource-metadata's finding (one fault, one finding).
+		{name: "a server without OAuth is left to auth.resource-metadata", want: StatusPass, msg: "the server offers no OAuth discovery",
 			res: authProbe(bare, missing)},
+		{name: "a Basic challenge without OAuth under 2025-06-18", want: StatusPass, msg: "the server offers no OAuth discovery",
+			res: authProbe(unauthorizedReply(`Basic realm="mcp"`), missing, speaks("2025-06-18"))},
 		{name: "2025-03-26 needs only the header", want: StatusPass, msg: "HTTP 401 with WWW-Authenticate",
 			res: authProbe(bare, nil, speaks("2025-03-26"))},
 		{name: "no authorization asked for", want: StatusSkip, msg: "the server asks for no authorization: initialize without credentials got HTTP 200 with a result",
@@ -90,8 +98,17 @@ func TestAuthResourceMetadata(t *testing.T) {
 		{name: "the named URL is not served", want: StatusFail,
 			msg: `expected protected resource metadata at the URL resource_metadata names, got none: ` + prmPathURL + ` (HTTP 404 of type "text/plain" with body "nf")`,
 			res: authProbe(named, []metadataFetch{{prmPathURL, 404, "text/plain", "nf"}})},
-		{name: "neither well-known URL", want: StatusFail, msg: "expected protected resource metadata at the well-known URLs, got none: " + prmPathURL + " (HTTP 404",
+		// 2025-11-25 basic/authorization: "Authorization is OPTIONAL for MCP
+		// implementations." and "Implementations using an HTTP-based transport SHOULD conform
+		// to this specification." A server that wants credentials but shows no sign of OAuth
+		// (no resource_metadata, no metadata at the well-known URLs) breaks the SHOULD only.
+		{name: "no OAuth at all warns and says how to pass credentials", want: StatusWarn,
+			msg: `the server needs credentials but offers no OAuth discovery (no resource_metadata in WWW-Authenticate "Bearer realm=\"mcp\"", no protected resource metadata at the well-known URLs): expected the MCP authorization flow, which HTTP servers SHOULD follow; to probe it, pass them with --bearer-token TOKEN`,
 			res: authProbe(bare, []metadataFetch{{prmPathURL, 404, "", ""}, {prmRootURL, 404, "", ""}})},
+		{name: "a Basic challenge without OAuth warns", want: StatusWarn, msg: "offers no OAuth discovery",
+			res: authProbe(unauthorizedReply(`Basic realm="mcp"`), []metadataFetch{{prmPathURL, 404, "", ""}, {prmRootURL, 404, "", ""}})},
+		{name: "no challenge and no metadata warns", want: StatusWarn, msg: "no resource_metadata in WWW-Authenticate (none)",
+			res: authProbe(unauthorizedReply(""), []metadataFetch{{prmPathURL, 404, "", ""}, {prmRootURL, 404, "", ""}})},
 		{name: "not JSON", want: StatusFail, msg: "got a body that is no JSON object",
 			res: authProbe(named, []metadataFetch{{prmPathURL, 200, "text/html", "<html>"}})},
 		{name: "no authorization_servers", want: StatusFail, msg: "got a document without authorization_servers",

@@ -1,6 +1,9 @@
 package checks
 
 import (
+	"fmt"
+	"net/http"
+
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -10,7 +13,7 @@ func httpChecks() []Check {
 	return []Check{
 		{ID: "http.status", Area: "http", Rule: "G3", Spec: httpSpec + "#sending-messages-to-the-server",
 			Transport: probe.TransportHTTP,
-			Title:     "a POSTed request is answered with HTTP 200",
+			Title:     "a POSTed request is neither redirected nor answered with a server error",
 			Evaluate:  checkHTTPStatus},
 		{ID: "http.content-type", Area: "http", Rule: "G3", Spec: httpSpec + "#sending-messages-to-the-server",
 			Transport: probe.TransportHTTP,
@@ -18,7 +21,7 @@ func httpChecks() []Check {
 			Evaluate:  checkHTTPContentType},
 		{ID: "http.notification-accepted", Area: "http", Rule: "G4", Spec: httpSpec + "#sending-messages-to-the-server",
 			Transport: probe.TransportHTTP,
-			Title:     "a POSTed notification is answered 202 Accepted with no body",
+			Title:     "a POSTed notification is answered 202 Accepted with no body, or refused with a 4xx",
 			Evaluate:  checkNotificationAccepted},
 		{ID: "http.sse-framing", Area: "http", Rule: "G5", Spec: httpSpec + "#sending-messages-to-the-server",
 			Transport: probe.TransportHTTP,
@@ -35,47 +38,160 @@ func bodyOf(r *Run, ex *httpExchange) string {
 	return " and body " + clipJSON(r.Frames[ex.head].Raw)
 }
 
+// errorProvokingStep reports whether a step asks for a JSON-RPC error on purpose (an unknown
+// method, a bogus revision, an unknown tool, a cursor never handed out, a revision the server
+// does not support, a request without _meta): the check of each judges the whole answer,
+// whatever its status or Content-Type, so the transport checks leave it alone (one fault, one
+// finding).
+func errorProvokingStep(name string) bool {
+	switch name {
+	case probe.StepUnknownMethod, probe.StepInitializeBogus, probe.StepUnknownTool,
+		probe.StepInvalidCursor, probe.StepDiscoverUnsupported, probe.StepMetaMissing:
+		return true
+	}
+	return false
+}
+
+// provokedErrors are the Seqs of the requests of errorProvokingStep.
+func provokedErrors(r *Run) map[int]bool {
+	out := map[int]bool{}
+	for _, st := range r.Steps {
+		if st.Request >= 0 && errorProvokingStep(st.Name) {
+			out[st.Request] = true
+		}
+	}
+	return out
+}
+
+// credentialsStatus reports whether an HTTP status says the request lacked credentials (or
+// lacked the rights): the authorization checks' evidence, not a transport fault.
+func credentialsStatus(status int) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden
+}
+
+// credentialsHint tells the user how to give the probe the server's credentials.
+const credentialsHint = "pass them with --bearer-token TOKEN (or --bearer-token-env VAR, or --header 'Name: value')"
+
+// statusOwned reports whether http.status judges the answer to a request: a redirect (no
+// rule lets a POSTed message be answered elsewhere), or a server error to a well-formed
+// request the server must answer with a result or a JSON-RPC error. Every other status is
+// the evidence of the rule the request tests (an unknown method's -32601, a 401's
+// challenge, a content type).
+func statusOwned(status int, provoked bool) bool {
+	return (status >= 300 && status < 400) || (status >= 500 && !provoked)
+}
+
 func checkHTTPStatus(r *Run, f *Finding) {
-	n := 0
+	n, locked := 0, 0
 	bent := deliberateRequests(r)
 	addEraExemptions(r, bent)
+	provoked := provokedErrors(r)
+	stateless := r.Stateless()
 	for _, ex := range httpExchanges(r) {
 		if ex.msg == nil || ex.msg.Kind != Request || ex.head < 0 || bent[ex.request] {
 			continue
 		}
 		n++
-		if st := ex.status(r); st != 200 {
-			f.Fail(Seqs(ex.request, ex.head), "%s: expected HTTP 200, got HTTP %d%s", ex.describe(), st, bodyOf(r, &ex))
+		st := ex.status(r)
+		switch {
+		case credentialsStatus(st):
+			locked++
+		case st >= 300 && st < 400:
+			f.Fail(Seqs(ex.request, ex.head), "%s: expected the answer (a result or a JSON-RPC error), got a redirect: HTTP %d%s", ex.describe(), st, locationOf(r, &ex))
+		case stateless && prescribedMismatch(r, &ex, st):
+			// 2026-07-28 basic/transports, Streamable HTTP: "it MUST respond with 404 Not
+			// Found and a JSON-RPC error with code -32601" (400 for -32602 and -32022).
+			code, _ := errorCode(ex.answer(r))
+			f.Fail(Seqs(ex.request, ex.head), "%s: expected HTTP %d with error %d (%s), got HTTP %d", ex.describe(), prescribedStatus(code), code, r.Revision(), st)
+		case statusOwned(st, provoked[ex.request]):
+			f.Fail(Seqs(ex.request, ex.head), "%s: expected a result or a JSON-RPC error, got a server error: HTTP %d%s", ex.describe(), st, bodyOf(r, &ex))
 		}
 	}
-	if n == 0 {
+	switch {
+	case n == 0:
 		f.Untested("no request the probe posted got an HTTP response")
-		return
+	case locked == n:
+		f.Untested("the server needs credentials: every request got HTTP 401 or 403; %s", credentialsHint)
+	case locked > 0:
+		f.Pass("%d requests, none redirected nor answered with a server error; %d got HTTP 401 or 403: the server needs credentials, %s", n, locked, credentialsHint)
+	default:
+		f.Pass("%d requests, none redirected nor answered with a server error", n)
 	}
-	f.Pass("%d requests, each answered with HTTP 200", n)
+}
+
+// locationOf is the Location a redirect names, "" when none.
+func locationOf(r *Run, ex *httpExchange) string {
+	if loc := r.Frames[ex.head].HTTP.Header.Get("Location"); loc != "" {
+		return " to " + Clip([]byte(loc))
+	}
+	return ""
+}
+
+// answer is the first JSON-RPC response read from the exchange's answer (nil when none).
+func (ex *httpExchange) answer(r *Run) *Message {
+	for _, seq := range ex.in {
+		if m := r.Message(seq); m != nil && m.IsResponse() {
+			return m
+		}
+	}
+	return nil
+}
+
+// prescribedMismatch reports whether an error answer carries a code for which the stateless
+// revision prescribes an HTTP status, under another status.
+func prescribedMismatch(r *Run, ex *httpExchange, status int) bool {
+	m := ex.answer(r)
+	if m == nil || m.Kind != ErrorResponse {
+		return false
+	}
+	code, ok := errorCode(m)
+	return ok && prescribedStatus(code) != 0 && prescribedStatus(code) != status
+}
+
+// carriesMessage reports whether a JSON-RPC message was read from the exchange's answer.
+func (ex *httpExchange) carriesMessage(r *Run) bool {
+	for _, seq := range ex.in {
+		if r.Frames[seq].Kind == probe.KindMessage {
+			return true
+		}
+	}
+	return false
 }
 
 func checkHTTPContentType(r *Run, f *Finding) {
 	n := 0
 	bent := deliberateRequests(r)
 	addEraExemptions(r, bent)
+	provoked := provokedErrors(r)
 	for _, ex := range httpExchanges(r) {
-		// Other statuses are http.status's; their bodies may be anything.
-		if ex.msg == nil || ex.msg.Kind != Request || ex.status(r) != 200 || bent[ex.request] {
+		if ex.msg == nil || ex.msg.Kind != Request || ex.head < 0 || bent[ex.request] {
+			continue
+		}
+		st := ex.status(r)
+		// One answer, one finding: a 401/403 is the authorization checks' evidence, a redirect
+		// or server error http.status's, and an answer to a request that asks for an error is
+		// its own check's when no JSON-RPC message could be read from it (that check already
+		// says what came back, Content-Type included).
+		if credentialsStatus(st) || statusOwned(st, provoked[ex.request]) ||
+			(provoked[ex.request] && !ex.carriesMessage(r)) {
 			continue
 		}
 		n++
+		status := ""
+		if st != http.StatusOK {
+			status = fmt.Sprintf(" (HTTP %d)", st)
+		}
 		switch mt := ex.mediaType(r); mt {
 		case "application/json", "text/event-stream":
 		case "":
-			f.Fail(Seqs(ex.request, ex.head), "%s: expected Content-Type application/json or text/event-stream, got none", ex.describe())
+			f.Fail(Seqs(ex.request, ex.head), "%s: expected Content-Type application/json or text/event-stream, got none%s%s", ex.describe(), status, bodyOf(r, &ex))
 		default:
-			f.Fail(Seqs(ex.request, ex.head), "%s: expected Content-Type application/json or text/event-stream, got %s",
-				ex.describe(), Clip([]byte(r.Frames[ex.head].HTTP.ContentType)))
+			f.Fail(Seqs(ex.request, ex.head), "%s: expected Content-Type application/json or text/event-stream, got %s%s",
+				ex.describe(), Clip([]byte(r.Frames[ex.head].HTTP.ContentType)), status)
 		}
 	}
 	if n == 0 {
-		f.Untested("no request the probe posted was answered with HTTP 200")
+		f.Untested("no request the probe posted got an answer this check judges")
 		return
 	}
 	f.Pass("%d answers, each application/json or text/event-stream", n)
@@ -98,22 +214,21 @@ func checkNotificationAccepted(r *Run, f *Finding) {
 		}
 		what := ex.describe()
 		switch {
-		case st == 202 && body == 0:
-		case st == 202:
+		case st == http.StatusAccepted && body == 0:
+		case st >= 400 && st < 500:
+			// A notification the server cannot accept gets an HTTP error status, which may
+			// carry an id-less JSON-RPC error: a refusal is no fault.
+		case st == http.StatusAccepted:
 			f.Fail(Seqs(ex.request, ex.head), "%s: expected 202 Accepted with no body, got 202 with a body of %d bytes%s", what, body, bodyOf(r, &ex))
-		case st >= 400 && ex.msg.Method == probe.UnknownNotificationMethod:
-			// G4 lets a server refuse a notification it cannot accept; ignoring an unknown
-			// one is what JSON-RPC asks for, so a refusal is a warning only.
-			f.Warn(Seqs(ex.request, ex.head), "%s: expected 202 Accepted (an unknown notification is ignored), got HTTP %d%s", what, st, bodyOf(r, &ex))
 		default:
-			f.Fail(Seqs(ex.request, ex.head), "%s: expected 202 Accepted with no body, got HTTP %d%s", what, st, bodyOf(r, &ex))
+			f.Fail(Seqs(ex.request, ex.head), "%s: expected 202 Accepted with no body (or a 4xx refusal), got HTTP %d%s", what, st, bodyOf(r, &ex))
 		}
 	}
 	if n == 0 {
 		f.Untested("no notification the probe posted got an HTTP response (initialize did not succeed)")
 		return
 	}
-	f.Pass("%d notifications, each answered 202 Accepted with no body", n)
+	f.Pass("%d notifications, each answered 202 Accepted with no body or refused with a 4xx", n)
 }
 
 func checkSSEFraming(r *Run, f *Finding) {

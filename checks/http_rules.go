@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -26,10 +27,10 @@ func httpRuleChecks() []Check {
 			Transport: probe.TransportHTTP,
 			Title:     "GET of the endpoint is answered with text/event-stream or 405",
 			Evaluate:  checkGetStream},
+		// Both HTTP transports: Streamable HTTP and legacy HTTP+SSE have the Origin rule.
 		{ID: "http.origin", Area: "http", Rule: "G9", Spec: httpSpec + "#security-warning",
-			Transport: probe.TransportHTTP,
-			Title:     "a request from a foreign Origin is refused (403)",
-			Evaluate:  checkOrigin},
+			Title:    "a request from a foreign Origin is refused: 403 from 2025-11-25, any refusal before",
+			Evaluate: checkOrigin},
 		{ID: "http.delete-session", Area: "http", Rule: "G7", Spec: httpSpec + "#session-management",
 			Transport: probe.TransportHTTP,
 			Title:     "DELETE of a session is answered with 2xx or 405",
@@ -76,8 +77,10 @@ func checkHTTPSession(r *Run, f *Finding) {
 	if st, ok := stepOn(r, probe.ConnSession, probe.StepSessionMissing); ok && st.HTTPStatus != http.StatusBadRequest {
 		f.Warn(Seqs(st.Request, st.Response), "a request without Mcp-Session-Id: expected HTTP 400, got %s", httpAnswer(r, st))
 	}
+	// The MUST of 404 names terminated sessions; an id the server never issued is only
+	// expected to get what a terminated one gets.
 	if st, ok := stepOn(r, probe.ConnSession, probe.StepSessionUnknown); ok && st.HTTPStatus != http.StatusNotFound {
-		f.Fail(Seqs(st.Request, st.Response), "a request with a session id the server never issued: expected HTTP 404, got %s", httpAnswer(r, st))
+		f.Warn(Seqs(st.Request, st.Response), "a request with a session id the server never issued: expected HTTP 404 (as for a terminated session), got %s", httpAnswer(r, st))
 	}
 	deleted := "it does not let clients end a session"
 	if del, ok := stepOn(r, probe.ConnSession, probe.StepSessionDelete); ok && twoHundred(del.HTTPStatus) {
@@ -153,23 +156,82 @@ func checkGetStream(r *Run, f *Finding) {
 	}
 }
 
+// originRefusedSince is the revision from which a foreign Origin MUST get 403 Forbidden;
+// before it the server MUST validate the Origin, and any refusal shows it did.
+const originRefusedSince = probe.Revision20251125
+
 func checkOrigin(r *Run, f *Finding) {
-	st, ok := stepOn(r, probe.ConnOrigin, probe.StepForeignOrigin)
-	if !ok {
+	if r.Transport != probe.TransportHTTP && r.Transport != probe.TransportSSE {
+		f.Skip("applies to the http and sse transports only")
+		return
+	}
+	steps := append(stepsOn(r, probe.ConnOrigin, probe.StepForeignOriginStream), stepsOn(r, probe.ConnOrigin, probe.StepForeignOrigin)...)
+	if len(steps) == 0 {
 		f.notJudged(ruleUnsentHere(r, probe.ConnOrigin), "%s", ruleMissing(r, probe.ConnOrigin, "the request from a foreign Origin"))
 		return
 	}
-	if st.HTTPStatus >= 400 && st.HTTPStatus <= 499 {
-		f.Pass("Origin: %s got HTTP %d", probe.ForeignOrigin, st.HTTPStatus)
-		return
+	rev := r.Revision()
+	var refused []string
+	for _, st := range steps {
+		what := fmt.Sprintf("%s with Origin: %s", originRequest(st), probe.ForeignOrigin)
+		status := requestStatus(r, st)
+		frames := Seqs(st.Request, st.Response)
+		switch {
+		case status == http.StatusForbidden:
+		case status == http.StatusUnauthorized:
+			// The server wants credentials before anything else: whether it would have
+			// refused the Origin went unseen.
+			f.Untested("%s got HTTP 401: the server needs credentials, so its Origin check went unseen; %s", what, credentialsHint)
+			return
+		case status >= 400 && status <= 499 && rev >= originRefusedSince:
+			// 403 is what the rule names; another 4xx still refuses the request.
+			f.Warn(frames, "%s: expected HTTP 403 Forbidden (%s), got HTTP %d%s", what, rev, status, describeBody(r, st.Response))
+		case status >= 400 && status <= 499:
+		case status == 0 && !answeredHTTP(r):
+			// A server that answers nobody (down, wrong port) says nothing about how it
+			// treats a foreign Origin; one that answers others but drops this request does.
+			f.Untested("the server answered no HTTP request at all, so its Origin check went unseen (%s)", describeAnswer(r, st))
+			return
+		case status == 0:
+			f.Fail(frames, "%s: expected HTTP 403 Forbidden, got %s", what, describeAnswer(r, st))
+			continue
+		default:
+			f.Fail(frames, "%s: expected HTTP 403 Forbidden, got %s", what, originAnswer(r, st, status))
+			continue
+		}
+		refused = append(refused, fmt.Sprintf("%s got HTTP %d", originRequest(st), status))
 	}
-	// A server that answers nobody (down, wrong port) says nothing about how it treats a
-	// foreign Origin; one that answers others but drops this request does.
-	if st.HTTPStatus == 0 && !answeredHTTP(r) {
-		f.Untested("the server answered no HTTP request at all, so its Origin check went unseen (%s)", describeAnswer(r, st))
-		return
+	f.Pass("Origin: %s refused: %s", probe.ForeignOrigin, strings.Join(refused, ", "))
+}
+
+// originRequest names what a step of the Origin probe sent.
+func originRequest(st probe.Step) string {
+	if st.Name == probe.StepForeignOriginStream {
+		return "GET of the event stream"
 	}
-	f.Warn(Seqs(st.Request, st.Response), "initialize with Origin: %s: expected HTTP 403, got %s", probe.ForeignOrigin, httpAnswer(r, st))
+	return st.Method
+}
+
+// requestStatus is the HTTP status of the response to a step's own request: on legacy
+// HTTP+SSE the POST's, not that of the stream its answer came on.
+func requestStatus(r *Run, st probe.Step) int {
+	if req, ok := r.Frame(st.Request); ok && req.Exchange != 0 {
+		for _, ex := range httpExchanges(r) {
+			if ex.conn == req.Conn && ex.number == req.Exchange {
+				return ex.status(r)
+			}
+		}
+	}
+	return st.HTTPStatus
+}
+
+// originAnswer describes an answer that accepted a foreign Origin: the POST's status, and
+// what answered the request when it came elsewhere (the legacy event stream).
+func originAnswer(r *Run, st probe.Step, status int) string {
+	if status == st.HTTPStatus || st.Response < 0 {
+		return httpAnswer(r, st)
+	}
+	return fmt.Sprintf("HTTP %d, and the request was served (%s)", status, describeAnswer(r, st))
 }
 
 // answeredHTTP reports whether any HTTP request of the probe got a response head.

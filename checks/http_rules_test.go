@@ -38,7 +38,7 @@ func sessionProbe(a sessionAnswers, edits ...func(p *sessionPlan)) *probe.Result
 		if a.id == "" {
 			return
 		}
-		w.call(conn, probe.StepSessionMissing, "ping", "2", "", a.missing)
+		w.call(conn, probe.StepSessionMissing, "tools/list", "2", "{}", a.missing)
 		w.call(conn, probe.StepSessionUnknown, "ping", "3", "", a.unknown)
 		if del := w.fetch(conn, probe.StepSessionDelete, "DELETE", endpoint, a.deleteStatus, "", "", nil); twoHundred(del.HTTPStatus) {
 			w.call(conn, probe.StepSessionDeleted, "ping", "4", "", a.deleted)
@@ -62,9 +62,12 @@ func TestHTTPSessionRules(t *testing.T) {
 			res: with(func(a *sessionAnswers) { a.missing = pingReply })},
 		{name: "a missing id gets 401", want: StatusWarn, msg: `expected HTTP 400, got HTTP 401 of type "text/plain" with body "login"`,
 			res: with(func(a *sessionAnswers) { a.missing = statusReply(401, "text/plain", "login") })},
-		{name: "an unknown id is served", want: StatusFail, msg: "a request with a session id the server never issued: expected HTTP 404, got HTTP 200 with a result",
+		// The 404 MUST names terminated sessions ("The server MAY terminate the session at
+		// any time, after which it MUST respond to requests containing that session ID with
+		// HTTP 404 Not Found"); an id never issued is held to it as a SHOULD only.
+		{name: "an unknown id is served", want: StatusWarn, msg: "a request with a session id the server never issued: expected HTTP 404 (as for a terminated session), got HTTP 200 with a result",
 			res: with(func(a *sessionAnswers) { a.unknown = pingReply })},
-		{name: "an unknown id gets 400", want: StatusFail, msg: "expected HTTP 404, got HTTP 400 with JSON-RPC error -32000",
+		{name: "an unknown id gets 400", want: StatusWarn, msg: "expected HTTP 404 (as for a terminated session), got HTTP 400 with JSON-RPC error -32000",
 			res: with(func(a *sessionAnswers) {
 				a.unknown = statusReply(400, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"bad"}}`)
 			})},
@@ -140,21 +143,105 @@ func originProbe(answer reply) *probe.Result {
 	})
 }
 
+// originAt is the Origin probe of a session server speaking revision rev.
+func originAt(rev string, answer reply) *probe.Result {
+	res := originProbe(answer)
+	res.ProtocolVersion = rev
+	return res
+}
+
+// statelessOrigin is the Origin probe of a stateless (2026-07-28) server: server/discover
+// from a foreign Origin.
+func statelessOrigin(answer reply) *probe.Result {
+	w := newWireScript(probe.TransportHTTP)
+	w.res.Requested, w.res.Negotiated, w.res.ProtocolVersion = rev2026, rev2026, rev2026
+	w.call(probe.ConnMain, probe.StepDiscover, "server/discover", "1", metaParams, resultReply(discoverOnly))
+	w.call(probe.ConnOrigin, probe.StepForeignOrigin, "server/discover", "1", metaParams, answer)
+	return w.res
+}
+
+// legacyOrigin is the Origin probe of a legacy HTTP+SSE server (2024-11-05): the GET of the
+// event stream from a foreign Origin answered getStatus, then initialize POSTed to the
+// endpoint from it answered postStatus; a 202 is followed by the answer on the connection's
+// own stream.
+func legacyOrigin(getStatus, postStatus int) *probe.Result {
+	w := newWireScript(probe.TransportSSE)
+	w.res.Requested, w.res.Negotiated, w.res.ProtocolVersion = probe.Revision20241105, probe.Revision20241105, probe.Revision20241105
+	const conn = probe.ConnOrigin
+	w.exchange[conn]++
+	stream := w.exchange[conn]
+	w.add(probe.Frame{Conn: conn, Dir: probe.Out, Kind: probe.KindHTTPRequest, Exchange: stream, HTTP: &probe.HTTPInfo{Method: "GET", URL: "http://127.0.0.1:8000/sse"}})
+	w.add(probe.Frame{Conn: conn, Dir: probe.In, Kind: probe.KindHTTPResponse, Exchange: stream, HTTP: &probe.HTTPInfo{Status: 200, ContentType: "text/event-stream"}})
+	w.add(probe.Frame{Conn: conn, Dir: probe.In, Kind: probe.KindSSEEvent, Exchange: stream, Raw: []byte("/message?sessionId=1"),
+		SSE: &probe.SSEInfo{Event: "endpoint"}, HTTP: &probe.HTTPInfo{Status: 200, ContentType: "text/event-stream"}})
+	contentType := "text/plain"
+	if getStatus == 200 {
+		contentType = "text/event-stream"
+	}
+	w.fetch(conn, probe.StepForeignOriginStream, "GET", "http://127.0.0.1:8000/sse", getStatus, contentType, "", nil)
+	w.exchange[conn]++
+	x := w.exchange[conn]
+	st := probe.Step{Name: probe.StepForeignOrigin, Method: "initialize", Conn: conn, ID: "1", Response: -1, Outcome: probe.OutcomeTransport}
+	st.Request = w.add(probe.Frame{Conn: conn, Dir: probe.Out, Kind: probe.KindMessage, Exchange: x, Raw: []byte(legacyInit),
+		HTTP: &probe.HTTPInfo{Method: "POST", URL: "http://127.0.0.1:8000/message?sessionId=1"}})
+	head := w.add(probe.Frame{Conn: conn, Dir: probe.In, Kind: probe.KindHTTPResponse, Exchange: x, Raw: []byte("Accepted"),
+		HTTP: &probe.HTTPInfo{Status: postStatus, ContentType: "text/plain"}})
+	st.Response, st.HTTPStatus = head, postStatus
+	if postStatus == 202 {
+		st.Response = w.add(probe.Frame{Conn: conn, Dir: probe.In, Kind: probe.KindMessage, Exchange: stream, Raw: []byte(legacyAnswer),
+			SSE: &probe.SSEInfo{Event: "message"}, HTTP: &probe.HTTPInfo{Status: 200, ContentType: "text/event-stream"}})
+		st.HTTPStatus, st.Outcome = 200, probe.OutcomeOK
+	}
+	w.res.Steps = append(w.res.Steps, st)
+	return w.res
+}
+
+// TestForeignOriginIsRefused: 2025-11-25 basic/transports, Streamable HTTP, "Security
+// Warning": "Servers MUST validate the Origin header on all incoming connections to prevent
+// DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond
+// with HTTP 403 Forbidden." 2026-07-28 basic/transports/streamable-http keeps both MUSTs;
+// 2024-11-05 (HTTP with SSE), 2025-03-26 and 2025-06-18 have only the first: "Servers MUST
+// validate the Origin header on all incoming connections", so there any refusal passes. A
+// 4xx other than 403 still refuses the request: a warning where 403 is named.
 func TestForeignOriginIsRefused(t *testing.T) {
+	refusal400 := statusReply(400, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad host"}}`)
 	rows := []checkRow{
-		{name: "403", want: StatusPass, msg: "got HTTP 403", res: originProbe(statusReply(403, "text/plain", "forbidden"))},
-		{name: "another 4xx refuses it too", want: StatusPass, msg: "got HTTP 400",
-			res: originProbe(statusReply(400, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad host"}}`))},
-		{name: "accepted", want: StatusWarn,
-			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid: expected HTTP 403, got HTTP 200 with a result",
+		{name: "403", want: StatusPass, msg: "initialize got HTTP 403", res: originProbe(statusReply(403, "text/plain", "forbidden"))},
+		{name: "another 4xx from 2025-11-25 warns", want: StatusWarn,
+			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid: expected HTTP 403 Forbidden (2025-11-25), got HTTP 400",
+			res: originProbe(refusal400)},
+		{name: "another 4xx before 2025-11-25 passes", want: StatusPass, msg: "initialize got HTTP 400",
+			res: originAt(probe.Revision20250618, refusal400)},
+		{name: "accepted fails", want: StatusFail,
+			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid: expected HTTP 403 Forbidden, got HTTP 200 with a result",
 			res: originProbe(resultReply(plainInitResult))},
-		{name: "a server error is no refusal", want: StatusWarn, msg: "expected HTTP 403, got HTTP 500", res: originProbe(statusReply(500, "text/plain", "boom"))},
-		{name: "dropped by a server that answers others", want: StatusWarn, msg: "expected HTTP 403, got no answer", res: originProbe(noReply())},
+		{name: "accepted before 2025-11-25 fails too: the Origin was not validated", want: StatusFail,
+			msg: "expected HTTP 403 Forbidden, got HTTP 200 with a result",
+			res: originAt(probe.Revision20250326, resultReply(plainInitResult))},
+		{name: "a server error is no refusal", want: StatusFail, msg: "expected HTTP 403 Forbidden, got HTTP 500", res: originProbe(statusReply(500, "text/plain", "boom"))},
+		{name: "dropped by a server that answers others", want: StatusFail, msg: "expected HTTP 403 Forbidden, got no answer", res: originProbe(noReply())},
 		{name: "a server that answers nobody tells nothing", want: StatusUntested, msg: "the server answered no HTTP request at all",
 			res: unreachableServer(func(w *wireScript) {
 				w.call(probe.ConnOrigin, probe.StepForeignOrigin, "initialize", "1", ruleInitParams, noReply())
 			})},
 		{name: "never sent", want: StatusUntested, msg: "the request from a foreign Origin was not sent", res: scriptedSession(probe.TransportHTTP)},
+		{name: "a 401 hides the Origin check", want: StatusUntested,
+			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid got HTTP 401: the server needs credentials, so its Origin check went unseen; pass them with --bearer-token",
+			res: originProbe(statusReply(401, "text/plain", "unauthorized"))},
+		{name: "stateless: server/discover refused with 403 passes", want: StatusPass, msg: "server/discover got HTTP 403",
+			res: statelessOrigin(statusReply(403, "text/plain", "forbidden"))},
+		{name: "stateless: server/discover served fails", want: StatusFail,
+			msg: "server/discover with Origin: https://mcpwatch-foreign-origin.invalid: expected HTTP 403 Forbidden, got HTTP 200 with a result",
+			res: statelessOrigin(resultReply(discoverOnly))},
+		{name: "legacy SSE: stream and POST refused pass", want: StatusPass,
+			msg: "GET of the event stream got HTTP 403, initialize got HTTP 403", res: legacyOrigin(403, 403)},
+		{name: "legacy SSE: any refusal passes under 2024-11-05", want: StatusPass, msg: "initialize got HTTP 400", res: legacyOrigin(403, 400)},
+		{name: "legacy SSE: a stream opened for a foreign Origin fails", want: StatusFail,
+			msg: "GET of the event stream with Origin: https://mcpwatch-foreign-origin.invalid: expected HTTP 403 Forbidden, got HTTP 200", res: legacyOrigin(200, 403)},
+		// The POST's 202 is the evidence, not the stream's 200 that carried the answer.
+		{name: "legacy SSE: a POST accepted with 202 fails", want: StatusFail,
+			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid: expected HTTP 403 Forbidden, got HTTP 202, and the request was served", res: legacyOrigin(403, 202)},
+		{name: "stdio is a skip", want: StatusSkip, msg: "applies to the http and sse transports only", res: scriptedSession(probe.TransportStdio)},
 	}
 	runCheckRows(t, "http.origin", rows)
 }

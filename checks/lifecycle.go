@@ -76,6 +76,11 @@ func checkInitialize(r *Run, f *Finding) {
 		f.Pass("answered in %s", st.Latency.Round(time.Microsecond))
 		return
 	}
+	if credentialsStatus(st.HTTPStatus) {
+		// The probe could not get in: the server is not wrong, but nothing was judged.
+		f.Fail(Seqs(st.Request, st.Response), "expected an initialize result, got %s: the server needs credentials; %s", describeAnswer(r, st), credentialsHint)
+		return
+	}
 	f.Fail(Seqs(st.Request, st.Response), "expected an initialize result, got %s", describeAnswer(r, st))
 }
 
@@ -305,6 +310,7 @@ func checkCapabilities(r *Run, f *Finding) {
 		{probe.StepPromptsList, "prompts", true},
 	}
 	judged := 0
+	var emptyUndeclared []string
 	for _, l := range lists {
 		var first probe.Step
 		failed, sent := false, false
@@ -330,6 +336,9 @@ func checkCapabilities(r *Run, f *Finding) {
 			f.Fail(frames, "declares %s, expected %s to work, got %s", l.capability, l.step, describeAnswer(r, first))
 		case declared(l.capability) && failed:
 			f.Warn(frames, "declares %s, expected %s to work, got %s", l.capability, l.step, describeAnswer(r, first))
+		case !declared(l.capability) && !failed && emptyListResult(first.Result):
+			// An empty list offers nothing the declaration would have announced.
+			emptyUndeclared = append(emptyUndeclared, l.step)
 		case !declared(l.capability) && !failed:
 			f.Warn(frames, "does not declare %s, expected %s to fail with -32601, got %s", l.capability, l.step, describeAnswer(r, first))
 		}
@@ -352,7 +361,36 @@ func checkCapabilities(r *Run, f *Finding) {
 		f.notJudged(stoppedHere(r), "no list method was sent: %s", probeStopped(r))
 		return
 	}
+	if len(emptyUndeclared) > 0 {
+		f.Info("%s answered an empty list for a capability the server does not declare (no -32601, but nothing offered either)",
+			strings.Join(emptyUndeclared, ", "))
+	}
 	f.Pass("the %d list methods the probe called match the declared capabilities", judged)
+}
+
+// emptyListResult reports whether a list result holds no item and no further page: its one
+// array member (tools, resources, resourceTemplates, prompts) is empty and nextCursor absent.
+func emptyListResult(result json.RawMessage) bool {
+	members, ok := objectMembers(result)
+	if !ok {
+		return false
+	}
+	if _, more := members["nextCursor"]; more {
+		return false
+	}
+	arrays := 0
+	for _, key := range [...]string{"tools", "resources", "resourceTemplates", "prompts"} {
+		v, ok := members[key]
+		if !ok {
+			continue
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) != nil || len(items) > 0 {
+			return false
+		}
+		arrays++
+	}
+	return arrays == 1
 }
 
 func checkEarlyMessages(r *Run, f *Finding) {

@@ -59,9 +59,22 @@ func checkInvalidRequest(r *Run, f *Finding) {
 
 // refusal warns unless the answer to a message the server must refuse is the JSON-RPC error
 // want, and says what the answer was.
+//
+// Over HTTP a 4xx is a refusal the rule allows whatever its body: the probe broke a client
+// rule on purpose (a POST's body MUST be a single JSON-RPC message), and a server that cannot
+// accept what it was sent MUST answer with an HTTP error status, whose body MAY be an id-less
+// JSON-RPC error. On legacy HTTP+SSE the status is the POST's own: a 202 only says the
+// message was taken, and its answer is the one that came on the event stream.
 func refusal(r *Run, f *Finding, st probe.Step, want int64, what string) string {
 	frames := Seqs(st.Request, st.Response)
 	m := exchangeAnswer(r, st)
+	if status := requestStatus(r, st); status >= 400 && status <= 499 && r.Transport != probe.TransportStdio {
+		got := fmt.Sprintf("HTTP %d", status)
+		if m != nil && m.Kind == ErrorResponse {
+			got += " with " + describeError(m)
+		}
+		return got + " (the probe broke a client rule on purpose; an HTTP 4xx refuses it)"
+	}
 	switch {
 	case m != nil && m.Kind == ErrorResponse:
 		if code, ok := errorCode(m); ok && code == want {

@@ -32,6 +32,49 @@ func dies(w *wireScript, conn int, _ string) int {
 	return -1
 }
 
+// legacyRobustness is a legacy HTTP+SSE run whose robustness connection POSTs raw, answered
+// with postStatus; answer ("" for none) comes in the POST's body when it is an error status,
+// otherwise as a message event of the connection's stream. The fence ping is answered.
+func legacyRobustness(step, raw, id string, postStatus int, answer string) *probe.Result {
+	w := newWireScript(probe.TransportSSE)
+	w.res.Requested, w.res.Negotiated, w.res.ProtocolVersion = probe.Revision20241105, probe.Revision20241105, probe.Revision20241105
+	const conn = probe.ConnRobustness
+	streamInfo := func() *probe.HTTPInfo { return &probe.HTTPInfo{Status: 200, ContentType: "text/event-stream"} }
+	w.exchange[conn]++
+	stream := w.exchange[conn]
+	w.add(probe.Frame{Conn: conn, Dir: probe.Out, Kind: probe.KindHTTPRequest, Exchange: stream, HTTP: &probe.HTTPInfo{Method: "GET", URL: "http://127.0.0.1:8000/sse"}})
+	w.add(probe.Frame{Conn: conn, Dir: probe.In, Kind: probe.KindHTTPResponse, Exchange: stream, HTTP: streamInfo()})
+	w.add(probe.Frame{Conn: conn, Dir: probe.In, Kind: probe.KindSSEEvent, Exchange: stream, Raw: []byte("/message?sessionId=1"),
+		SSE: &probe.SSEInfo{Event: "endpoint"}, HTTP: streamInfo()})
+	post := func(name, raw, id string, status int, answer string) {
+		w.exchange[conn]++
+		x := w.exchange[conn]
+		st := probe.Step{Name: name, Conn: conn, ID: id, Response: -1, Outcome: probe.OutcomeNoAnswer}
+		st.Request = w.add(probe.Frame{Conn: conn, Dir: probe.Out, Kind: probe.KindMessage, Exchange: x, Raw: []byte(raw),
+			HTTP: &probe.HTTPInfo{Method: "POST", URL: "http://127.0.0.1:8000/message?sessionId=1"}})
+		if status >= 400 {
+			st.Response = w.inBody(conn, status, "application/json", answer)
+			st.HTTPStatus = status
+		} else {
+			w.add(probe.Frame{Conn: conn, Dir: probe.In, Kind: probe.KindHTTPResponse, Exchange: x, Raw: []byte("Accepted"),
+				HTTP: &probe.HTTPInfo{Status: status, ContentType: "text/plain"}})
+			if answer != "" {
+				st.Response = w.add(probe.Frame{Conn: conn, Dir: probe.In, Kind: probe.KindMessage, Exchange: stream, Raw: []byte(answer),
+					SSE: &probe.SSEInfo{Event: "message"}, HTTP: streamInfo()})
+				st.HTTPStatus = 200
+			}
+		}
+		if st.Response >= 0 {
+			st.Outcome = probe.OutcomeError
+		}
+		w.res.Steps = append(w.res.Steps, st)
+	}
+	post(step, raw, id, postStatus, answer)
+	fence := fenceOf(step)
+	post(fence, `{"jsonrpc":"2.0","id":"`+fence+`","method":"ping"}`, `"`+fence+`"`, 202, `{"jsonrpc":"2.0","id":"`+fence+`","result":{}}`)
+	return w.res
+}
+
 func TestParseErrorWantsMinus32700AndAServerThatGoesOn(t *testing.T) {
 	const conn = probe.ConnRobustness
 	parse := func(transport string, answer reply, ping reply) *probe.Result {
@@ -47,8 +90,22 @@ func TestParseErrorWantsMinus32700AndAServerThatGoesOn(t *testing.T) {
 			res: parse(probe.TransportStdio, noReply(), pingReply)},
 		{name: "stdio: the wrong code", want: StatusWarn, msg: "expected error -32700, got JSON-RPC error -32600",
 			res: parse(probe.TransportStdio, jsonReply(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`), pingReply)},
-		{name: "http: a plain-text 400", want: StatusWarn, msg: `expected error -32700, got HTTP status 400 of type "text/plain" with body "bad request"`,
+		// The probe broke "The body of the POST request MUST be a single JSON-RPC request,
+		// notification, or response" (2025-11-25 basic/transports) on purpose; a 4xx refuses
+		// it, as "If the server cannot accept the input, it MUST return an HTTP error status
+		// code (e.g., 400 Bad Request)" asks, whatever the body (go-sdk: 400 text/plain).
+		{name: "http: a plain-text 400 is a refusal", want: StatusPass,
+			msg: "malformed JSON got HTTP 400 (the probe broke a client rule on purpose; an HTTP 4xx refuses it)",
 			res: parse(probe.TransportHTTP, statusReply(400, "text/plain", "bad request"), pingReply)},
+		{name: "http: a 200 without -32700 still warns", want: StatusWarn, msg: "expected error -32700, got a result",
+			res: parse(probe.TransportHTTP, jsonReply(`{"jsonrpc":"2.0","id":null,"result":{}}`), pingReply)},
+		{name: "legacy sse: -32700 on the stream after a 202 passes", want: StatusPass, msg: "malformed JSON got JSON-RPC error -32700",
+			res: legacyRobustness(probe.StepParseError, probe.MalformedJSON, "", 202, parseErrorAnswer)},
+		// mcp-grafana answers a malformed POST with 400 and an id-less -32700 in the body.
+		{name: "legacy sse: a 400 refusal of the POST passes", want: StatusPass, msg: "malformed JSON got HTTP 400 with JSON-RPC error -32700",
+			res: legacyRobustness(probe.StepParseError, probe.MalformedJSON, "", 400, parseErrorAnswer)},
+		{name: "legacy sse: the 202 is no answer", want: StatusWarn, msg: "expected error -32700, got no answer",
+			res: legacyRobustness(probe.StepParseError, probe.MalformedJSON, "", 202, "")},
 		{name: "stdio: the server exits on it", want: StatusWarn, msg: "expected error -32700, got no answer: the server process ended by itself (exit status 1",
 			res: parse(probe.TransportStdio, dies, noReply())},
 		{name: "stdio: answered, but the server stops answering afterwards", want: StatusWarn,
@@ -79,10 +136,18 @@ func TestInvalidRequestWantsMinus32600(t *testing.T) {
 			res: invalid(probe.TransportHTTP, statusReply(400, "application/json", invalidRequestAnswer))},
 		{name: "stdio: method not found instead", want: StatusWarn, msg: "a request without a method: expected error -32600, got JSON-RPC error -32601",
 			res: invalid(probe.TransportStdio, errorReply(-32601, "Method not found"))},
-		{name: "http: -32601 in a 400", want: StatusWarn, msg: "got JSON-RPC error -32601 \"Method not found\" (HTTP 400)",
+		{name: "http: -32601 in a 400 is a refusal", want: StatusPass, msg: "a request without a method got HTTP 400 with JSON-RPC error -32601 \"Method not found\" (the probe broke a client rule on purpose",
 			res: invalid(probe.TransportHTTP, statusReply(400, "application/json", `{"jsonrpc":"2.0","id":"mcpwatch-invalid-request","error":{"code":-32601,"message":"Method not found"}}`))},
 		{name: "stdio: ignored", want: StatusWarn, msg: "got no answer",
 			res: invalid(probe.TransportStdio, noReply())},
+		{name: "http: -32601 in a 200 warns", want: StatusWarn, msg: "expected error -32600, got JSON-RPC error -32601",
+			res: invalid(probe.TransportHTTP, errorReply(-32601, "Method not found"))},
+		// The POST's 202 says the message was taken: the answer is the stream's.
+		{name: "legacy sse: -32600 on the stream after a 202 passes", want: StatusPass, msg: "a request without a method got JSON-RPC error -32600",
+			res: legacyRobustness(probe.StepInvalidRequest, probe.MethodlessRequest, `"mcpwatch-invalid-request"`, 202, invalidRequestAnswer)},
+		{name: "legacy sse: -32601 on the stream warns", want: StatusWarn, msg: "expected error -32600, got JSON-RPC error -32601",
+			res: legacyRobustness(probe.StepInvalidRequest, probe.MethodlessRequest, `"mcpwatch-invalid-request"`, 202,
+				`{"jsonrpc":"2.0","id":"mcpwatch-invalid-request","error":{"code":-32601,"message":"Method not found"}}`)},
 		{name: "never sent", want: StatusUntested, msg: "the request without a method was not sent",
 			res: scriptedSession(probe.TransportHTTP)},
 	}

@@ -56,6 +56,14 @@ func TestInitializeNeedsASuccessfulResult(t *testing.T) {
 				}
 			}),
 			want: StatusFail, msg: `got HTTP status 503 of type "text/plain" with body "upstream unavailable"`},
+		{name: "a 401 says the server needs credentials and how to pass them",
+			res: scriptedSession(http, func(p *sessionPlan) {
+				p.initialize = func(w *wireScript, conn int, id string) int {
+					w.head(conn, 401, "text/plain", "unauthorized")
+					return -1
+				}
+			}),
+			want: StatusFail, msg: `got HTTP status 401 of type "text/plain" with body "unauthorized": the server needs credentials; pass them with --bearer-token TOKEN`},
 		{name: "a process that exits fails with the exit status",
 			res:  scriptedSession(stdio, exitsBeforeAnswering),
 			want: StatusFail, msg: `exit status 1; stderr ends "config: missing API_KEY | panic: no key | goroutine 1 [running]:"`},
@@ -233,9 +241,18 @@ func TestCapabilitiesMatchWhatTheServerServes(t *testing.T) {
 			res: scriptedSession(stdio, withCapabilities(`{"tools":{},"resources":{}}`),
 				answer(probe.StepResourcesList, resultReply(`{"resources":[]}`))),
 			want: StatusWarn, msg: "declares resources, expected resources/templates/list to work"},
-		{name: "an undeclared list that works warns",
+		// 2025-11-25 server/prompts: "Servers that support prompts MUST declare the prompts
+		// capability during initialization." A list with items offers what was not declared
+		// (the warning of CHECKS.md); an empty list offers nothing: a fact, not a fault.
+		{name: "an undeclared list with items warns",
+			res:  scriptedSession(stdio, answer(probe.StepPromptsList, resultReply(`{"prompts":[{"name":"greet"}]}`))),
+			want: StatusWarn, msg: `does not declare prompts, expected prompts/list to fail with -32601, got a result {"prompts":[{"name":"greet"}]}`},
+		{name: "an undeclared list that is empty is info",
 			res:  scriptedSession(stdio, answer(probe.StepPromptsList, resultReply(`{"prompts":[]}`))),
-			want: StatusWarn, msg: `does not declare prompts, expected prompts/list to fail with -32601, got a result {"prompts":[]}`},
+			want: StatusInfo, msg: "prompts/list answered an empty list for a capability the server does not declare"},
+		{name: "an undeclared empty first page with a next one warns",
+			res:  scriptedSession(stdio, answer(probe.StepPromptsList, resultReply(`{"prompts":[],"nextCursor":"2"}`))),
+			want: StatusWarn, msg: "does not declare prompts"},
 		{name: "a null capability is undeclared",
 			res: scriptedSession(stdio, withCapabilities(`{"tools":{},"prompts":null}`),
 				answer(probe.StepToolsList, resultReply(toolsList))),

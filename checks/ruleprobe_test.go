@@ -111,7 +111,7 @@ func TestCatalogueEntriesOfTheRuleProbes(t *testing.T) {
 		{"http.session", "G7", probe.TransportHTTP},
 		{"http.protocol-version-header", "G8", probe.TransportHTTP},
 		{"http.get-stream", "G6", probe.TransportHTTP},
-		{"http.origin", "G9", probe.TransportHTTP},
+		{"http.origin", "G9", ""}, // Streamable HTTP and legacy HTTP+SSE
 		{"http.delete-session", "G7", probe.TransportHTTP},
 		{"auth.challenge", "I", probe.TransportHTTP},
 		{"auth.resource-metadata", "I", probe.TransportHTTP},

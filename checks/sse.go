@@ -126,6 +126,12 @@ func checkMessageEvents(r *Run, f *Finding) {
 		if !ok || fr.Exchange < start {
 			return // not a connection of the legacy transport, or before it opened
 		}
+		if fr.SSE == nil && fr.HTTP != nil && fr.HTTP.Status >= 400 && fr.HTTP.Status <= 499 && m != nil && m.Kind == ErrorResponse {
+			// A POST the server refused (a malformed message, a deliberate probe) may carry
+			// its JSON-RPC error in the body of the HTTP error: that is the refusal, not a
+			// message the stream should have carried.
+			return
+		}
 		n++
 		switch {
 		case fr.SSE == nil:

@@ -119,6 +119,30 @@ func TestSSEMessageEvents(t *testing.T) {
 			w.add(probe.Frame{Conn: probe.ConnMain, Dir: probe.In, Kind: probe.KindMessage, Exchange: x, Raw: []byte(legacyAnswer),
 				HTTP: &probe.HTTPInfo{Status: 200, ContentType: "application/json"}})
 		})},
+		// 2024-11-05 basic/transports, "HTTP with SSE": "Server messages are sent as SSE
+		// message events, with the message content encoded as JSON in the event data." An
+		// HTTP error answering a POST refuses that POST; the JSON-RPC error in its body is
+		// no server message of the session. mcp-grafana answers a malformed POST with 400
+		// and an id-less -32700 in the body.
+		{name: "a 4xx error answer to a POST is a refusal, not a message event", want: StatusPass, msg: "1 server messages", res: legacyRun(func(s *legacyStream) {
+			s.event("endpoint", "/message?sessionId=1")
+			s.post(legacyInit, "message", legacyAnswer)
+			w := s.w
+			w.exchange[probe.ConnMain]++
+			x := w.exchange[probe.ConnMain]
+			w.add(probe.Frame{Conn: probe.ConnMain, Dir: probe.Out, Kind: probe.KindMessage, Exchange: x, Raw: []byte(probe.MalformedJSON),
+				HTTP: &probe.HTTPInfo{Method: "POST"}})
+			w.inBody(probe.ConnMain, 400, "application/json", parseErrorAnswer)
+		})},
+		{name: "a 4xx carrying a result is still a message outside the stream", want: StatusFail, msg: "got one in the HTTP response to a POST", res: legacyRun(func(s *legacyStream) {
+			s.event("endpoint", "/message?sessionId=1")
+			w := s.w
+			w.exchange[probe.ConnMain]++
+			x := w.exchange[probe.ConnMain]
+			w.add(probe.Frame{Conn: probe.ConnMain, Dir: probe.Out, Kind: probe.KindMessage, Exchange: x, Raw: []byte(legacyInit),
+				HTTP: &probe.HTTPInfo{Method: "POST"}})
+			w.inBody(probe.ConnMain, 400, "application/json", legacyAnswer)
+		})},
 		{name: "no message is untested", res: legacyRun(func(s *legacyStream) { s.event("endpoint", "/m") }), want: StatusUntested, msg: "sent no message"},
 	})
 }

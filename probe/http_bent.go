@@ -126,15 +126,22 @@ func (b *bentTransport) Send(ctx context.Context, msg []byte) (int, error) {
 	if !pending {
 		return b.httpTransport.Send(ctx, msg)
 	}
-	if env, ok := peekEnvelope(msg); ok && env.hasID && env.hasMethod {
-		key := idKey(env.id)
-		b.mu.Lock()
-		edit := b.bends[key]
-		delete(b.bends, key)
-		b.mu.Unlock()
-		if edit != nil {
-			return b.post(ctx, msg, edit)
-		}
+	if edit := b.take(msg); edit != nil {
+		return b.post(ctx, msg, edit)
 	}
 	return b.httpTransport.Send(ctx, msg)
+}
+
+// take removes and returns the edit marked for the request msg (nil for none).
+func (b *bentTransport) take(msg []byte) func(http.Header) {
+	env, ok := peekEnvelope(msg)
+	if !ok || !env.hasID || !env.hasMethod {
+		return nil
+	}
+	key := idKey(env.id)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	edit := b.bends[key]
+	delete(b.bends, key)
+	return edit
 }

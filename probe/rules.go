@@ -14,7 +14,7 @@ const (
 	ConnSession        = 3 // http.session: requests without, with an unknown and with a deleted session id
 	ConnProtocolHeader = 4 // http.protocol-version-header: an invalid MCP-Protocol-Version
 	ConnGetStream      = 5 // http.get-stream: GET of the endpoint
-	ConnOrigin         = 6 // http.origin: initialize from a foreign Origin
+	ConnOrigin         = 6 // http.origin: requests from a foreign Origin (see probeOrigin)
 	ConnDeleteSession  = 7 // http.delete-session: DELETE of the session
 	// ConnRobustness: lifecycle.invalid-request (a request without method, then ping), then
 	// lifecycle.parse-error (malformed JSON, then ping), when the negotiation connection
@@ -41,6 +41,7 @@ const (
 	StepProtocolHeaderInvalid = "protocol-header-invalid"
 	StepGetStream             = "get-stream"
 	StepForeignOrigin         = "foreign-origin"
+	StepForeignOriginStream   = "foreign-origin-stream"
 	StepDeleteSession         = "delete-session"
 	StepParseError            = "parse-error"
 	StepParseErrorPing        = "parse-error-ping"
@@ -73,7 +74,7 @@ const (
 func Deliberate(step string) bool {
 	switch step {
 	case StepSessionMissing, StepSessionUnknown, StepSessionDeleted, StepProtocolHeaderInvalid,
-		StepForeignOrigin, StepParseError, StepInvalidRequest, StepAuthInitialize:
+		StepForeignOrigin, StepForeignOriginStream, StepParseError, StepInvalidRequest, StepAuthInitialize:
 		return true
 	}
 	return false
@@ -91,7 +92,9 @@ type ruleProbe struct {
 	stateless bool
 	// anonymous: the connection carries none of the user's credentials.
 	anonymous bool
-	run       func(ctx context.Context, c *ruleConn)
+	// sse: the probe runs on legacy HTTP+SSE too (on a connection dialled as such).
+	sse bool
+	run func(ctx context.Context, c *ruleConn)
 }
 
 func ruleProbes() []ruleProbe {
@@ -100,7 +103,7 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnSession, transports: httpOnly, sessions: true, run: probeSession},
 		{conn: ConnProtocolHeader, transports: httpOnly, sessions: true, run: probeProtocolHeader},
 		{conn: ConnGetStream, transports: httpOnly, sessions: true, run: probeGetStream},
-		{conn: ConnOrigin, transports: httpOnly, sessions: true, run: probeOrigin},
+		{conn: ConnOrigin, transports: []string{TransportHTTP, TransportSSE}, sessions: true, stateless: true, sse: true, run: probeOrigin},
 		{conn: ConnDeleteSession, transports: httpOnly, sessions: true, run: probeDeleteSession},
 		{conn: ConnRobustness, sessions: true, stateless: true, run: probeRobustness},
 		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
@@ -187,10 +190,9 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 				// legacy HTTP+SSE is dialled as such, and the Streamable HTTP rules do
 				// not apply to it.
 				if d := era.wait(ctx); d.transport == TransportSSE {
-					// A malformed message's answer would come on the event stream, which
-					// the parse-error and invalid-request checks do not read: those two
-					// are left out rather than judged on the POST's 202.
-					if p.transports != nil || p.conn == ConnRobustness {
+					// The robustness probes read a malformed message's answer on the event
+					// stream (see ruleConn.bodyAnswer), never in the POST's 202.
+					if p.transports != nil && !p.sse {
 						return
 					}
 					c.dial = dialSSE

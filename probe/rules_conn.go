@@ -44,9 +44,14 @@ func (c *ruleConn) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if h, ok := tr.(*httpTransport); ok {
-		c.bent = &bentTransport{httpTransport: h}
+	switch t := tr.(type) {
+	case *httpTransport:
+		c.bent = &bentTransport{httpTransport: t}
 		tr = c.bent
+	case *sseTransport:
+		// Fetches go through the stream's HTTP transport; bent POSTs through the stream.
+		c.bent = &bentTransport{httpTransport: t.h}
+		tr = &bentSSE{sseTransport: t, bent: c.bent}
 	}
 	c.setTransport(tr)
 	return nil
@@ -199,6 +204,10 @@ func (c *ruleConn) bodyAnswer(sent Frame) (answer, bool) {
 	head := c.wire.head(sent.Exchange)
 	hf, ok := c.transcript.Frame(head)
 	if !ok || hf.HTTP == nil || (hf.HTTP.Status == http.StatusOK && isEventStream(hf.HTTP.ContentType)) {
+		return answer{}, false
+	}
+	// On legacy HTTP+SSE a 2xx only says the POST was taken: the answer comes on the stream.
+	if _, sse := c.transport().(*bentSSE); sse && hf.HTTP.Status >= 200 && hf.HTTP.Status <= 299 {
 		return answer{}, false
 	}
 	return answer{seq: head, frame: hf, err: ErrUnanswered}, true

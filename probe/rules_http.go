@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 )
 
@@ -19,7 +20,9 @@ func probeSession(ctx context.Context, c *ruleConn) {
 	if id == "" {
 		return
 	}
-	c.callBent(ctx, StepSessionMissing, "ping", nil, c.o.RequestTimeout, func(h http.Header) {
+	// tools/list, not ping: a server may serve ping to anyone, but a listing belongs to a
+	// session, so a server that requires one cannot serve it without.
+	c.callBent(ctx, StepSessionMissing, "tools/list", json.RawMessage(`{}`), c.o.RequestTimeout, func(h http.Header) {
 		h.Del(headerSessionID)
 	})
 	c.callBent(ctx, StepSessionUnknown, "ping", nil, c.o.RequestTimeout, func(h http.Header) {
@@ -54,11 +57,25 @@ func probeGetStream(ctx context.Context, c *ruleConn) {
 	}})
 }
 
-// probeOrigin initializes as a page of a foreign site would (http.origin).
+// probeOrigin asks as a page of a foreign site would (http.origin): on a session server with
+// initialize, on a stateless one with server/discover, and on legacy HTTP+SSE both with a GET
+// of the event stream and with initialize POSTed to the endpoint the stream named (the
+// connection's own stream carries no foreign Origin, so that an accepted POST's answer can
+// still arrive).
 func probeOrigin(ctx context.Context, c *ruleConn) {
-	c.callBent(ctx, StepForeignOrigin, "initialize", initializeParams(c.o), c.o.InitTimeout, func(h http.Header) {
-		h.Set("Origin", ForeignOrigin)
-	})
+	foreign := func(h http.Header) { h.Set("Origin", ForeignOrigin) }
+	if c.statelessRevision != "" {
+		c.speak(c.statelessRevision, true)
+		c.callBent(ctx, StepForeignOrigin, methodDiscover, json.RawMessage(`{}`), c.o.RequestTimeout, foreign)
+		return
+	}
+	if _, sse := c.transport().(*bentSSE); sse {
+		c.fetchStep(ctx, StepForeignOriginStream, http.MethodGet, exchangeTarget{url: c.target.URL, edit: func(h http.Header) {
+			h.Set("Accept", "text/event-stream")
+			foreign(h)
+		}})
+	}
+	c.callBent(ctx, StepForeignOrigin, "initialize", initializeParams(c.o), c.o.InitTimeout, foreign)
 }
 
 // probeDeleteSession ends a session the way a client should (http.delete-session).

@@ -126,6 +126,11 @@ func TestRuleProbesOverHTTPAgainstAConformantServer(t *testing.T) {
 			t.Errorf("%s: %s code %d, want error %d", w.step, st.Outcome, code(st), w.code)
 		}
 	}
+	// A server may serve ping to anyone; a listing belongs to a session, so the request
+	// without a session id is one a server that requires sessions cannot serve.
+	if st := ruleStep(t, res, ConnSession, StepSessionMissing); st.Method != "tools/list" {
+		t.Errorf("%s: sent %s, want tools/list", StepSessionMissing, st.Method)
+	}
 	// Every session a rule probe opened was ended: a probe leaves nothing behind.
 	if n := srv.Sessions(); n != 0 {
 		t.Errorf("%d sessions left on the server", n)

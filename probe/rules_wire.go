@@ -14,6 +14,17 @@ type watchedWire struct {
 
 	mu      sync.Mutex
 	watches []*rawWatch
+	// onStream: the connection is legacy HTTP+SSE, whose answers come on the event stream
+	// rather than in the response to the POST that asked.
+	onStream bool
+}
+
+// answersOnStream is connWire's, and makes every later watch look on the event stream too.
+func (w *watchedWire) answersOnStream() {
+	w.connWire.answersOnStream()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.onStream = true
 }
 
 var _ Wire = (*watchedWire)(nil)
@@ -41,6 +52,7 @@ func (w *watchedWire) watch(raw, id []byte) *rawWatch {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	x.onStream = w.onStream
 	w.watches = append(w.watches, x)
 	return x
 }
@@ -52,13 +64,15 @@ func (w *watchedWire) unwatch(x *rawWatch) {
 }
 
 // rawWatch waits for the answer to one message: a response carrying its id, or (since the
-// server could not read one) a response without an id or with "id": null. On HTTP only the
-// frames of the message's own exchange count.
+// server could not read one) a response without an id or with "id": null. On Streamable HTTP only the
+// frames of the message's own exchange count; on legacy HTTP+SSE those of the stream too.
 type rawWatch struct {
 	raw   []byte
 	id    string
 	hasID bool
-	found chan answer
+	// onStream: the answer may come on the connection's event stream (another exchange).
+	onStream bool
+	found    chan answer
 
 	mu       sync.Mutex
 	out      int // Seq of the message once it was recorded (-1 before)
@@ -87,7 +101,7 @@ func (x *rawWatch) see(f Frame) {
 		if f.Exchange == 0 || f.Exchange == x.exchange {
 			x.deliver(answer{seq: f.Seq, frame: f, err: ErrClosed})
 		}
-	case f.Exchange != x.exchange:
+	case f.Exchange != x.exchange && !x.onStream:
 	case f.Kind == KindNote && (f.Note == NoteStreamEnded || f.Note == NoteStreamNoAnswer):
 		x.deliver(answer{seq: f.Seq, frame: f, err: ErrUnanswered})
 	case f.Kind == KindMessage:

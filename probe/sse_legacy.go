@@ -240,6 +240,11 @@ func (s *sseTransport) note(detail string) {
 // Send POSTs one message to the endpoint. A 2xx response only says the message was taken;
 // its answer comes on the stream. Any other status fails the request of the exchange.
 func (s *sseTransport) Send(ctx context.Context, msg []byte) (int, error) {
+	return s.send(ctx, msg, nil)
+}
+
+// send is Send with the headers of this one POST changed by edit (nil for none).
+func (s *sseTransport) send(ctx context.Context, msg []byte, edit func(http.Header)) (int, error) {
 	h := s.h
 	if err := h.enter(); err != nil {
 		return -1, err
@@ -248,7 +253,7 @@ func (s *sseTransport) Send(ctx context.Context, msg []byte) (int, error) {
 	if h.overLimit() {
 		return -1, fmt.Errorf("legacy sse: not sending: %w", ErrLimit)
 	}
-	x := h.newExchange(h.base, ctx, http.MethodPost, msg, h.deadlineFor(msg))
+	x := h.newExchangeTo(h.base, ctx, http.MethodPost, exchangeTarget{edit: edit}, msg, h.deadlineFor(msg))
 	resp, err := x.do()
 	if err != nil {
 		x.release()
@@ -264,3 +269,17 @@ func (s *sseTransport) Send(ctx context.Context, msg []byte) (int, error) {
 
 // Close ends the stream and every exchange.
 func (s *sseTransport) Close(ctx context.Context) error { return s.h.Close(ctx) }
+
+// bentSSE is the legacy transport of a rule probe: a request marked with the bent
+// transport's bend is POSTed to the endpoint with its headers changed, as on Streamable
+// HTTP; everything else goes as usual, and every answer still comes on the stream.
+type bentSSE struct {
+	*sseTransport
+	bent *bentTransport
+}
+
+var _ Transport = (*bentSSE)(nil)
+
+func (b *bentSSE) Send(ctx context.Context, msg []byte) (int, error) {
+	return b.send(ctx, msg, b.bent.take(msg))
+}

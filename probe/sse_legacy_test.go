@@ -246,3 +246,36 @@ func TestLegacySSEThatCannotBeOpenedStaysInTheSessionEra(t *testing.T) {
 		t.Errorf("%v is not both ErrNotEventStream and its cause", err)
 	}
 }
+
+// TestLegacySSERuleProbesReadTheirAnswersOnTheStream: over legacy HTTP+SSE (2024-11-05 basic/
+// transports, "HTTP with SSE": "Server messages are sent as SSE message events") the 202 of
+// a POST only says the message was taken. The robustness probes take their answers from the
+// stream, whether the transport was found or given; the Origin probe asks both the GET of
+// the stream and the POST endpoint ("Servers MUST validate the Origin header on all incoming
+// connections").
+func TestLegacySSERuleProbesReadTheirAnswersOnTheStream(t *testing.T) {
+	ts, _ := legacyFixture(t, fixture.Conformant)
+	for _, target := range []Target{{URL: ts.URL + "/sse"}, {URL: ts.URL + "/sse", Transport: TransportSSE}} {
+		o := ruleTestOptions()
+		o.ProtocolVersion = ""
+		res, _ := runProbe(t, target, o)
+		if res.Err != "" || res.Transport != TransportSSE {
+			t.Fatalf("%+v: err %q transport %s", target, res.Err, res.Transport)
+		}
+		for step, code := range map[string]int64{StepInvalidRequest: -32600, StepParseError: -32700} {
+			st := stepNamed(t, res, ConnRobustness, step)
+			var f Frame
+			if st.Response >= 0 && st.Response < len(res.Frames) {
+				f = res.Frames[st.Response]
+			}
+			if st.ErrorCode == nil || *st.ErrorCode != code || f.SSE == nil {
+				t.Errorf("%+v %s: outcome %s code %v frame %+v, want error %d read from the stream", target, step, st.Outcome, st.ErrorCode, f, code)
+			}
+		}
+		for _, step := range []string{StepForeignOriginStream, StepForeignOrigin} {
+			if st := stepNamed(t, res, ConnOrigin, step); st.HTTPStatus != http.StatusForbidden {
+				t.Errorf("%+v %s: HTTP %d, want the fixture's 403", target, step, st.HTTPStatus)
+			}
+		}
+	}
+}

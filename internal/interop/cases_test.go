@@ -104,7 +104,7 @@ func serverCases() []serverCase {
 			},
 			negotiated: probe.Revision20260728,
 			tools:      mcpGoEverythingTools,
-			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse),
+			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse, statelessOriginAccepted),
 		},
 		{
 			name: "mcp-go-conformance/http",
@@ -122,6 +122,7 @@ func serverCases() []serverCase {
 				{id: "jsonrpc.id-echo", status: checks.StatusPass, why: "answers are matched by id, not by order"},
 				answersWithJSON,
 				methodlessTakenAsResponse,
+				statelessOriginAccepted,
 			},
 		},
 	}
@@ -194,9 +195,15 @@ var (
 		why: "malformed JSON gets no -32700: the server exits on it"}
 	goSDKStdioIgnoresGarbage = known{id: "lifecycle.parse-error", status: checks.StatusWarn,
 		why: "malformed JSON gets no -32700 (the request after it is answered)"}
-	goSDKHTTPPlainParseError = known{id: "lifecycle.parse-error", status: checks.StatusWarn,
-		why: "malformed JSON gets a text/plain 400, not error -32700"}
+	goSDKHTTPPlainParseError = known{id: "lifecycle.parse-error", status: checks.StatusPass,
+		why: "malformed JSON gets a text/plain 400: a 4xx refusal of what the probe broke on purpose (\"If the server cannot accept the input, it MUST return an HTTP error status code\")"}
 )
+
+// statelessOriginAccepted: server/discover from a foreign Origin is served (2026-07-28
+// basic/transports/streamable-http: "If the Origin header is present and invalid, servers MUST
+// respond with HTTP 403 Forbidden").
+var statelessOriginAccepted = known{id: "http.origin", status: checks.StatusFail,
+	why: "server/discover from a foreign Origin is served, not refused with 403"}
 
 // How a Streamable HTTP server answers POSTed requests: server-everything and the go-sdk open
 // an event stream per request; mcp-go answers with one application/json body.
@@ -265,8 +272,8 @@ func serverEverythingHTTPKnown() []known {
 			why: "a request without a method gets -32700, not -32600"},
 		known{id: "http.session", status: checks.StatusFail,
 			why: "an unknown or deleted session gets 400, not 404 (G7)"},
-		known{id: "http.origin", status: checks.StatusWarn,
-			why: "a foreign Origin is accepted (G9)"},
+		known{id: "http.origin", status: checks.StatusFail,
+			why: "a foreign Origin is accepted (2025-11-25: \"If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden\")"},
 		answersWithEventStreams,
 	)
 }
@@ -308,18 +315,17 @@ func goSDKEverythingHTTPKnown() []known {
 	return append(goSDKEverythingKnown(),
 		known{id: "lifecycle.unknown-method", status: checks.StatusFail,
 			why: "an unknown method gets HTTP 400 text/plain, not JSON-RPC error -32601 (B)"},
-		known{id: "http.status", status: checks.StatusFail,
-			why: "a POSTed request must be answered with JSON or an event stream (G3), not a 400"},
-		known{id: "http.notification-accepted", status: checks.StatusWarn,
-			why: "the unknown notification gets 400 rather than 202 (G4 allows refusing it, hence a warning)"},
-		known{id: "lifecycle.parse-error", status: checks.StatusWarn,
-			why: "malformed JSON gets a text/plain 400, not error -32700"},
+		known{id: "http.status", status: checks.StatusPass,
+			why: "no revision asks for HTTP 200: the 400 to the unknown method is lifecycle.unknown-method's finding"},
+		known{id: "http.notification-accepted", status: checks.StatusPass,
+			why: "the unknown notification gets 400 (G4: \"If the server cannot accept the input, it MUST return an HTTP error status code\")"},
+		goSDKHTTPPlainParseError,
 		known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
 			why: "a request without a method is taken as a response and gets 202, not -32600"},
 		known{id: "http.session", status: checks.StatusWarn,
 			why: "a request without Mcp-Session-Id is served rather than answered 400 (a SHOULD)"},
-		known{id: "http.origin", status: checks.StatusWarn,
-			why: "a foreign Origin is accepted (G9)"},
+		known{id: "http.origin", status: checks.StatusFail,
+			why: "a foreign Origin is accepted (2025-11-25: \"If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden\")"},
 	)
 }
 
