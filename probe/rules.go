@@ -24,6 +24,11 @@ const (
 	// second unjudged, which its check says.
 	ConnRobustness = 8
 	ConnAuth       = 12 // auth.*: initialize without credentials, then metadata discovery
+	// ConnStatelessHeaders: stateless.headers, requests with a stateless header missing or
+	// not matching the body (stateless servers over HTTP only).
+	ConnStatelessHeaders = 30
+	// ConnBatch: jsonrpc.batch, a batch of two pings (servers that negotiate 2025-03-26).
+	ConnBatch = 31
 )
 
 // tools.unknown-tool and tools.invalid-cursor are probed at the end of the main session
@@ -73,7 +78,10 @@ const (
 func Deliberate(step string) bool {
 	switch step {
 	case StepSessionMissing, StepSessionUnknown, StepSessionDeleted, StepProtocolHeaderInvalid,
-		StepForeignOrigin, StepParseError, StepInvalidRequest, StepAuthInitialize:
+		StepForeignOrigin, StepParseError, StepInvalidRequest, StepAuthInitialize,
+		StepHeadersNoProtocolVersion, StepHeadersProtocolMismatch, StepHeadersNoMethod,
+		StepHeadersMethodMismatch, StepHeadersNoName, StepHeadersNameMismatch, StepHeadersLowercase,
+		StepBatch:
 		return true
 	}
 	return false
@@ -91,7 +99,10 @@ type ruleProbe struct {
 	stateless bool
 	// anonymous: the connection carries none of the user's credentials.
 	anonymous bool
-	run       func(ctx context.Context, c *ruleConn)
+	// revision: the probe runs only when the main connection's handshake settled on this
+	// revision (or it was asked for), so that a stdio server is not started for nothing.
+	revision string
+	run      func(ctx context.Context, c *ruleConn)
 }
 
 func ruleProbes() []ruleProbe {
@@ -104,6 +115,8 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnDeleteSession, transports: httpOnly, sessions: true, run: probeDeleteSession},
 		{conn: ConnRobustness, sessions: true, stateless: true, run: probeRobustness},
 		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
+		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, run: probeStatelessHeaders},
+		{conn: ConnBatch, sessions: true, revision: Revision20250326, run: probeBatch},
 	}
 }
 
@@ -180,6 +193,9 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 			// The robustness probes open a connection of their own only when the negotiation
 			// connection could not carry them and the main connection's handshake succeeded.
 			if p.conn == ConnRobustness && <-robust {
+				return
+			}
+			if p.revision != "" && ro.ProtocolVersion != p.revision && answeredRevision(handshake.wait(ctx).Result) != p.revision {
 				return
 			}
 			if t.Kind() == TransportHTTP {
