@@ -144,6 +144,9 @@ func describeBatchAnswer(r *Run, st probe.Step, frames []int) string {
 	case len(parts) > 0:
 		return "the server answered " + strings.Join(parts, ", ")
 	}
+	if fence, ok := stepOn(r, probe.ConnBatch, probe.StepBatchPing); ok && fence.Outcome == probe.OutcomeOK && st.Outcome == probe.OutcomeNoAnswer {
+		return "the server answered nothing to it, though it answered the ping sent after it"
+	}
 	return describeAnswer(r, st)
 }
 

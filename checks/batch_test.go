@@ -64,7 +64,7 @@ func TestBatch(t *testing.T) {
 				statusReply(400, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batches not supported"}}`)),
 			want: StatusFail, msg: "the POST got HTTP 400"},
 		{name: "no answer at all fails",
-			res: batchSession(probe.TransportStdio, initResult20250326, noReply()), want: StatusFail, msg: "got none for id"},
+			res: batchSession(probe.TransportStdio, initResult20250326, noReply()), want: StatusFail, msg: "the server answered nothing to it, though it answered the ping sent after it"},
 		{name: "one ping of two answered fails",
 			res:  batchSession(probe.TransportStdio, initResult20250326, jsonReply("["+pong1+"]")),
 			want: StatusFail, msg: `got none for id "mcpwatch-batch-2"`},

@@ -102,7 +102,10 @@ type ruleProbe struct {
 	// revision: the probe runs only when the main connection's handshake settled on this
 	// revision (or it was asked for), so that a stdio server is not started for nothing.
 	revision string
-	run      func(ctx context.Context, c *ruleConn)
+	// perRevision: the rule belongs to the revision offered, so the probe runs in the probe
+	// of its revision when RunRevisions leaves the others to another revision's probe.
+	perRevision bool
+	run         func(ctx context.Context, c *ruleConn)
 }
 
 func ruleProbes() []ruleProbe {
@@ -115,8 +118,8 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnDeleteSession, transports: httpOnly, sessions: true, run: probeDeleteSession},
 		{conn: ConnRobustness, sessions: true, stateless: true, run: probeRobustness},
 		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
-		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, run: probeStatelessHeaders},
-		{conn: ConnBatch, sessions: true, revision: Revision20250326, run: probeBatch},
+		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, perRevision: true, run: probeStatelessHeaders},
+		{conn: ConnBatch, sessions: true, revision: Revision20250326, perRevision: true, run: probeBatch},
 	}
 }
 
@@ -173,12 +176,12 @@ type ruleSet struct {
 // found stateless.
 func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare, handshake *handoff[Step], robust <-chan bool) *ruleSet {
 	rs := &ruleSet{}
-	if o.skipRules || o.RulesElsewhere != "" {
+	if o.skipRules {
 		return rs
 	}
 	ro := ruleOptions(o)
 	for _, p := range ruleProbes() {
-		if !p.appliesTo(t, o) {
+		if !p.appliesTo(t, o) || o.RulesElsewhere != "" && !(p.perRevision && o.revisionRules) {
 			continue
 		}
 		target := t
