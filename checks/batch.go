@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/probe"
@@ -100,6 +101,9 @@ func checkBatch(r *Run, f *Finding) {
 				arrays++
 			}
 		}
+	}
+	if st.Response >= 0 && !slices.Contains(frames, st.Response) {
+		frames = append(frames, st.Response) // an HTTP status that refused the batch
 	}
 	if len(want) > 0 {
 		missing := make([]string, 0, len(want))
