@@ -104,6 +104,7 @@ func checkBatch(r *Run, f *Finding) {
 	}
 	if st.Response >= 0 && !slices.Contains(frames, st.Response) {
 		frames = append(frames, st.Response) // an HTTP status that refused the batch
+		slices.Sort(frames)
 	}
 	if len(want) > 0 {
 		missing := make([]string, 0, len(want))
