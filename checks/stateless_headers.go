@@ -2,8 +2,10 @@ package checks
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -65,6 +67,20 @@ func checkStatelessHeaders(r *Run, f *Finding) {
 				httpAnswer(r, lower))
 		}
 	}
+	padded, ok := stepOn(r, probe.ConnStatelessHeaders, probe.StepHeadersPadded)
+	if ok {
+		judged++
+		// RFC 9110 §5.5: "A field value does not include leading or trailing whitespace.
+		// When a specific version of HTTP allows such whitespace to appear in a message, a
+		// field parsing implementation MUST exclude such whitespace prior to evaluating the
+		// field value" (HTTP/1.1 allows it: field-line = field-name ":" OWS field-value OWS,
+		// RFC 9112 §5).
+		if padded.Outcome != probe.OutcomeOK {
+			f.Fail(Seqs(padded.Request, padded.Response),
+				"expected a request whose MCP-Protocol-Version and Mcp-Method values have a space before and after them served: whitespace around a field value is not part of it (RFC 9110 §5.5); got %s",
+				httpAnswer(r, padded))
+		}
+	}
 	if judged == 0 {
 		f.Skip("the header probes were not sent: %s", probeStopped(r))
 		return
@@ -72,11 +88,22 @@ func checkStatelessHeaders(r *Run, f *Finding) {
 	if len(f.Evidence) > 0 {
 		return
 	}
+	headers, served := "MCP-Protocol-Version, Mcp-Method and Mcp-Name", "lowercase header names"
+	var notProbed []string
 	if _, named := stepOn(r, probe.ConnStatelessHeaders, probe.StepHeadersNoName); !named {
-		f.Pass("missing and mismatched MCP-Protocol-Version and Mcp-Method got 400 with -32020, lowercase header names were served; Mcp-Name was not probed: the server lists no resource and no prompt without arguments to read")
-		return
+		headers = "MCP-Protocol-Version and Mcp-Method"
+		notProbed = append(notProbed, "Mcp-Name was not probed: the server lists no resource and no prompt without arguments to read")
 	}
-	f.Pass("missing and mismatched MCP-Protocol-Version, Mcp-Method and Mcp-Name got 400 with -32020, lowercase header names were served")
+	if ok {
+		served += " and values padded with spaces"
+	} else {
+		notProbed = append(notProbed, "values padded with spaces were not sent: only a plain-http target lets the probe write them")
+	}
+	msg := fmt.Sprintf("missing and mismatched %s got 400 with -32020, %s were served", headers, served)
+	if len(notProbed) > 0 {
+		msg += "; " + strings.Join(notProbed, "; ")
+	}
+	f.Pass("%s", msg)
 }
 
 // judgeHeaderRefusal records a fault when a bent request was not refused with 400 and -32020.

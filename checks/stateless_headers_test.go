@@ -16,7 +16,9 @@ import (
 // JSON-RPC error response" with -32020, and a failure includes "A required standard header
 // (MCP-Protocol-Version, Mcp-Method, Mcp-Name) is missing." Case Sensitivity: "Header names
 // ... are case-insensitive. Clients and servers MUST use case-insensitive comparisons for
-// header names."
+// header names." RFC 9110 §5.5: "A field value does not include leading or trailing
+// whitespace. ... a field parsing implementation MUST exclude such whitespace prior to
+// evaluating the field value."
 
 const (
 	headerMismatch   = `{"jsonrpc":"2.0","id":ID,"error":{"code":-32020,"message":"header mismatch"}}`
@@ -42,6 +44,7 @@ func defaultHeadersPlan() *headersPlan {
 		p.answers[step] = refused()
 	}
 	p.answers[probe.StepHeadersLowercase] = resultReply(discoverOnly)
+	p.answers[probe.StepHeadersPadded] = resultReply(discoverOnly)
 	return p
 }
 
@@ -56,8 +59,10 @@ func (p *headersPlan) result() *probe.Result {
 	id := 0
 	next := func() string { id++; return string(rune('0' + id)) }
 	for _, step := range []string{probe.StepHeadersNoProtocolVersion, probe.StepHeadersProtocolMismatch,
-		probe.StepHeadersNoMethod, probe.StepHeadersMethodMismatch, probe.StepHeadersLowercase} {
-		w.call(conn, step, "server/discover", next(), metaParams, p.answers[step])
+		probe.StepHeadersNoMethod, probe.StepHeadersMethodMismatch, probe.StepHeadersLowercase, probe.StepHeadersPadded} {
+		if p.answers[step] != nil {
+			w.call(conn, step, "server/discover", next(), metaParams, p.answers[step])
+		}
 	}
 	if p.unnamed {
 		w.call(conn, probe.StepHeadersResources, "resources/list", next(), metaParams, errorReply(-32601, "method not found"))
@@ -83,7 +88,8 @@ func headersRow(name string, want Status, msg string, bend func(p *headersPlan))
 func TestStatelessHeaders(t *testing.T) {
 	served := resultReply(discoverOnly)
 	runStatelessRows(t, "stateless.headers", []checkRow{
-		headersRow("every bent header refused with 400 and -32020 passes", StatusPass, "Mcp-Name got 400 with -32020", nil),
+		headersRow("every bent header refused with 400 and -32020 passes", StatusPass,
+			"missing and mismatched MCP-Protocol-Version, Mcp-Method and Mcp-Name got 400 with -32020, lowercase header names and values padded with spaces were served", nil),
 		headersRow("a request without MCP-Protocol-Version served fails", StatusFail,
 			"a request without MCP-Protocol-Version: expected HTTP 400 with error -32020 (HeaderMismatch), got HTTP 200 with a result",
 			func(p *headersPlan) { p.answers[probe.StepHeadersNoProtocolVersion] = served }),
@@ -125,6 +131,10 @@ func TestStatelessHeaders(t *testing.T) {
 			func(p *headersPlan) { p.answers[probe.StepHeadersLowercase] = refused() }),
 		headersRow("a server that lists nothing to read passes, saying Mcp-Name was not probed", StatusPass, "Mcp-Name was not probed",
 			func(p *headersPlan) { p.unnamed = true }),
+		headersRow("values padded with spaces refused fails", StatusFail, "whitespace around a field value is not part of it (RFC 9110 §5.5); got HTTP 400 with JSON-RPC error -32020",
+			func(p *headersPlan) { p.answers[probe.StepHeadersPadded] = refused() }),
+		headersRow("an https target, where nothing padded was sent, passes saying so", StatusPass, "values padded with spaces were not sent",
+			func(p *headersPlan) { delete(p.answers, probe.StepHeadersPadded) }),
 		{name: "a session-era server skips", res: sessionEraResult(), want: StatusSkip, msg: "a revision with sessions"},
 		{name: "a stateless server over stdio skips", res: defaultStatelessPlan(probe.TransportStdio).result(), want: StatusSkip, msg: "applies to the http transport only"},
 		{name: "a stateless server without the probe's steps skips", res: defaultStatelessPlan(probe.TransportHTTP).result(), want: StatusSkip, msg: "the header probes were not sent"},

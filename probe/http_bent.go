@@ -15,6 +15,9 @@ import (
 type exchangeTarget struct {
 	url  string            // "" for the endpoint
 	edit func(http.Header) // changes the headers of this one request (nil for none)
+	// pad names headers whose values go out between spaces (plain http only; see
+	// withPaddedHeaders).
+	pad []string
 }
 
 // redactedURL is a URL as the transcript shows it: without a password.
@@ -104,19 +107,25 @@ type bentTransport struct {
 	*httpTransport
 
 	mu    sync.Mutex
-	bends map[string]func(http.Header) // by the loose key of the request id
+	bends map[string]exchangeTarget // by the loose key of the request id
 }
 
 var _ Transport = (*bentTransport)(nil)
 
 // bend marks the request with id so that edit changes its headers.
 func (b *bentTransport) bend(id string, edit func(http.Header)) {
+	b.bendTo(id, exchangeTarget{edit: edit})
+}
+
+// bendTo marks the request with id to go out as to says (its url is ignored).
+func (b *bentTransport) bendTo(id string, to exchangeTarget) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.bends == nil {
-		b.bends = map[string]func(http.Header){}
+		b.bends = map[string]exchangeTarget{}
 	}
-	b.bends[idKey([]byte(id))] = edit
+	to.url = ""
+	b.bends[idKey([]byte(id))] = to
 }
 
 func (b *bentTransport) Send(ctx context.Context, msg []byte) (int, error) {
@@ -129,11 +138,11 @@ func (b *bentTransport) Send(ctx context.Context, msg []byte) (int, error) {
 	if env, ok := peekEnvelope(msg); ok && env.hasID && env.hasMethod {
 		key := idKey(env.id)
 		b.mu.Lock()
-		edit := b.bends[key]
+		to, bent := b.bends[key]
 		delete(b.bends, key)
 		b.mu.Unlock()
-		if edit != nil {
-			return b.post(ctx, msg, edit)
+		if bent {
+			return b.post(ctx, msg, to)
 		}
 	}
 	return b.httpTransport.Send(ctx, msg)

@@ -80,7 +80,7 @@ func Deliberate(step string) bool {
 	case StepSessionMissing, StepSessionUnknown, StepSessionDeleted, StepProtocolHeaderInvalid,
 		StepForeignOrigin, StepParseError, StepInvalidRequest, StepAuthInitialize,
 		StepHeadersNoProtocolVersion, StepHeadersProtocolMismatch, StepHeadersNoMethod,
-		StepHeadersMethodMismatch, StepHeadersNoName, StepHeadersNameMismatch, StepHeadersLowercase,
+		StepHeadersMethodMismatch, StepHeadersNoName, StepHeadersNameMismatch, StepHeadersLowercase, StepHeadersPadded,
 		StepBatch:
 		return true
 	}

@@ -98,6 +98,14 @@ func (c *ruleConn) callBent(ctx context.Context, name, method string, params jso
 	return c.callWithID(ctx, name, method, params, json.RawMessage(id), timeout, 0)
 }
 
+// callTo is call with this request sent as to says (HTTP only).
+func (c *ruleConn) callTo(ctx context.Context, name, method string, params json.RawMessage, timeout time.Duration, to exchangeTarget) Step {
+	c.nextID++
+	id := strconv.Itoa(c.nextID)
+	c.bent.bendTo(id, to)
+	return c.callWithID(ctx, name, method, params, json.RawMessage(id), timeout, 0)
+}
+
 // fetchStep makes a request without a message (see httpTransport.fetch) and records it as a
 // step named name.
 func (c *ruleConn) fetchStep(ctx context.Context, name, method string, to exchangeTarget) Step {

@@ -10,11 +10,9 @@ import (
 // The stateless.headers probe (2026-07-28 basic/transports/streamable-http, "Request
 // Metadata" and "Server Validation"): requests whose MCP-Protocol-Version, Mcp-Method or
 // Mcp-Name is missing or does not match the body, each of which the server must refuse with
-// 400 and -32020, and a request whose header names are all lowercase, which it must serve
-// (header names are case-insensitive).
-//
-// Whitespace around a header value (RFC 9110 §5.5) is not probed: net/http trims it from every
-// value it writes, so the probe cannot put it on the wire.
+// 400 and -32020, and two it must serve: one whose header names are lowercase (header names
+// are case-insensitive), and over plain http one whose values have whitespace around them
+// (RFC 9110 §5.5: that whitespace is not part of the value).
 
 // Step names of the stateless.headers probe.
 const (
@@ -25,6 +23,9 @@ const (
 	StepHeadersNoName            = "headers-no-name"
 	StepHeadersNameMismatch      = "headers-name-mismatch"
 	StepHeadersLowercase         = "headers-lowercase-names"
+	// StepHeadersPadded sends MCP-Protocol-Version and Mcp-Method with a space before and
+	// after their values (plain http only).
+	StepHeadersPadded = "headers-padded-values"
 	// StepHeadersResources and StepHeadersPrompts list what the Mcp-Name requests address:
 	// a resource the server lists, or a prompt that needs no arguments.
 	StepHeadersResources = "headers-resources-list"
@@ -61,6 +62,10 @@ func probeStatelessHeaders(ctx context.Context, c *ruleConn) {
 		h.Set(headerMethod, HeadersMismatchedMethod)
 	})
 	c.callBent(ctx, StepHeadersLowercase, methodDiscover, discover, c.o.RequestTimeout, lowercaseNames)
+	if padsHeaders(c.target) {
+		c.callTo(ctx, StepHeadersPadded, methodDiscover, discover, c.o.RequestTimeout,
+			exchangeTarget{pad: []string{headerProtocolVersion, headerMethod}})
+	}
 	if method, params, ok := c.namedRequest(ctx); ok {
 		c.callBent(ctx, StepHeadersNoName, method, params, c.o.RequestTimeout, func(h http.Header) {
 			h.Del(headerName)

@@ -2,8 +2,11 @@ package probe
 
 import (
 	"bytes"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
@@ -111,5 +114,78 @@ func TestSessionEraServersGetNoStatelessHeaderProbe(t *testing.T) {
 		if st.Conn == ConnStatelessHeaders {
 			t.Errorf("step %s on the stateless header connection of a session-era server", st.Name)
 		}
+	}
+}
+
+// teeListener keeps every byte the server read, to see what went on the wire.
+type teeListener struct {
+	net.Listener
+	mu  sync.Mutex
+	got bytes.Buffer
+}
+
+func (l *teeListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &teeConn{Conn: c, l: l}, nil
+}
+
+func (l *teeListener) read() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.got.String()
+}
+
+type teeConn struct {
+	net.Conn
+	l *teeListener
+}
+
+func (c *teeConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.l.mu.Lock()
+	c.l.got.Write(p[:n])
+	c.l.mu.Unlock()
+	return n, err
+}
+
+// Over plain http the padded request goes out with a space around its values (net/http
+// would trim them), and a server that reads values as RFC 9110 §5.5 says serves it.
+func TestPaddedHeaderValuesGoOutPadded(t *testing.T) {
+	srv, err := fixture.New(fixture.Config{StatelessOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(srv.Handler())
+	tee := &teeListener{Listener: ts.Listener}
+	ts.Listener = tee
+	ts.Start()
+	t.Cleanup(ts.Close)
+	o := eraOptions()
+	o.skipRules = false
+	res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+	defer logFramesOnFailure(t, res.Frames)
+	st := ruleStep(t, res, ConnStatelessHeaders, StepHeadersPadded)
+	if st.Outcome != OutcomeOK {
+		t.Errorf("padded values: %s HTTP %d, want served", st.Outcome, st.HTTPStatus)
+	}
+	for _, line := range []string{"Mcp-Protocol-Version:  2026-07-28 \r\n", "Mcp-Method:  server/discover \r\n"} {
+		if n := strings.Count(tee.read(), line); n != 1 {
+			t.Errorf("%q went out %d times, want once (the padded request)", line, n)
+		}
+	}
+	if got := sentHeader(t, res, st).Get(headerMethod); got != " server/discover " {
+		t.Errorf("the transcript shows Mcp-Method %q, want it as sent", got)
+	}
+}
+
+func TestPadHeaderValues(t *testing.T) {
+	raw := "POST /mcp HTTP/1.1\r\nHost: h\r\nMcp-Method: ping\r\nmcp-name:x\r\nX-Other: keep\r\n\r\n{\"a\": \"Mcp-Method: no\"}"
+	got := string(padHeaderValues([]byte(raw), []string{headerMethod, headerName}))
+	want := "POST /mcp HTTP/1.1\r\nHost: h\r\nMcp-Method:  ping \r\nmcp-name:  x \r\nX-Other: keep\r\n\r\n{\"a\": \"Mcp-Method: no\"}"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }
