@@ -28,10 +28,6 @@ type CheckDoc struct {
 // sessions, the one most servers speak; findings link to the revision the probe spoke.
 const catalogueReferenceRevision = probe.LatestSessionRevision
 
-// pendingCatalogueEntries are documented checks that another change registers; the
-// catalogue test allows them to be absent from the registry, never undocumented.
-func pendingCatalogueEntries() []string { return []string{"stateless.headers", "jsonrpc.batch"} }
-
 // withCatalogue attaches to each check its spec places, hint and catalogue entry.
 func withCatalogue(cs []Check) []Check {
 	docs, specs := catalogueDocs(), specTable()

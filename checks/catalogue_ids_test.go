@@ -18,6 +18,7 @@ func TestCatalogueEntriesOfEnvelopeLifecycleAndTransports(t *testing.T) {
 		{"jsonrpc.error-shape", "A6", ""},
 		{"jsonrpc.null-id", "A4", ""},
 		{"jsonrpc.notification-silence", "A7", ""},
+		{"jsonrpc.batch", "A8", ""},
 		{"lifecycle.initialize", "C1, C2", ""},
 		{"lifecycle.initialize-result", "C2", ""},
 		{"lifecycle.version-negotiation", "C3", ""},

@@ -35,6 +35,7 @@ func envelopeChecks() []Check {
 		{ID: "jsonrpc.notification-silence", Area: "jsonrpc", Rule: "A7", Spec: envelopeSpec + "#notifications",
 			Title:    "nothing answers a notification",
 			Evaluate: checkNotificationSilence},
+		batchCheck(),
 	}
 }
 
@@ -72,8 +73,9 @@ func checkParse(r *Run, f *Finding) {
 		return
 	}
 	n := 0
+	batch := batchAnswers(r)
 	r.Inbound(func(fr probe.Frame, m *Message) {
-		if fr.Truncated || m == nil {
+		if fr.Truncated || m == nil || batch[fr.Seq] {
 			return
 		}
 		n++

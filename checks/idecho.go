@@ -44,6 +44,18 @@ func checkIDEcho(r *Run, f *Finding) {
 				}
 				sent[fr.Conn].add(fr.Seq, m)
 			}
+			if m != nil && m.Kind == NotObject {
+				// The probe's batch: its members are requests a server answers one by one.
+				items, _ := batchElements(fr.Raw)
+				for _, item := range items {
+					if em := Classify(item); em.Kind == Request {
+						if sent[fr.Conn] == nil {
+							sent[fr.Conn] = &probeRequests{}
+						}
+						sent[fr.Conn].add(fr.Seq, &em)
+					}
+				}
+			}
 			continue
 		}
 		if !envelopeSubject(r, fr, m) || !m.IsResponse() {

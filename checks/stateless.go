@@ -45,6 +45,7 @@ func statelessChecks(schemas *mcpschema.Validator) []Check {
 		{ID: "results.cache-hints", Area: "results", Rule: "C'", Spec: specDiscover,
 			Title:    "list results carry ttlMs and cacheScope",
 			Evaluate: checkCacheHints},
+		statelessHeadersCheck(),
 	}
 }
 

@@ -51,11 +51,15 @@ func stdoutJunk(m *Message) (why string, junk bool) {
 
 func checkStdoutPurity(r *Run, f *Finding) {
 	lines := 0
+	batch := batchAnswers(r)
 	r.Inbound(func(fr probe.Frame, m *Message) {
 		if m == nil {
 			return
 		}
 		lines++
+		if batch[fr.Seq] {
+			return // the answer to the probe's batch: jsonrpc.batch judges it
+		}
 		if fr.Truncated {
 			return // the probe's own size limit cut it; NoteTooLarge says so
 		}

@@ -107,11 +107,11 @@ func (t *httpTransport) SetProtocolVersion(v string) {
 // InitTimeout for initialize and RequestTimeout otherwise, up to the response head for an
 // event stream and up to the whole body else.
 func (t *httpTransport) Send(ctx context.Context, msg []byte) (int, error) {
-	return t.post(ctx, msg, nil)
+	return t.post(ctx, msg, exchangeTarget{})
 }
 
-// post is Send with the headers of this one request changed by edit (nil for none).
-func (t *httpTransport) post(ctx context.Context, msg []byte, edit func(http.Header)) (int, error) {
+// post is Send with the headers of this one request as to says (its url is ignored).
+func (t *httpTransport) post(ctx context.Context, msg []byte, to exchangeTarget) (int, error) {
 	if err := t.enter(); err != nil {
 		return -1, err
 	}
@@ -119,7 +119,7 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, edit func(http.Hea
 	if t.overLimit() {
 		return -1, fmt.Errorf("http transport: not sending: %w", ErrLimit)
 	}
-	x := t.newExchangeTo(t.base, ctx, http.MethodPost, exchangeTarget{edit: edit}, msg, t.deadlineFor(msg))
+	x := t.newExchangeTo(t.base, ctx, http.MethodPost, to, msg, t.deadlineFor(msg))
 	resp, err := x.do()
 	if err != nil {
 		x.release()

@@ -15,6 +15,9 @@ import (
 type exchangeTarget struct {
 	url  string            // "" for the endpoint
 	edit func(http.Header) // changes the headers of this one request (nil for none)
+	// pad names headers whose values go out between spaces (plain http only; see
+	// withPaddedHeaders).
+	pad []string
 }
 
 // redactedURL is a URL as the transcript shows it: without a password.
@@ -104,19 +107,25 @@ type bentTransport struct {
 	*httpTransport
 
 	mu    sync.Mutex
-	bends map[string]func(http.Header) // by the loose key of the request id
+	bends map[string]exchangeTarget // by the loose key of the request id
 }
 
 var _ Transport = (*bentTransport)(nil)
 
 // bend marks the request with id so that edit changes its headers.
 func (b *bentTransport) bend(id string, edit func(http.Header)) {
+	b.bendTo(id, exchangeTarget{edit: edit})
+}
+
+// bendTo marks the request with id to go out as to says (its url is ignored).
+func (b *bentTransport) bendTo(id string, to exchangeTarget) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.bends == nil {
-		b.bends = map[string]func(http.Header){}
+		b.bends = map[string]exchangeTarget{}
 	}
-	b.bends[idKey([]byte(id))] = edit
+	to.url = ""
+	b.bends[idKey([]byte(id))] = to
 }
 
 func (b *bentTransport) Send(ctx context.Context, msg []byte) (int, error) {
@@ -126,22 +135,22 @@ func (b *bentTransport) Send(ctx context.Context, msg []byte) (int, error) {
 	if !pending {
 		return b.httpTransport.Send(ctx, msg)
 	}
-	if edit := b.take(msg); edit != nil {
-		return b.post(ctx, msg, edit)
+	if to, bent := b.take(msg); bent {
+		return b.post(ctx, msg, to)
 	}
 	return b.httpTransport.Send(ctx, msg)
 }
 
-// take removes and returns the edit marked for the request msg (nil for none).
-func (b *bentTransport) take(msg []byte) func(http.Header) {
+// take removes and returns how the request msg was marked to go out (false for unmarked).
+func (b *bentTransport) take(msg []byte) (exchangeTarget, bool) {
 	env, ok := peekEnvelope(msg)
 	if !ok || !env.hasID || !env.hasMethod {
-		return nil
+		return exchangeTarget{}, false
 	}
 	key := idKey(env.id)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	edit := b.bends[key]
+	to, bent := b.bends[key]
 	delete(b.bends, key)
-	return edit
+	return to, bent
 }

@@ -79,6 +79,10 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 	}
 	x.out = Frame{Dir: Out, Kind: kind, Raw: body,
 		HTTP: &HTTPInfo{Method: method, URL: shown, Header: t.secrets.header(header)}}
+	if len(to.pad) > 0 {
+		ctx = withPaddedHeaders(ctx, to.pad)
+		x.out.HTTP.Header = paddedForShow(x.out.HTTP.Header, to.pad)
+	}
 	// The Out frame is recorded the moment the request is written, so its time is the start
 	// of the latency; do() records it anyway if that moment was not observed.
 	x.trace = newExchangeTrace(t.w.Now, x.recordOut)

@@ -24,6 +24,11 @@ const (
 	// second unjudged, which its check says.
 	ConnRobustness = 8
 	ConnAuth       = 12 // auth.*: initialize without credentials, then metadata discovery
+	// ConnStatelessHeaders: stateless.headers, requests with a stateless header missing or
+	// not matching the body (stateless servers over HTTP only).
+	ConnStatelessHeaders = 30
+	// ConnBatch: jsonrpc.batch, a batch of two pings (servers that negotiate 2025-03-26).
+	ConnBatch = 31
 )
 
 // tools.unknown-tool and tools.invalid-cursor are probed at the end of the main session
@@ -74,7 +79,10 @@ const (
 func Deliberate(step string) bool {
 	switch step {
 	case StepSessionMissing, StepSessionUnknown, StepSessionDeleted, StepProtocolHeaderInvalid,
-		StepForeignOrigin, StepForeignOriginStream, StepParseError, StepInvalidRequest, StepAuthInitialize:
+		StepForeignOrigin, StepForeignOriginStream, StepParseError, StepInvalidRequest, StepAuthInitialize,
+		StepHeadersNoProtocolVersion, StepHeadersProtocolMismatch, StepHeadersNoMethod,
+		StepHeadersMethodMismatch, StepHeadersNoName, StepHeadersNameMismatch, StepHeadersLowercase, StepHeadersPadded,
+		StepBatch:
 		return true
 	}
 	return false
@@ -94,7 +102,13 @@ type ruleProbe struct {
 	anonymous bool
 	// sse: the probe runs on legacy HTTP+SSE too (on a connection dialled as such).
 	sse bool
-	run func(ctx context.Context, c *ruleConn)
+	// revision: the probe runs only when the main connection's handshake settled on this
+	// revision (or it was asked for), so that a stdio server is not started for nothing.
+	revision string
+	// perRevision: the rule belongs to the revision offered, so the probe runs in the probe
+	// of its revision when RunRevisions leaves the others to another revision's probe.
+	perRevision bool
+	run         func(ctx context.Context, c *ruleConn)
 }
 
 func ruleProbes() []ruleProbe {
@@ -107,6 +121,8 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnDeleteSession, transports: httpOnly, sessions: true, run: probeDeleteSession},
 		{conn: ConnRobustness, sessions: true, stateless: true, run: probeRobustness},
 		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
+		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, perRevision: true, run: probeStatelessHeaders},
+		{conn: ConnBatch, sessions: true, revision: Revision20250326, perRevision: true, run: probeBatch},
 	}
 }
 
@@ -163,12 +179,12 @@ type ruleSet struct {
 // found stateless.
 func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare, handshake *handoff[Step], robust <-chan bool) *ruleSet {
 	rs := &ruleSet{}
-	if o.skipRules || o.RulesElsewhere != "" {
+	if o.skipRules {
 		return rs
 	}
 	ro := ruleOptions(o)
 	for _, p := range ruleProbes() {
-		if !p.appliesTo(t, o) {
+		if !p.appliesTo(t, o) || o.RulesElsewhere != "" && !(p.perRevision && o.revisionRules) {
 			continue
 		}
 		target := t
@@ -183,6 +199,9 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 			// The robustness probes open a connection of their own only when the negotiation
 			// connection could not carry them and the main connection's handshake succeeded.
 			if p.conn == ConnRobustness && <-robust {
+				return
+			}
+			if p.revision != "" && ro.ProtocolVersion != p.revision && answeredRevision(handshake.wait(ctx).Result) != p.revision {
 				return
 			}
 			if t.Kind() == TransportHTTP {

@@ -103,6 +103,14 @@ func (c *ruleConn) callBent(ctx context.Context, name, method string, params jso
 	return c.callWithID(ctx, name, method, params, json.RawMessage(id), timeout, 0)
 }
 
+// callTo is call with this request sent as to says (HTTP only).
+func (c *ruleConn) callTo(ctx context.Context, name, method string, params json.RawMessage, timeout time.Duration, to exchangeTarget) Step {
+	c.nextID++
+	id := strconv.Itoa(c.nextID)
+	c.bent.bendTo(id, to)
+	return c.callWithID(ctx, name, method, params, json.RawMessage(id), timeout, 0)
+}
+
 // fetchStep makes a request without a message (see httpTransport.fetch) and records it as a
 // step named name.
 func (c *ruleConn) fetchStep(ctx context.Context, name, method string, to exchangeTarget) Step {
@@ -142,8 +150,15 @@ func (c *ruleConn) fetchedStep(name, method string, res fetched, err error) Step
 // request timeout for an answer that is not coming (and the ping shows whether the server
 // still answers at all).
 func (c *ruleConn) rawCall(ctx context.Context, name string, raw, id json.RawMessage, fence, fenceMethod string) Step {
-	st := Step{Name: name, Conn: c.conn, ID: string(id), Request: -1, Response: -1}
-	x := c.watched.watch(raw, id)
+	return c.watchedCall(ctx, name, raw, c.watched.watch(raw, id), fence, fenceMethod)
+}
+
+// watchedCall is rawCall with the watch for the answer made by the caller.
+func (c *ruleConn) watchedCall(ctx context.Context, name string, raw json.RawMessage, x *rawWatch, fence, fenceMethod string) Step {
+	st := Step{Name: name, Conn: c.conn, Request: -1, Response: -1}
+	if x.hasID {
+		st.ID = x.rawID
+	}
 	defer c.watched.unwatch(x)
 
 	seq, err := c.transport().Send(ctx, raw)

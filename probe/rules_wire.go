@@ -48,7 +48,7 @@ func (w *watchedWire) Record(f Frame) int {
 func (w *watchedWire) watch(raw, id []byte) *rawWatch {
 	x := &rawWatch{raw: raw, out: -1, found: make(chan answer, 1)}
 	if id != nil {
-		x.id, x.hasID = idKey(id), true
+		x.id, x.rawID, x.hasID = idKey(id), string(id), true
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -69,10 +69,13 @@ func (w *watchedWire) unwatch(x *rawWatch) {
 type rawWatch struct {
 	raw   []byte
 	id    string
+	rawID string // the id as sent
 	hasID bool
 	// onStream: the answer may come on the connection's event stream (another exchange).
 	onStream bool
-	found    chan answer
+	// batch: raw is a batch, and these are the (loose keys of the) ids still unanswered.
+	batch map[string]bool
+	found chan answer
 
 	mu       sync.Mutex
 	out      int // Seq of the message once it was recorded (-1 before)
@@ -100,6 +103,12 @@ func (x *rawWatch) see(f Frame) {
 		f.Note == NoteTooLarge || f.Note == NoteTooMany):
 		if f.Exchange == 0 || f.Exchange == x.exchange {
 			x.deliver(answer{seq: f.Seq, frame: f, err: ErrClosed})
+		}
+	case f.Kind == KindMessage && x.batch != nil:
+		// Told apart by their ids, which nothing else uses: over legacy HTTP+SSE the answers
+		// come on the event stream, not in the POST's exchange.
+		if x.batchAnswered(f.Raw) {
+			x.deliver(answer{seq: f.Seq, frame: f})
 		}
 	case f.Exchange != x.exchange && !x.onStream:
 	case f.Kind == KindNote && (f.Note == NoteStreamEnded || f.Note == NoteStreamNoAnswer):

@@ -240,11 +240,12 @@ func (s *sseTransport) note(detail string) {
 // Send POSTs one message to the endpoint. A 2xx response only says the message was taken;
 // its answer comes on the stream. Any other status fails the request of the exchange.
 func (s *sseTransport) Send(ctx context.Context, msg []byte) (int, error) {
-	return s.send(ctx, msg, nil)
+	return s.send(ctx, msg, exchangeTarget{})
 }
 
-// send is Send with the headers of this one POST changed by edit (nil for none).
-func (s *sseTransport) send(ctx context.Context, msg []byte, edit func(http.Header)) (int, error) {
+// send is Send with this one POST going out as to says (its url is ignored: a legacy
+// POST goes to the endpoint).
+func (s *sseTransport) send(ctx context.Context, msg []byte, to exchangeTarget) (int, error) {
 	h := s.h
 	if err := h.enter(); err != nil {
 		return -1, err
@@ -253,7 +254,8 @@ func (s *sseTransport) send(ctx context.Context, msg []byte, edit func(http.Head
 	if h.overLimit() {
 		return -1, fmt.Errorf("legacy sse: not sending: %w", ErrLimit)
 	}
-	x := h.newExchangeTo(h.base, ctx, http.MethodPost, exchangeTarget{edit: edit}, msg, h.deadlineFor(msg))
+	to.url = ""
+	x := h.newExchangeTo(h.base, ctx, http.MethodPost, to, msg, h.deadlineFor(msg))
 	resp, err := x.do()
 	if err != nil {
 		x.release()
@@ -281,5 +283,6 @@ type bentSSE struct {
 var _ Transport = (*bentSSE)(nil)
 
 func (b *bentSSE) Send(ctx context.Context, msg []byte) (int, error) {
-	return b.send(ctx, msg, b.bent.take(msg))
+	to, _ := b.bent.take(msg)
+	return b.send(ctx, msg, to)
 }

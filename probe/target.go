@@ -143,6 +143,9 @@ type Options struct {
 	// skipRules leaves out the rule probes (rules.go): the tests of the transports and of the
 	// main session look at those connections alone.
 	skipRules bool
+	// revisionRules: RulesElsewhere leaves out the rule probes, except those of a rule of the
+	// revision offered (RunRevisions: the other revisions' probes carry the rest).
+	revisionRules bool
 }
 
 // RevisionAuto is the ProtocolVersion that leaves the revision to era detection.

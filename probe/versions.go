@@ -70,6 +70,7 @@ func RunRevisions(ctx context.Context, t Target, o Options, revs []string) ([]*R
 		ro := o
 		ro.ProtocolVersion = rev
 		if i != carrier && ro.RulesElsewhere == "" {
+			ro.revisionRules = true
 			ro.RulesElsewhere = fmt.Sprintf("the probes that do not depend on the revision offered (the rule probes, and initialize with a bogus revision) ran once, in the probe of revision %s", revs[carrier])
 		}
 		wg.Go(func() {

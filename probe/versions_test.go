@@ -16,9 +16,11 @@ func TestRunRevisionsRunsTheRuleProbesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, res := range results {
-		rules, negotiation := 0, 0
+		rules, negotiation, own := 0, 0, 0
 		for _, st := range res.Steps {
 			switch {
+			case st.Conn == ConnStatelessHeaders || st.Conn == ConnBatch:
+				own++
 			case st.Conn >= ConnSession:
 				rules++
 			case st.Conn == ConnNegotiation:
@@ -29,6 +31,10 @@ func TestRunRevisionsRunsTheRuleProbesOnce(t *testing.T) {
 		// once, but a stateless revision's own negotiation probes are sent in its probe.
 		if wantNegotiation := res.Requested == LatestSessionRevision || Stateless(res.Requested); (negotiation > 0) != wantNegotiation {
 			t.Errorf("%s: %d steps on the negotiation connection, want them: %v", res.Requested, negotiation, wantNegotiation)
+		}
+		// The probes of a rule of one revision run in that revision's probe.
+		if wantOwn := res.Requested == Revision20250326 || Stateless(res.Requested); (own > 0) != wantOwn {
+			t.Errorf("%s: %d steps of the revision's own rule probes, want them: %v", res.Requested, own, wantOwn)
 		}
 		carrier := res.Requested == LatestSessionRevision
 		switch {
