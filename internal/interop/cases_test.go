@@ -3,9 +3,7 @@
 package interop
 
 import (
-	"fmt"
 	"os"
-	"strconv"
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/checks"
@@ -34,47 +32,29 @@ func serverCases() []serverCase {
 	return []serverCase{
 		{
 			name:       "server-everything/stdio",
-			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{npmEverything(t), "stdio"}} },
+			target:     serverEverythingStdio,
 			negotiated: probe.Revision20251125,
 			tools:      serverEverythingTools,
 			known:      serverEverythingStdioKnown(),
 			more:       serverEverythingListChanged,
 		},
 		{
-			name: "server-everything/http",
-			target: func(t *testing.T) probe.Target {
-				bin := npmEverything(t)
-				_, port := startOnFreePort(t, func(port int) ServerSpec {
-					return ServerSpec{
-						Command: []string{bin, "streamableHttp"},
-						Env:     []string{"PORT=" + strconv.Itoa(port), "NODE_OPTIONS=--require " + LoopbackPreload(built.root)},
-						Ready:   HostPort(port),
-					}
-				})
-				requireLoopbackOnly(t, port)
-				return probe.Target{URL: fmt.Sprintf("http://%s/mcp", HostPort(port))}
-			},
+			name:       "server-everything/http",
+			target:     serverEverythingHTTP,
 			negotiated: probe.Revision20251125,
 			tools:      serverEverythingTools,
 			known:      serverEverythingHTTPKnown(),
 		},
 		{
 			name:       "go-sdk-everything/stdio",
-			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, GoSDKEverything)}} },
+			target:     goSDKEverythingStdio,
 			negotiated: probe.Revision20260728,
 			tools:      goSDKEverythingTools,
 			known:      append(goSDKEverythingKnown(), dualEraMetaOverStdio, goSDKStdioDiesOfGarbage, goSDKStdioIgnoresMethodless),
 		},
 		{
-			name: "go-sdk-everything/http",
-			target: func(t *testing.T) probe.Target {
-				bin := goServer(t, GoSDKEverything)
-				_, port := startOnFreePort(t, func(port int) ServerSpec {
-					return ServerSpec{Command: []string{bin, "-http", HostPort(port)}, Ready: HostPort(port)}
-				})
-				requireLoopbackOnly(t, port)
-				return probe.Target{URL: "http://" + HostPort(port) + "/mcp"}
-			},
+			name:       "go-sdk-everything/http",
+			target:     goSDKEverythingHTTP,
 			negotiated: probe.Revision20251125,
 			tools:      goSDKEverythingTools,
 			known:      append(goSDKEverythingHTTPKnown(), answersWithEventStreams),
@@ -107,15 +87,8 @@ func serverCases() []serverCase {
 			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse),
 		},
 		{
-			name: "mcp-go-conformance/http",
-			target: func(t *testing.T) probe.Target {
-				bin := goServer(t, MCPGoConformance)
-				_, port := startOnFreePort(t, func(port int) ServerSpec {
-					return ServerSpec{Command: []string{bin}, Env: []string{"CONFORMANCE_ADDR=" + HostPort(port)}, Ready: HostPort(port)}
-				})
-				requireLoopbackOnly(t, port)
-				return probe.Target{URL: "http://" + HostPort(port) + "/mcp"}
-			},
+			name:       "mcp-go-conformance/http",
+			target:     mcpGoConformanceHTTP,
 			negotiated: probe.Revision20260728,
 			tools:      mcpGoConformanceTools,
 			known: []known{

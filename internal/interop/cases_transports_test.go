@@ -3,7 +3,6 @@
 package interop
 
 import (
-	"fmt"
 	"strconv"
 	"testing"
 
@@ -32,15 +31,8 @@ func transportCases() []serverCase {
 			known:      []known{dualEraMetaOverStdio, goSDKStdioIgnoresGarbage, goSDKStdioIgnoresMethodless},
 		},
 		{
-			name: "go-sdk-conformance/http",
-			target: func(t *testing.T) probe.Target {
-				bin := goServer(t, GoSDKConformance)
-				_, port := startOnFreePort(t, func(port int) ServerSpec {
-					return ServerSpec{Command: []string{bin, "-http", HostPort(port)}, Ready: HostPort(port)}
-				})
-				requireLoopbackOnly(t, port)
-				return probe.Target{URL: "http://" + HostPort(port) + "/mcp"}
-			},
+			name:       "go-sdk-conformance/http",
+			target:     goSDKConformanceHTTP,
 			negotiated: probe.Revision20260728,
 			tools:      goSDKConformanceTools,
 			known: []known{
@@ -84,19 +76,8 @@ func transportCases() []serverCase {
 			},
 		},
 		{
-			name: "server-everything/sse",
-			target: func(t *testing.T) probe.Target {
-				bin := npmEverything(t)
-				_, port := startOnFreePort(t, func(port int) ServerSpec {
-					return ServerSpec{
-						Command: []string{bin, "sse"},
-						Env:     []string{"PORT=" + strconv.Itoa(port), "NODE_OPTIONS=--require " + LoopbackPreload(built.root)},
-						Ready:   HostPort(port),
-					}
-				})
-				requireLoopbackOnly(t, port)
-				return probe.Target{URL: fmt.Sprintf("http://%s/sse", HostPort(port))}
-			},
+			name:       "server-everything/sse",
+			target:     serverEverythingSSE,
 			negotiated: probe.Revision20251125,
 			transport:  probe.TransportSSE,
 			tools:      serverEverythingTools,
