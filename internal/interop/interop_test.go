@@ -472,6 +472,24 @@ func requireLoopbackOnly(t *testing.T, port int) {
 	}
 }
 
+// requireGroupOnLoopback fails the test when a process of the server's group listens beyond
+// loopback, on its port or on any other (a metrics or health listener of its own).
+func requireGroupOnLoopback(t *testing.T, p *Process) {
+	t.Helper()
+	ls, err := GroupListeners(p.PID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) == 0 {
+		t.Errorf("no process of group %d listens, though the server answered on its port", p.PID())
+	}
+	for _, l := range ls {
+		if !l.IP.IsLoopback() {
+			t.Errorf("the server listens on %s, beyond loopback", l)
+		}
+	}
+}
+
 func freePort(t *testing.T) int {
 	t.Helper()
 	port, err := FreeLoopbackPort()

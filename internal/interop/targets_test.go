@@ -13,11 +13,15 @@ import (
 // only) and is stopped when the test ends; a stdio server is started by the probe itself.
 
 // loopbackServer starts the server spec(port) describes on a free loopback port, holds it to
-// listening on loopback only, and returns the URL of path on it.
+// listening on loopback only (its port, and every socket its process group listens on, once
+// up and again when the test ends), and returns the URL of path on it.
 func loopbackServer(t *testing.T, path string, spec func(port int) ServerSpec) probe.Target {
 	t.Helper()
-	_, port := startOnFreePort(t, spec)
+	p, port := startOnFreePort(t, spec)
 	requireLoopbackOnly(t, port)
+	requireGroupOnLoopback(t, p)
+	// Cleanups run last-in first-out: this one before the server is stopped.
+	t.Cleanup(func() { requireGroupOnLoopback(t, p) })
 	return probe.Target{URL: "http://" + HostPort(port) + path}
 }
 
