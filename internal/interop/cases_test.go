@@ -84,7 +84,7 @@ func serverCases() []serverCase {
 			},
 			negotiated: probe.Revision20260728,
 			tools:      mcpGoEverythingTools,
-			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse),
+			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse, acceptsForeignOrigin),
 		},
 		{
 			name:       "mcp-go-conformance/http",
@@ -95,6 +95,10 @@ func serverCases() []serverCase {
 				{id: "jsonrpc.id-echo", status: checks.StatusPass, why: "answers are matched by id, not by order"},
 				answersWithJSON,
 				methodlessTakenAsResponse,
+				acceptsForeignOrigin,
+				// A dual-era server gets the session-era rule probes too, in auto mode.
+				known{id: "http.session", status: checks.StatusFail,
+					why: "a DELETEd session is still served 200, not answered 404 (G7)"},
 			},
 		},
 	}
@@ -167,8 +171,24 @@ var (
 		why: "malformed JSON gets no -32700: the server exits on it"}
 	goSDKStdioIgnoresGarbage = known{id: "lifecycle.parse-error", status: checks.StatusWarn,
 		why: "malformed JSON gets no -32700 (the request after it is answered)"}
-	goSDKHTTPPlainParseError = known{id: "lifecycle.parse-error", status: checks.StatusWarn,
-		why: "malformed JSON gets a text/plain 400, not error -32700"}
+	// Over HTTP a 4xx refuses what the probe broke on purpose: an answer, not a fault.
+	refusesMalformedWith4xx = known{id: "lifecycle.parse-error", status: checks.StatusPass,
+		why: "malformed JSON gets a 400 (text/plain): the probe broke a client rule, and the refusal answers it"}
+)
+
+// What HTTP servers that refuse what they do not know get right, and the Origin rule most of
+// them break.
+var (
+	// 2025-11-25 basic/transports, Sending Messages to the Server: "If the server cannot accept
+	// the input, it MUST return an HTTP error status code (e.g., 400 Bad Request)."
+	refusesUnknownNotification = known{id: "http.notification-accepted", status: checks.StatusPass,
+		why: "the unknown notification gets 400: a server that cannot accept a notification refuses it with a 4xx (G4)"}
+	// 2025-11-25 basic/transports, Security Warning: "Servers MUST validate the Origin header on
+	// all incoming connections ... If the Origin header is present and invalid, servers MUST
+	// respond with HTTP 403 Forbidden." (2026-07-28 keeps the sentence; 2024-11-05 HTTP with
+	// SSE: "Servers MUST validate the Origin header on all incoming connections".)
+	acceptsForeignOrigin = known{id: "http.origin", status: checks.StatusFail,
+		why: "a foreign Origin is served rather than answered 403 (G9, a MUST)"}
 )
 
 // How a Streamable HTTP server answers POSTed requests: server-everything and the go-sdk open
@@ -230,16 +250,15 @@ func serverEverythingStdioKnown() []known {
 }
 
 // serverEverythingHTTPKnown: over HTTP the TypeScript SDK answers an unknown or deleted
-// session with 400 where the spec says 404 (REAL-SERVERS.md), accepts a foreign Origin, and
-// answers a request without a method with -32700 rather than -32600.
+// session with 400 where the spec says 404 for a deleted one (REAL-SERVERS.md), accepts a
+// foreign Origin, and refuses a request without a method with a 400 and -32700.
 func serverEverythingHTTPKnown() []known {
 	return append(serverEverythingKnown(),
-		known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
-			why: "a request without a method gets -32700, not -32600"},
+		known{id: "lifecycle.invalid-request", status: checks.StatusPass,
+			why: "a request without a method gets 400 with -32700: a 4xx refuses what the probe broke on purpose"},
 		known{id: "http.session", status: checks.StatusFail,
-			why: "an unknown or deleted session gets 400, not 404 (G7)"},
-		known{id: "http.origin", status: checks.StatusWarn,
-			why: "a foreign Origin is accepted (G9)"},
+			why: "a deleted session gets 400, not 404 (G7)"},
+		acceptsForeignOrigin,
 		answersWithEventStreams,
 	)
 }
@@ -281,18 +300,17 @@ func goSDKEverythingHTTPKnown() []known {
 	return append(goSDKEverythingKnown(),
 		known{id: "lifecycle.unknown-method", status: checks.StatusFail,
 			why: "an unknown method gets HTTP 400 text/plain, not JSON-RPC error -32601 (B)"},
-		known{id: "http.status", status: checks.StatusFail,
-			why: "a POSTed request must be answered with JSON or an event stream (G3), not a 400"},
-		known{id: "http.notification-accepted", status: checks.StatusWarn,
-			why: "the unknown notification gets 400 rather than 202 (G4 allows refusing it, hence a warning)"},
-		known{id: "lifecycle.parse-error", status: checks.StatusWarn,
-			why: "malformed JSON gets a text/plain 400, not error -32700"},
+		// One fault, one finding: the 400 to the unknown method is lifecycle.unknown-method's;
+		// no revision asks for status 200.
+		known{id: "http.status", status: checks.StatusPass,
+			why: "no request is redirected or answered with a server error"},
+		refusesUnknownNotification,
+		refusesMalformedWith4xx,
 		known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
 			why: "a request without a method is taken as a response and gets 202, not -32600"},
 		known{id: "http.session", status: checks.StatusWarn,
 			why: "a request without Mcp-Session-Id is served rather than answered 400 (a SHOULD)"},
-		known{id: "http.origin", status: checks.StatusWarn,
-			why: "a foreign Origin is accepted (G9)"},
+		acceptsForeignOrigin,
 	)
 }
 

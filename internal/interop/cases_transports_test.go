@@ -36,15 +36,14 @@ func transportCases() []serverCase {
 			negotiated: probe.Revision20260728,
 			tools:      goSDKConformanceTools,
 			known: []known{
-				goSDKHTTPPlainParseError, methodlessTakenAsResponse,
+				refusesMalformedWith4xx, methodlessTakenAsResponse, acceptsForeignOrigin,
 				{id: "discover.meta-required", status: checks.StatusPass,
 					why: "over HTTP the revision header marks the request stateless: -32602 with 400"},
 				{id: "http.status", status: checks.StatusPass,
 					why: "the 400s and 404s it answers are the ones 2026-07-28 prescribes for their error codes"},
 				// The go-sdk's Streamable HTTP handler refuses methods it does not know before
 				// any session sees them, notifications included (see goSDKEverythingHTTPKnown).
-				{id: "http.notification-accepted", status: checks.StatusWarn,
-					why: "the unknown notification gets 400 rather than 202 (G4 allows refusing it, hence a warning)"},
+				refusesUnknownNotification,
 				answersWithEventStreams,
 			},
 		},
@@ -68,6 +67,9 @@ func transportCases() []serverCase {
 				// method it does not know at the HTTP layer, before any session sees it.
 				{id: "lifecycle.unknown-method", status: checks.StatusFail,
 					why: "an unknown method gets HTTP 400 text/plain on the POST, not error -32601 on the stream (B)"},
+				{id: "lifecycle.invalid-request", status: checks.StatusWarn,
+					why: "a request without a method is taken for a response: no -32600 comes on the stream"},
+				acceptsForeignOrigin,
 
 				// The SDK serves resources/list and prompts/list (empty, with the cache hints
 				// of 2026-07-28) although the greeter declares neither capability.
@@ -81,7 +83,7 @@ func transportCases() []serverCase {
 			negotiated: probe.Revision20251125,
 			transport:  probe.TransportSSE,
 			tools:      serverEverythingTools,
-			known:      serverEverythingKnown(),
+			known:      append(serverEverythingKnown(), acceptsForeignOrigin),
 		},
 	}
 }
