@@ -3,9 +3,7 @@
 package interop
 
 import (
-	"fmt"
 	"os"
-	"strconv"
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/checks"
@@ -34,47 +32,29 @@ func serverCases() []serverCase {
 	return []serverCase{
 		{
 			name:       "server-everything/stdio",
-			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{npmEverything(t), "stdio"}} },
+			target:     serverEverythingStdio,
 			negotiated: probe.Revision20251125,
 			tools:      serverEverythingTools,
 			known:      serverEverythingStdioKnown(),
 			more:       serverEverythingListChanged,
 		},
 		{
-			name: "server-everything/http",
-			target: func(t *testing.T) probe.Target {
-				bin := npmEverything(t)
-				_, port := startOnFreePort(t, func(port int) ServerSpec {
-					return ServerSpec{
-						Command: []string{bin, "streamableHttp"},
-						Env:     []string{"PORT=" + strconv.Itoa(port), "NODE_OPTIONS=--require " + LoopbackPreload(built.root)},
-						Ready:   HostPort(port),
-					}
-				})
-				requireLoopbackOnly(t, port)
-				return probe.Target{URL: fmt.Sprintf("http://%s/mcp", HostPort(port))}
-			},
+			name:       "server-everything/http",
+			target:     serverEverythingHTTP,
 			negotiated: probe.Revision20251125,
 			tools:      serverEverythingTools,
 			known:      serverEverythingHTTPKnown(),
 		},
 		{
 			name:       "go-sdk-everything/stdio",
-			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, GoSDKEverything)}} },
+			target:     goSDKEverythingStdio,
 			negotiated: probe.Revision20260728,
 			tools:      goSDKEverythingTools,
 			known:      append(goSDKEverythingKnown(), dualEraMetaOverStdio, goSDKStdioDiesOfGarbage, goSDKStdioIgnoresMethodless),
 		},
 		{
-			name: "go-sdk-everything/http",
-			target: func(t *testing.T) probe.Target {
-				bin := goServer(t, GoSDKEverything)
-				_, port := startOnFreePort(t, func(port int) ServerSpec {
-					return ServerSpec{Command: []string{bin, "-http", HostPort(port)}, Ready: HostPort(port)}
-				})
-				requireLoopbackOnly(t, port)
-				return probe.Target{URL: "http://" + HostPort(port) + "/mcp"}
-			},
+			name:       "go-sdk-everything/http",
+			target:     goSDKEverythingHTTP,
 			negotiated: probe.Revision20251125,
 			tools:      goSDKEverythingTools,
 			known:      append(goSDKEverythingHTTPKnown(), answersWithEventStreams),
@@ -104,25 +84,21 @@ func serverCases() []serverCase {
 			},
 			negotiated: probe.Revision20260728,
 			tools:      mcpGoEverythingTools,
-			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse, statelessOriginAccepted),
+			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse, acceptsForeignOrigin),
 		},
 		{
-			name: "mcp-go-conformance/http",
-			target: func(t *testing.T) probe.Target {
-				bin := goServer(t, MCPGoConformance)
-				_, port := startOnFreePort(t, func(port int) ServerSpec {
-					return ServerSpec{Command: []string{bin}, Env: []string{"CONFORMANCE_ADDR=" + HostPort(port)}, Ready: HostPort(port)}
-				})
-				requireLoopbackOnly(t, port)
-				return probe.Target{URL: "http://" + HostPort(port) + "/mcp"}
-			},
+			name:       "mcp-go-conformance/http",
+			target:     mcpGoConformanceHTTP,
 			negotiated: probe.Revision20260728,
 			tools:      mcpGoConformanceTools,
 			known: []known{
 				{id: "jsonrpc.id-echo", status: checks.StatusPass, why: "answers are matched by id, not by order"},
 				answersWithJSON,
 				methodlessTakenAsResponse,
-				statelessOriginAccepted,
+				acceptsForeignOrigin,
+				// A dual-era server gets the session-era rule probes too, in auto mode.
+				known{id: "http.session", status: checks.StatusFail,
+					why: "a DELETEd session is still served 200, not answered 404 (G7)"},
 			},
 		},
 	}
@@ -195,15 +171,25 @@ var (
 		why: "malformed JSON gets no -32700: the server exits on it"}
 	goSDKStdioIgnoresGarbage = known{id: "lifecycle.parse-error", status: checks.StatusWarn,
 		why: "malformed JSON gets no -32700 (the request after it is answered)"}
-	goSDKHTTPPlainParseError = known{id: "lifecycle.parse-error", status: checks.StatusPass,
-		why: "malformed JSON gets a text/plain 400: a 4xx refusal of what the probe broke on purpose (\"If the server cannot accept the input, it MUST return an HTTP error status code\")"}
+	// Over HTTP a 4xx refuses what the probe broke on purpose: an answer, not a fault.
+	refusesMalformedWith4xx = known{id: "lifecycle.parse-error", status: checks.StatusPass,
+		why: "malformed JSON gets a 400 (text/plain): the probe broke a client rule, and the refusal answers it"}
 )
 
-// statelessOriginAccepted: server/discover from a foreign Origin is served (2026-07-28
-// basic/transports/streamable-http: "If the Origin header is present and invalid, servers MUST
-// respond with HTTP 403 Forbidden").
-var statelessOriginAccepted = known{id: "http.origin", status: checks.StatusFail,
-	why: "server/discover from a foreign Origin is served, not refused with 403"}
+// What HTTP servers that refuse what they do not know get right, and the Origin rule most of
+// them break.
+var (
+	// 2025-11-25 basic/transports, Sending Messages to the Server: "If the server cannot accept
+	// the input, it MUST return an HTTP error status code (e.g., 400 Bad Request)."
+	refusesUnknownNotification = known{id: "http.notification-accepted", status: checks.StatusPass,
+		why: "the unknown notification gets 400: a server that cannot accept a notification refuses it with a 4xx (G4)"}
+	// 2025-11-25 basic/transports, Security Warning: "Servers MUST validate the Origin header on
+	// all incoming connections ... If the Origin header is present and invalid, servers MUST
+	// respond with HTTP 403 Forbidden." (2026-07-28 keeps the sentence; 2024-11-05 HTTP with
+	// SSE: "Servers MUST validate the Origin header on all incoming connections".)
+	acceptsForeignOrigin = known{id: "http.origin", status: checks.StatusFail,
+		why: "a foreign Origin is served rather than answered 403 (G9, a MUST)"}
+)
 
 // How a Streamable HTTP server answers POSTed requests: server-everything and the go-sdk open
 // an event stream per request; mcp-go answers with one application/json body.
@@ -264,16 +250,15 @@ func serverEverythingStdioKnown() []known {
 }
 
 // serverEverythingHTTPKnown: over HTTP the TypeScript SDK answers an unknown or deleted
-// session with 400 where the spec says 404 (REAL-SERVERS.md), accepts a foreign Origin, and
-// answers a request without a method with -32700 rather than -32600.
+// session with 400 where the spec says 404 for a deleted one (REAL-SERVERS.md), accepts a
+// foreign Origin, and refuses a request without a method with a 400 and -32700.
 func serverEverythingHTTPKnown() []known {
 	return append(serverEverythingKnown(),
-		known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
-			why: "a request without a method gets -32700, not -32600"},
+		known{id: "lifecycle.invalid-request", status: checks.StatusPass,
+			why: "a request without a method gets 400 with -32700: a 4xx refuses what the probe broke on purpose"},
 		known{id: "http.session", status: checks.StatusFail,
-			why: "an unknown or deleted session gets 400, not 404 (G7)"},
-		known{id: "http.origin", status: checks.StatusFail,
-			why: "a foreign Origin is accepted (2025-11-25: \"If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden\")"},
+			why: "a deleted session gets 400, not 404 (G7)"},
+		acceptsForeignOrigin,
 		answersWithEventStreams,
 	)
 }
@@ -315,17 +300,17 @@ func goSDKEverythingHTTPKnown() []known {
 	return append(goSDKEverythingKnown(),
 		known{id: "lifecycle.unknown-method", status: checks.StatusFail,
 			why: "an unknown method gets HTTP 400 text/plain, not JSON-RPC error -32601 (B)"},
+		// One fault, one finding: the 400 to the unknown method is lifecycle.unknown-method's;
+		// no revision asks for status 200.
 		known{id: "http.status", status: checks.StatusPass,
-			why: "no revision asks for HTTP 200: the 400 to the unknown method is lifecycle.unknown-method's finding"},
-		known{id: "http.notification-accepted", status: checks.StatusPass,
-			why: "the unknown notification gets 400 (G4: \"If the server cannot accept the input, it MUST return an HTTP error status code\")"},
-		goSDKHTTPPlainParseError,
+			why: "no request is redirected or answered with a server error"},
+		refusesUnknownNotification,
+		refusesMalformedWith4xx,
 		known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
 			why: "a request without a method is taken as a response and gets 202, not -32600"},
 		known{id: "http.session", status: checks.StatusWarn,
 			why: "a request without Mcp-Session-Id is served rather than answered 400 (a SHOULD)"},
-		known{id: "http.origin", status: checks.StatusFail,
-			why: "a foreign Origin is accepted (2025-11-25: \"If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden\")"},
+		acceptsForeignOrigin,
 	)
 }
 

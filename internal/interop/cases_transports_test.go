@@ -3,7 +3,6 @@
 package interop
 
 import (
-	"fmt"
 	"strconv"
 	"testing"
 
@@ -32,28 +31,19 @@ func transportCases() []serverCase {
 			known:      []known{dualEraMetaOverStdio, goSDKStdioIgnoresGarbage, goSDKStdioIgnoresMethodless},
 		},
 		{
-			name: "go-sdk-conformance/http",
-			target: func(t *testing.T) probe.Target {
-				bin := goServer(t, GoSDKConformance)
-				_, port := startOnFreePort(t, func(port int) ServerSpec {
-					return ServerSpec{Command: []string{bin, "-http", HostPort(port)}, Ready: HostPort(port)}
-				})
-				requireLoopbackOnly(t, port)
-				return probe.Target{URL: "http://" + HostPort(port) + "/mcp"}
-			},
+			name:       "go-sdk-conformance/http",
+			target:     goSDKConformanceHTTP,
 			negotiated: probe.Revision20260728,
 			tools:      goSDKConformanceTools,
 			known: []known{
-				goSDKHTTPPlainParseError, methodlessTakenAsResponse,
+				refusesMalformedWith4xx, methodlessTakenAsResponse, acceptsForeignOrigin,
 				{id: "discover.meta-required", status: checks.StatusPass,
 					why: "over HTTP the revision header marks the request stateless: -32602 with 400"},
 				{id: "http.status", status: checks.StatusPass,
 					why: "the 400s and 404s it answers are the ones 2026-07-28 prescribes for their error codes"},
 				// The go-sdk's Streamable HTTP handler refuses methods it does not know before
 				// any session sees them, notifications included (see goSDKEverythingHTTPKnown).
-				{id: "http.notification-accepted", status: checks.StatusPass,
-					why: "the unknown notification gets 400 (G4: \"If the server cannot accept the input, it MUST return an HTTP error status code\")"},
-				statelessOriginAccepted,
+				refusesUnknownNotification,
 				answersWithEventStreams,
 			},
 		},
@@ -94,27 +84,12 @@ func transportCases() []serverCase {
 			},
 		},
 		{
-			name: "server-everything/sse",
-			target: func(t *testing.T) probe.Target {
-				bin := npmEverything(t)
-				_, port := startOnFreePort(t, func(port int) ServerSpec {
-					return ServerSpec{
-						Command: []string{bin, "sse"},
-						Env:     []string{"PORT=" + strconv.Itoa(port), "NODE_OPTIONS=--require " + LoopbackPreload(built.root)},
-						Ready:   HostPort(port),
-					}
-				})
-				requireLoopbackOnly(t, port)
-				return probe.Target{URL: fmt.Sprintf("http://%s/sse", HostPort(port))}
-			},
+			name:       "server-everything/sse",
+			target:     serverEverythingSSE,
 			negotiated: probe.Revision20251125,
 			transport:  probe.TransportSSE,
 			tools:      serverEverythingTools,
-			// Issue 16: its SSE transport takes a foreign Origin as its Streamable HTTP one
-			// does (2024-11-05: "Servers MUST validate the Origin header on all incoming
-			// connections").
-			known: append(serverEverythingKnown(),
-				known{id: "http.origin", status: checks.StatusFail, why: "a foreign Origin is accepted on the stream and the endpoint"}),
+			known:      append(serverEverythingKnown(), acceptsForeignOrigin),
 		},
 	}
 }

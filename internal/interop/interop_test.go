@@ -26,7 +26,7 @@ import (
 // prepared is what TestMain built before any test runs.
 type prepared struct {
 	root     string
-	bins     map[string]string // Go server name -> binary
+	bins     map[string]string // Go server name (or proberBinary) -> binary
 	buildErr error
 }
 
@@ -66,7 +66,10 @@ func runTests(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	start := time.Now()
-	built.bins, built.buildErr = BuildGoServers(ctx, goCmd, root, dir, GoServers())
+	// The prober command itself is built beside them: the verdict tests judge what a user
+	// of `prober check` gets, exit code included.
+	servers := append(GoServers(), GoServer{proberBinary, "github.com/mcpwatch/mcpwatch/cmd/prober"})
+	built.bins, built.buildErr = BuildGoServers(ctx, goCmd, root, dir, servers)
 	if built.buildErr == nil && testing.Verbose() {
 		fmt.Fprintf(os.Stderr, "interop: built %d example servers in %s\n", len(built.bins), time.Since(start).Round(time.Millisecond))
 	}
@@ -393,10 +396,15 @@ func requireCommand(t *testing.T, path, hint string) string {
 	return ""
 }
 
-func npmEverything(t *testing.T) string {
+func npmEverything(t *testing.T) string { return installed(t, ServerEverything, true) }
+
+// installed finds a server .ci/interop-deps installs (needsNode: an npm package, run by node).
+func installed(t *testing.T, s Installed, needsNode bool) string {
 	t.Helper()
-	requireCommand(t, "node", "install Node.js (the CI script installs nodejs and npm)")
-	return requireCommand(t, NPMEverything(built.root), "run .ci/interop-deps to install @modelcontextprotocol/server-everything")
+	if needsNode {
+		requireCommand(t, "node", "install Node.js (the CI script installs nodejs and npm)")
+	}
+	return requireCommand(t, s.Path(built.root), "run .ci/interop-deps to install "+s.Name)
 }
 
 // startHTTP starts a server and stops it when the test ends (its output is logged then if the
@@ -460,6 +468,24 @@ func requireLoopbackOnly(t *testing.T, port int) {
 	for _, a := range addrs {
 		if a != "127.0.0.1" && a != "::1" {
 			t.Fatalf("the server listens on %s:%d, not only on loopback", a, port)
+		}
+	}
+}
+
+// requireGroupOnLoopback fails the test when a process of the server's group listens beyond
+// loopback, on its port or on any other (a metrics or health listener of its own).
+func requireGroupOnLoopback(t *testing.T, p *Process) {
+	t.Helper()
+	ls, err := GroupListeners(p.PID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) == 0 {
+		t.Errorf("no process of group %d listens, though the server answered on its port", p.PID())
+	}
+	for _, l := range ls {
+		if !l.IP.IsLoopback() {
+			t.Errorf("the server listens on %s, beyond loopback", l)
 		}
 	}
 }

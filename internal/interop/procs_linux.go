@@ -106,13 +106,84 @@ func GroupMembers(pgid int) ([]Proc, error) {
 // ListeningAddrs returns the local addresses on which some process listens on TCP port port
 // (IPv4 and IPv6), e.g. "127.0.0.1" or "::" for every interface.
 func ListeningAddrs(port int) ([]string, error) {
+	socks, err := listeningSockets()
+	if err != nil {
+		return nil, err
+	}
 	var out []string
+	for _, s := range socks {
+		if s.port == port {
+			out = append(out, s.ip.String())
+		}
+	}
+	return out, nil
+}
+
+// Listener is a listening TCP socket of a process.
+type Listener struct {
+	PID  int
+	IP   net.IP
+	Port int
+}
+
+func (l Listener) String() string {
+	return fmt.Sprintf("%s (pid %d)", net.JoinHostPort(l.IP.String(), strconv.Itoa(l.Port)), l.PID)
+}
+
+// GroupListeners lists the TCP sockets on which the processes of group pgid listen: a server
+// may open more than the port it was given (metrics, health), and each must be checked.
+func GroupListeners(pgid int) ([]Listener, error) {
+	socks, err := listeningSockets()
+	if err != nil {
+		return nil, err
+	}
+	byInode := make(map[string]listenSocket, len(socks))
+	for _, s := range socks {
+		byInode[s.inode] = s
+	}
+	members, err := GroupMembers(pgid)
+	if err != nil {
+		return nil, err
+	}
+	var out []Listener
+	for _, m := range members {
+		fdDir := filepath.Join("/proc", strconv.Itoa(m.PID), "fd")
+		fds, err := os.ReadDir(fdDir)
+		if err != nil {
+			continue // ended meanwhile
+		}
+		for _, fd := range fds {
+			link, err := os.Readlink(filepath.Join(fdDir, fd.Name()))
+			if err != nil {
+				continue
+			}
+			inode, ok := strings.CutPrefix(link, "socket:[")
+			if !ok {
+				continue
+			}
+			if s, ok := byInode[strings.TrimSuffix(inode, "]")]; ok {
+				out = append(out, Listener{PID: m.PID, IP: s.ip, Port: s.port})
+			}
+		}
+	}
+	return out, nil
+}
+
+// listenSocket is one line of /proc/net/tcp{,6} in the listening state.
+type listenSocket struct {
+	ip    net.IP
+	port  int
+	inode string
+}
+
+func listeningSockets() ([]listenSocket, error) {
+	var out []listenSocket
 	for _, name := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		addrs, err := listeningIn(name, port)
+		socks, err := listeningIn(name)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, addrs...)
+		out = append(out, socks...)
 	}
 	return out, nil
 }
@@ -120,7 +191,7 @@ func ListeningAddrs(port int) ([]string, error) {
 // listenState is TCP_LISTEN in /proc/net/tcp's "st" column.
 const listenState = "0A"
 
-func listeningIn(name string, port int) ([]string, error) {
+func listeningIn(name string) ([]listenSocket, error) {
 	f, err := os.Open(name)
 	if os.IsNotExist(err) {
 		return nil, nil // no IPv6 on this kernel
@@ -129,26 +200,28 @@ func listeningIn(name string, port int) ([]string, error) {
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
 	defer f.Close()
-	var out []string
+	var out []listenSocket
 	sc := bufio.NewScanner(f)
 	sc.Scan() // header
 	for sc.Scan() {
+		// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
 		fields := strings.Fields(sc.Text())
-		if len(fields) < 4 || fields[3] != listenState {
+		if len(fields) < 10 || fields[3] != listenState {
 			continue
 		}
 		hexIP, hexPort, ok := strings.Cut(fields[1], ":")
 		if !ok {
 			continue
 		}
-		if p, err := strconv.ParseUint(hexPort, 16, 16); err != nil || int(p) != port {
+		port, err := strconv.ParseUint(hexPort, 16, 16)
+		if err != nil {
 			continue
 		}
 		ip, err := procIP(hexIP)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		out = append(out, ip.String())
+		out = append(out, listenSocket{ip: ip, port: int(port), inode: fields[9]})
 	}
 	return out, sc.Err()
 }

@@ -27,12 +27,11 @@ type GoServer struct {
 // Example servers the interop tests build; each is a `tool` directive of go.mod, so its
 // version is pinned by go.mod and go.sum.
 const (
-	GoSDKEverything   = "go-sdk-everything"
-	GoSDKConformance  = "go-sdk-conformance"
-	GoSDKSSE          = "go-sdk-sse"
-	MCPGoEverything   = "mcp-go-everything"
-	MCPGoConformance  = "mcp-go-conformance"
-	npmEverythingPath = ".cache/interop/node_modules/.bin/mcp-server-everything"
+	GoSDKEverything  = "go-sdk-everything"
+	GoSDKConformance = "go-sdk-conformance"
+	GoSDKSSE         = "go-sdk-sse"
+	MCPGoEverything  = "mcp-go-everything"
+	MCPGoConformance = "mcp-go-conformance"
 )
 
 // GoServers lists the Go example servers the interop tests run.
@@ -100,12 +99,9 @@ func BuildGoServers(ctx context.Context, goCmd, root, dir string, servers []GoSe
 	return paths, nil
 }
 
-// NPMEverything is where .ci/interop-deps installs @modelcontextprotocol/server-everything.
-func NPMEverything(root string) string { return filepath.Join(root, npmEverythingPath) }
-
-// LoopbackPreload is a Node module (required through NODE_OPTIONS) that makes a server which
-// listens on a bare port listen on 127.0.0.1 instead of every interface: server-everything
-// has no setting for its bind address.
+// LoopbackPreload is a Node module (required through NODE_OPTIONS) that pins every TCP
+// listen of the process to 127.0.0.1: server-everything and Context7 have no setting for
+// their bind address and would listen on every interface.
 func LoopbackPreload(root string) string {
 	return filepath.Join(root, "internal", "interop", "testdata", "bind-loopback.cjs")
 }

@@ -72,6 +72,13 @@ func TestStartServerWaitsForThePortAndStopEndsTheWholeGroup(t *testing.T) {
 	if !slices.Equal(addrs, []string{"127.0.0.1"}) {
 		t.Errorf("ListeningAddrs(%d) = %v, want [127.0.0.1]", port, addrs)
 	}
+	ls, err := GroupListeners(p.PID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 1 || ls[0].PID != p.PID() || ls[0].Port != port || ls[0].IP.String() != "127.0.0.1" {
+		t.Errorf("GroupListeners(%d) = %v, want the helper's one socket on 127.0.0.1:%d", p.PID(), ls, port)
+	}
 	// The grandchild starts before the listener, so it is in the group by now.
 	members, err := GroupMembers(p.PID())
 	if err != nil {
