@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // matcher is one of this project's message schemas compiled for a fast yes or no on a
@@ -296,7 +295,7 @@ func (c *matcherCompiler) keyword(m *matcher, k string, val jsondoc.Value, at st
 		}
 		m.enum = list
 	case "format":
-		f, ok := jsonschema.Formats[val.Str()]
+		f, ok := format(val.Str())
 		if val.Kind() != jsondoc.String || !ok {
 			return fmt.Errorf("%s: unknown format %s", at, val.Text())
 		}

@@ -145,6 +145,7 @@ func loadOfficialRevision(file, name string) (*officialRevision, error) {
 	c := jsonschema.NewCompiler()
 	// Formats are constraints in every dialect, as in this package's own schemas.
 	c.AssertFormat = true
+	withFormats(c)
 	c.LoadURL = refuseLoad
 	if err := c.AddResource(r.url, bytes.NewReader(raw)); err != nil {
 		return nil, bad("%v", err)

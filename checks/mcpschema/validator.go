@@ -158,6 +158,7 @@ func (r *revision) librarySchema(definition string) (*jsonschema.Schema, error) 
 		// The specification means its formats (uri, uri-template) as constraints; 2020-12
 		// would only annotate them otherwise.
 		c.AssertFormat = true
+		withFormats(c)
 		c.LoadURL = refuseLoad
 		if err := c.AddResource(url, strings.NewReader(string(r.raw))); err != nil {
 			return nil, fmt.Errorf("mcpschema: %s: %w", r.file, err)

@@ -28,6 +28,12 @@ func TestValidateNamesThePointerAndTheConstraint(t *testing.T) {
 			`{"experimental":{"a b/c":{"x":0.5}}}`, `/experimental/a b~1c/x: type: expected object, but got number (and 2 more)`},
 		{"large integers keep their precision", "2025-11-25", "JSONRPCRequest",
 			`{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"x"}`, ""},
+		// mongodb-mcp-server lists this template: RFC 6570 lets an expression stand where a
+		// URL could have no brace.
+		{"a template variable in the authority", "2025-11-25", "ListResourceTemplatesResult",
+			`{"resourceTemplates":[{"name":"e","uriTemplate":"exported-data://{exportName}"}]}`, ""},
+		{"an unclosed expression", "2025-11-25", "ListResourceTemplatesResult",
+			`{"resourceTemplates":[{"name":"e","uriTemplate":"file:///{path"}]}`, `/resourceTemplates/0/uriTemplate: format: 'file:///{path' is not valid 'uri-template'`},
 	}
 	v := newValidator(t)
 	for _, tt := range tests {
