@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"time"
 
@@ -76,8 +77,15 @@ func checkInitialize(r *Run, f *Finding) {
 		f.Pass("answered in %s", st.Latency.Round(time.Microsecond))
 		return
 	}
+	if st.HTTPStatus == http.StatusForbidden {
+		// A 403 is as often a guard against DNS rebinding that serves only some Host names
+		// (often just "localhost") as a want of rights.
+		f.Fail(Seqs(st.Request, st.Response), "expected an initialize result, got %s: the server refused the request: it needs credentials (%s), or it serves only some Host names (try the URL with the host name it allows, such as localhost)", describeAnswer(r, st), credentialsHint)
+		return
+	}
 	if credentialsStatus(st.HTTPStatus) {
-		// The probe could not get in: the server is not wrong, but nothing was judged.
+		// The probe could not get in: the server is not wrong, but nothing was judged; the
+		// gate still fails, as it does for a server that cannot be reached.
 		f.Fail(Seqs(st.Request, st.Response), "expected an initialize result, got %s: the server needs credentials; %s", describeAnswer(r, st), credentialsHint)
 		return
 	}

@@ -64,6 +64,14 @@ func TestInitializeNeedsASuccessfulResult(t *testing.T) {
 				}
 			}),
 			want: StatusFail, msg: `got HTTP status 401 of type "text/plain" with body "unauthorized": the server needs credentials; pass them with --bearer-token TOKEN`},
+		{name: "a 403 names both credentials and the Host names a server may limit itself to",
+			res: scriptedSession(http, func(p *sessionPlan) {
+				p.initialize = func(w *wireScript, conn int, id string) int {
+					w.head(conn, 403, "text/plain", "Access is only allowed at localhost:8931")
+					return -1
+				}
+			}),
+			want: StatusFail, msg: `the server refused the request: it needs credentials (pass them with --bearer-token TOKEN (or --bearer-token-env VAR, or --header 'Name: value')), or it serves only some Host names (try the URL with the host name it allows, such as localhost)`},
 		{name: "a process that exits fails with the exit status",
 			res:  scriptedSession(stdio, exitsBeforeAnswering),
 			want: StatusFail, msg: `exit status 1; stderr ends "config: missing API_KEY | panic: no key | goroutine 1 [running]:"`},
