@@ -26,10 +26,11 @@ const (
 )
 
 // eraWindow is how long era detection waits for the answer to server/discover before it
-// sends initialize as well. A server of the session era may ignore a method it does not
-// know before initialize; this bounds what that costs, while a stateless server that is
-// still starting is recognised all the same by its answer to server/discover, which comes
-// first.
+// sends initialize as well: over HTTP on the same connection (initialize there selects the
+// session era of its own session only), over stdio on a process of its own (see
+// settleStdioEra). A server of the session era may ignore a method it does not know before
+// initialize; this bounds what that costs, while a stateless server that is still starting
+// is recognised all the same by its answer to server/discover, which comes first.
 const eraWindow = 2 * time.Second
 
 // eraDecision is what the main connection found out about the server's era; the
@@ -104,6 +105,10 @@ func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, d
 		s.mainHandshake.publish(disc)
 		s.era.publish(eraDecision{stateless: true, revision: rev, transport: s.kind, refused: disc.Outcome != OutcomeOK})
 		return true, disc, nil
+	}
+
+	if s.kind == TransportStdio && s.sessionEra != nil {
+		return s.settleStdioEra(ctx, res, dp, rev)
 	}
 
 	type outcome struct {
@@ -198,6 +203,68 @@ func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, d
 		return false, disc, &initStep
 	}
 	return false, disc, nil
+}
+
+// settleStdioEra is era detection on a stdio server, which must never change the era of the
+// process it judges: initialize selects the session era for a whole stdio process
+// (2026-07-28 basic/versioning, "Backward Compatibility"), so the main process gets no
+// initialize while its server/discover may still be answered. server/discover is awaited
+// up to the init timeout (a server may take seconds to start); after the era window the era
+// probe sends initialize to a fresh process. The answer to server/discover decides, unless
+// the fresh process answers initialize first: the server has started and speaks a session
+// revision, and the main process, started earlier, ignores server/discover (a session-era
+// server may, 2026-07-28 basic/transports/stdio "Backward Compatibility"). Only then does
+// the main process get its initialize, which run judges as the session's.
+func (s *session) settleStdioEra(ctx context.Context, res *Result, dp *pendingCall, rev string) (bool, Step, *Step) {
+	discovered := make(chan Step, 1)
+	abandonDiscover := make(chan struct{})
+	go func() { discovered <- s.exchange(ctx, dp, abandonDiscover) }()
+	window := time.NewTimer(min(eraWindow, s.o.InitTimeout/2))
+	defer window.Stop()
+
+	var disc Step
+	var eraAnswered <-chan struct{}
+	initTimeout := s.o.InitTimeout
+wait:
+	for {
+		select {
+		case disc = <-discovered:
+			if statelessAnswer(s, disc, rev) {
+				s.steps = append(s.steps, disc)
+				s.mainHandshake.publish(disc)
+				s.era.publish(eraDecision{stateless: true, revision: rev, transport: s.kind})
+				return true, disc, nil
+			}
+			if disc.Outcome == OutcomeNoAnswer {
+				if st, ok := s.sessionEra.result.settled(); !ok || !speaksSessionEra(st) {
+					// Nothing came within the init timeout: initialize gets the era window,
+					// so that a server that never answers costs one init timeout, not two.
+					initTimeout = min(eraWindow, s.o.InitTimeout/2)
+				}
+			}
+			break wait
+		case <-window.C:
+			s.sessionEra.start(ctx)
+			eraAnswered = s.sessionEra.result.done
+		case <-eraAnswered:
+			eraAnswered = nil
+			if st, _ := s.sessionEra.result.settled(); speaksSessionEra(st) {
+				close(abandonDiscover)
+				disc = <-discovered
+				break wait
+			}
+		}
+	}
+	s.sessionEra.stop()
+	s.steps = append(s.steps, disc)
+	s.speak("", false)
+	s.o.ProtocolVersion = LatestSessionRevision
+	res.Requested = LatestSessionRevision
+	init := s.call(ctx, StepInitialize, "initialize", initializeParams(s.o), initTimeout, 0)
+	// The handshake before the era, as in detectEra: a connection woken by the era sees it.
+	s.mainHandshake.publish(init)
+	s.publishSessionEra()
+	return false, disc, &init
 }
 
 // statelessAnswer reads the answer to server/discover the way era detection must: a result

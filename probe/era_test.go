@@ -356,3 +356,74 @@ func TestRecordingKeepsTheDiscoverResult(t *testing.T) {
 		t.Errorf("discover %s / %s, transport %s / %s", back.Discover, res.Discover, back.Transport, res.Transport)
 	}
 }
+
+// TestEraDetectionLeavesASlowStdioServerInTheEraItJudges: a stdio server of both eras that
+// takes longer than the era window to start answers server/discover late; initialize must
+// not reach the process meanwhile, since it would select the session era for the whole
+// process (2026-07-28 basic/versioning: "An initialize request selects legacy semantics,
+// scoped to the stdio process (stdio) or the session (HTTP)"), and the stateless results
+// judged after it would be session-era ones.
+func TestEraDetectionLeavesASlowStdioServerInTheEraItJudges(t *testing.T) {
+	o := eraOptions()
+	o.InitTimeout = 10 * time.Second
+	res, _ := runProbe(t, stdioTestTarget(t, "keeps-era:3s"), o)
+	if res.Err != "" {
+		t.Fatalf("probe error: %s", res.Err)
+	}
+	if res.Negotiated != Revision20260728 || res.Discover == nil {
+		t.Fatalf("negotiated %q, discover %s: want the stateless revision", res.Negotiated, res.Discover)
+	}
+	for _, st := range res.Steps {
+		if st.Conn == ConnMain && st.Method == "initialize" {
+			t.Errorf("the main process got initialize (%s, step %q) while its server/discover was pending", st.Outcome, st.Name)
+		}
+	}
+	lists := 0
+	for _, st := range res.Steps {
+		if st.Conn != ConnMain || st.Name != StepToolsList || st.Outcome != OutcomeOK {
+			continue
+		}
+		lists++
+		var r struct {
+			ResultType string `json:"resultType"`
+		}
+		if json.Unmarshal(st.Result, &r) != nil || r.ResultType != "complete" {
+			t.Errorf("tools/list on the main process: %s, want a stateless result (resultType complete)", st.Result)
+		}
+	}
+	if lists == 0 {
+		t.Error("no tools/list result on the main process")
+	}
+	// The era probe's own process is the one that met initialize, and it tells that the
+	// server speaks the session era too.
+	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); st.Outcome != OutcomeOK {
+		t.Errorf("the era probe's initialize: %s (%s), want a result", st.Outcome, st.Err)
+	}
+}
+
+// TestEraDetectionFallsBackOnAStdioServerThatIgnoresDiscover: a session-era stdio server
+// slow to start that ignores server/discover is found by the era probe's initialize on a
+// process of its own; the main process then gets initialize (never before), and the probe
+// goes on in the session era without waiting out the init timeout.
+func TestEraDetectionFallsBackOnAStdioServerThatIgnoresDiscover(t *testing.T) {
+	o := eraOptions()
+	o.InitTimeout = 20 * time.Second
+	res, took := runProbe(t, stdioTestTarget(t, "ignores-discover:1s"), o)
+	if res.Err != "" {
+		t.Fatalf("probe error: %s", res.Err)
+	}
+	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); st.Outcome != OutcomeOK {
+		t.Errorf("the era probe's initialize: %s (%s), want a result", st.Outcome, st.Err)
+	}
+	disc := stepNamed(t, res, ConnMain, StepDiscover)
+	if disc.Outcome != OutcomeNoAnswer || disc.Err != errNotAwaited.Error() {
+		t.Errorf("server/discover: %s (%s), want it no longer awaited", disc.Outcome, disc.Err)
+	}
+	init := stepNamed(t, res, ConnMain, StepInitialize)
+	if init.Outcome != OutcomeOK || res.Negotiated != LatestSessionRevision {
+		t.Fatalf("initialize: %s, negotiated %q: want the session era", init.Outcome, res.Negotiated)
+	}
+	if took > o.InitTimeout/2 {
+		t.Errorf("the probe took %s: it waited for server/discover after the era probe answered", took)
+	}
+}

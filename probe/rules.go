@@ -158,7 +158,7 @@ type ruleSet struct {
 // the session era waits for the main connection's era decision (after starting a stdio
 // server, so that its start-up overlaps the main one's) and does not run against a server
 // found stateless.
-func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare, handshake *handoff[Step], robust <-chan bool) *ruleSet {
+func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare, handshake *handoff[Step], sessionEra *sessionEraProbe, robust <-chan bool) *ruleSet {
 	rs := &ruleSet{}
 	if o.skipRules || o.RulesElsewhere != "" {
 		return rs

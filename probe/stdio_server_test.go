@@ -129,6 +129,44 @@ func runStdioTestServer(mode string) int {
 		serveTestMCP(os.Stdin, out)
 		return 0
 	}
+	if delay, ok := strings.CutPrefix(mode, "ignores-discover:"); ok {
+		// A session-era server slow to start that ignores server/discover, as some legacy
+		// servers ignore a method they do not know before initialize.
+		d, err := time.ParseDuration(delay)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		time.Sleep(d)
+		r := bufio.NewReader(os.Stdin)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 && !bytes.Contains(line, []byte(`"server/discover"`)) {
+				answerTestRequest(out, line)
+			}
+			if err != nil {
+				return 0
+			}
+		}
+	}
+	if delay, ok := strings.CutPrefix(mode, "keeps-era:"); ok {
+		// A server of both eras that holds each process in the era its opening chose and
+		// starts reading its input only after delay, as @upstash/context7-mcp does.
+		d, err := time.ParseDuration(delay)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		srv, err := fixture.New(fixture.Config{Stateless: true, KeepsEra: true, StartDelay: d})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		if err := srv.ServeStdio(context.Background(), os.Stdin, out); err != nil {
+			return 1
+		}
+		return 0
+	}
 	if fault, ok := strings.CutPrefix(mode, "fixture:"); ok { // the fixture server with a fault
 		srv, err := fixture.New(fixture.Config{Fault: fixture.Fault(fault)})
 		if err != nil {
