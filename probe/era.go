@@ -17,6 +17,12 @@ const (
 	StepDiscoverUnsupported = "discover-unsupported-version"
 	// StepMetaMissing is a stateless request without the _meta it requires (-32602 expected).
 	StepMetaMissing = "request-without-meta"
+	// StepMetaNoProtocolVersion and StepMetaNoClientCapabilities are stateless requests whose
+	// _meta lacks only that required key (-32602 expected); StepMetaNoClientInfo is one whose
+	// _meta lacks only the optional clientInfo (to be served).
+	StepMetaNoProtocolVersion    = "request-without-protocol-version"
+	StepMetaNoClientCapabilities = "request-without-client-capabilities"
+	StepMetaNoClientInfo         = "request-without-client-info"
 	// StepEraInitialize is an initialize era detection sent while server/discover was still
 	// unanswered, and which turned out not to matter: the server is stateless.
 	StepEraInitialize = "initialize-era-detection"

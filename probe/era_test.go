@@ -122,12 +122,14 @@ func TestEraDetectionFindsAStatelessServer(t *testing.T) {
 	if st := stepNamed(t, res, ConnNegotiation, StepDiscoverUnsupported); bodyErrorCode(res, st) != CodeUnsupportedProtocolVersion || st.HTTPStatus != 400 {
 		t.Errorf("unsupported revision: %+v, want -32022 with 400", st)
 	}
-	if st := stepNamed(t, res, ConnNegotiation, StepMetaMissing); bodyErrorCode(res, st) != -32602 || st.HTTPStatus != 400 {
-		t.Errorf("request without _meta: %+v, want -32602 with 400", st)
+	for _, name := range []string{StepMetaMissing, StepMetaNoProtocolVersion, StepMetaNoClientCapabilities} {
+		if st := stepNamed(t, res, ConnNegotiation, name); bodyErrorCode(res, st) != -32602 || st.HTTPStatus != 400 {
+			t.Errorf("%s: %+v, want -32602 with 400", name, st)
+		}
 	}
 	// Every POST of the stateless conversation carries the revision in its header and in
 	// _meta, names its method, and no session.
-	n := 0
+	n, lacking := 0, 0
 	for _, r := range rec.requests() {
 		if r.method == "" || r.header.Get("Mcp-Method") == "" && r.header.Get(headerProtocolVersion) == "" {
 			continue // the rule probes' own requests
@@ -150,7 +152,10 @@ func TestEraDetectionFindsAStatelessServer(t *testing.T) {
 		}
 		if !strings.Contains(string(r.body), "clientCapabilities") && !strings.HasPrefix(r.method, "notifications/") &&
 			!bytes.Contains(r.body, []byte(`"params":{}`)) {
-			t.Errorf("%s carries no clientCapabilities: %s", r.method, r.body)
+			// Only the negotiation connection's request that lacks it on purpose.
+			if lacking++; lacking > 1 {
+				t.Errorf("%s carries no clientCapabilities: %s", r.method, r.body)
+			}
 		}
 	}
 	if n < len(wantMain)+2 {
@@ -425,5 +430,35 @@ func TestEraDetectionFallsBackOnAStdioServerThatIgnoresDiscover(t *testing.T) {
 	}
 	if took > o.InitTimeout/2 {
 		t.Errorf("the probe took %s: it waited for server/discover after the era probe answered", took)
+	}
+}
+
+// TestMetaProbesNamingNoRevisionComeLast: on the negotiation connection the requests whose
+// _meta names the revision come first; those that name none, which a dual-era server may read
+// as session-era requests and hold the process in that era, come after them and before the
+// robustness probes (which may end the process). When a dual-era stdio server does not refuse
+// them with -32602, the era probe's initialize, on a process of its own, tells that it also
+// speaks a session revision.
+func TestMetaProbesNamingNoRevisionComeLast(t *testing.T) {
+	o := eraOptions()
+	o.skipRules = false
+	res, _ := runProbe(t, stdioTestTarget(t, "keeps-era:0s"), o)
+	if res.Err != "" {
+		t.Fatalf("probe error: %s", res.Err)
+	}
+	want := []string{StepDiscoverUnsupported, StepMetaNoClientCapabilities, StepMetaNoClientInfo,
+		StepMetaNoProtocolVersion, StepMetaMissing, StepInvalidRequest}
+	got := stepNames(res, ConnNegotiation)
+	if len(got) < len(want) || strings.Join(got[:len(want)], ",") != strings.Join(want, ",") {
+		t.Fatalf("negotiation connection steps %v, want them to begin with %v", got, want)
+	}
+	if st := stepNamed(t, res, ConnNegotiation, StepMetaNoClientCapabilities); st.ErrorCode == nil || *st.ErrorCode != -32602 {
+		t.Errorf("a _meta without clientCapabilities: %s %v, want -32602", st.Outcome, st.ErrorCode)
+	}
+	if st := stepNamed(t, res, ConnNegotiation, StepMetaNoClientInfo); st.Outcome != OutcomeOK {
+		t.Errorf("a _meta without clientInfo: %s, want it served", st.Outcome)
+	}
+	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); !speaksSessionEra(st) {
+		t.Errorf("the era probe's initialize: %s %s, want a session revision", st.Outcome, st.Result)
 	}
 }

@@ -286,6 +286,8 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 			return false
 		}
 		c.negotiateStateless(ctx, d.revision)
+		// Before the robustness probes, which may end a stdio server's process.
+		c.negotiateUnnamed(ctx, d.revision)
 		if !rides {
 			return false
 		}
