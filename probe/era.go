@@ -69,6 +69,7 @@ func (s *session) publishSessionEra() {
 // speak sets the revision the connection's requests name: in _meta, and (HTTP) in
 // MCP-Protocol-Version and the stateless headers. "" is the session era before initialize.
 func (s *session) speak(revision string, meta bool) {
+	s.statelessEra.Store(Stateless(revision))
 	s.meta = ""
 	if meta {
 		s.meta = revision

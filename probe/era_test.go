@@ -462,3 +462,29 @@ func TestMetaProbesNamingNoRevisionComeLast(t *testing.T) {
 		t.Errorf("the era probe's initialize: %s %s, want a session revision", st.Outcome, st.Result)
 	}
 }
+
+// TestNoAnswerToServerRequestsUnderTheStatelessRevision: 2026-07-28 basic/transports/stdio,
+// "Sending Messages": "The client MUST NOT write JSON-RPC responses." A server request there
+// is recorded and left unanswered.
+func TestNoAnswerToServerRequestsUnderTheStatelessRevision(t *testing.T) {
+	res, _ := runProbe(t, stdioTestTarget(t, "stateless-asks"), eraOptions())
+	if res.Err != "" || res.Negotiated != Revision20260728 {
+		t.Fatalf("probe error %q, negotiated %q: want a stateless probe", res.Err, res.Negotiated)
+	}
+	asked := 0
+	for _, f := range res.Frames {
+		if f.Kind != KindMessage {
+			continue
+		}
+		raw := string(f.Raw)
+		switch {
+		case f.Dir == In && strings.Contains(raw, `"method":"roots/list"`):
+			asked++
+		case f.Dir == Out && strings.Contains(raw, `"server-asks-`):
+			t.Errorf("the probe answered a server request: %s", raw)
+		}
+	}
+	if asked == 0 {
+		t.Error("no roots/list request from the server in the transcript")
+	}
+}

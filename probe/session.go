@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -151,6 +152,10 @@ type session struct {
 	// sessionEra is the probe's era probe (see ConnSessionEra), shared like era; nil on the
 	// era probe's own connection.
 	sessionEra *sessionEraProbe
+
+	// statelessEra is set while the connection speaks a stateless revision: the probe then
+	// answers no server request (see answerServerRequest).
+	statelessEra atomic.Bool
 
 	replyMu sync.Mutex     // orders replies.Add with close's Wait
 	closing bool           // no more answers to server requests: the connection is closing
@@ -364,7 +369,14 @@ func (s *session) notify(ctx context.Context, name, method string) Step {
 
 // answerServerRequest answers what a server asks of the probe: ping with an empty result,
 // anything else with method-not-found, since the probe declares no client capabilities.
+// Under a stateless revision it answers nothing: a server request is the server's fault
+// there, and answering it would be the probe's (2026-07-28 basic/transports/stdio, "Sending
+// Messages": "The client MUST NOT write JSON-RPC responses"; streamable-http: "The client
+// MUST NOT send JSON-RPC responses"). The request stays in the transcript.
 func (s *session) answerServerRequest(_ Frame, id json.RawMessage, method string) {
+	if s.statelessEra.Load() {
+		return
+	}
 	<-s.ready
 	tr := s.transport()
 	if tr == nil {
