@@ -363,3 +363,15 @@ func TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionRuleSkipsSayTheServerSpeaksOnlyTheStatelessRevision: when the era probe's
+// initialize was refused, the session rules of Streamable HTTP have no session to judge, and
+// the skip says why.
+func TestSessionRuleSkipsSayTheServerSpeaksOnlyTheStatelessRevision(t *testing.T) {
+	p := defaultStatelessPlan(probe.TransportHTTP)
+	p.eraInit = errorReply(-32602, "unsupported protocol version: this server speaks only 2026-07-28")
+	f := evaluateOne(checkByID(t, "http.session"), NewRun(p.result()))
+	if f.Status != StatusSkip || !strings.Contains(f.Message, "speaks only the stateless revision 2026-07-28 (initialize on a connection of its own got JSON-RPC error -32602") {
+		t.Errorf("http.session: %s %q, want a skip naming the refused initialize", f.Status, f.Message)
+	}
+}

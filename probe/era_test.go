@@ -488,3 +488,48 @@ func TestNoAnswerToServerRequestsUnderTheStatelessRevision(t *testing.T) {
 		t.Error("no roots/list request from the server in the transcript")
 	}
 }
+
+// TestDualEraHTTPServerGetsTheSessionRuleProbes: with the revision left to detection, an
+// HTTP server found stateless that also speaks a session revision keeps the session rules of
+// that revision (2026-07-28 basic/versioning: "An initialize request selects legacy
+// semantics, scoped to ... the session (HTTP)"), so the session-era rule probes run against
+// it too; a stateless-only server gets none of them.
+func TestDualEraHTTPServerGetsTheSessionRuleProbes(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		cfg      fixture.Config
+		wantRule bool
+	}{
+		{"dual era", fixture.Config{Stateless: true, Fault: fixture.HTTPSessionIgnored}, true},
+		{"stateless only", fixture.Config{StatelessOnly: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts, _ := eraFixture(t, tc.cfg)
+			o := eraOptions()
+			o.skipRules = false
+			res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+			if res.Err != "" || res.Negotiated != Revision20260728 {
+				t.Fatalf("probe error %q, negotiated %q: want a stateless probe", res.Err, res.Negotiated)
+			}
+			era := stepNamed(t, res, ConnSessionEra, StepEraInitialize)
+			if speaksSessionEra(era) != tc.wantRule {
+				t.Errorf("the era probe's initialize: %s %s", era.Outcome, era.Result)
+			}
+			_, deleted := stepOn(res, ConnSession, StepSessionDeleted)
+			_, header := stepOn(res, ConnProtocolHeader, StepProtocolHeaderInvalid)
+			if deleted != tc.wantRule || header != tc.wantRule {
+				t.Errorf("deleted-session probe sent: %v, protocol-header probe sent: %v, want %v", deleted, header, tc.wantRule)
+			}
+		})
+	}
+}
+
+func stepOn(res *Result, conn int, name string) (Step, bool) {
+	for _, st := range res.Steps {
+		if st.Conn == conn && st.Name == name {
+			return st, true
+		}
+	}
+	return Step{}, false
+}

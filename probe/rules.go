@@ -156,8 +156,9 @@ type ruleSet struct {
 
 // startRules starts every rule probe that applies, each on its own connection. A probe of
 // the session era waits for the main connection's era decision (after starting a stdio
-// server, so that its start-up overlaps the main one's) and does not run against a server
-// found stateless.
+// server, so that its start-up overlaps the main one's); against a server found stateless it
+// runs only when the revision was left to detection and the era probe found that the server
+// speaks a session revision too.
 func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare, handshake *handoff[Step], sessionEra *sessionEraProbe, robust <-chan bool) *ruleSet {
 	rs := &ruleSet{}
 	if o.skipRules || o.RulesElsewhere != "" {
@@ -208,10 +209,22 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 			}
 			defer c.close(ctx)
 			if d := era.wait(ctx); p.sessions && d.stateless {
-				if !p.stateless || d.refused {
+				switch {
+				case d.refused:
 					return
+				case p.stateless:
+					c.statelessRevision = d.revision
+				case !o.detectEra:
+					return
+				default:
+					// The revision was left to detection: a server found stateless that also
+					// speaks a session revision (its sessions keep their rules) gets the
+					// session-era probes too, in the revision the rule connection offers.
+					sessionEra.start(ctx)
+					if !speaksSessionEra(sessionEra.wait(ctx)) {
+						return
+					}
 				}
-				c.statelessRevision = d.revision
 			}
 			p.run(ctx, c)
 		}()
