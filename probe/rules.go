@@ -188,10 +188,9 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 				// legacy HTTP+SSE is dialled as such, and the Streamable HTTP rules do
 				// not apply to it.
 				if d := era.wait(ctx); d.transport == TransportSSE {
-					// A malformed message's answer would come on the event stream, which
-					// the parse-error and invalid-request checks do not read: those two
-					// are left out rather than judged on the POST's 202.
-					if p.transports != nil || p.conn == ConnRobustness {
+					// The robustness probes find the answer to a malformed message on the
+					// event stream (see rawWatch), or in a refusal of the POST.
+					if p.transports != nil {
 						return
 					}
 					c.dial = dialSSE

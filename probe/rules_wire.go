@@ -35,7 +35,7 @@ func (w *watchedWire) Record(f Frame) int {
 // watch starts looking for the answer to raw, to be sent next; id is its id when it has a
 // readable one (nil otherwise).
 func (w *watchedWire) watch(raw, id []byte) *rawWatch {
-	x := &rawWatch{raw: raw, out: -1, found: make(chan answer, 1)}
+	x := &rawWatch{raw: raw, out: -1, found: make(chan answer, 1), onStream: w.answersArriveOnStream()}
 	if id != nil {
 		x.id, x.hasID = idKey(id), true
 	}
@@ -59,6 +59,9 @@ type rawWatch struct {
 	id    string
 	hasID bool
 	found chan answer
+	// onStream: answers come on the legacy HTTP+SSE event stream, not in the exchange of
+	// the POST that sent the message.
+	onStream bool
 
 	mu       sync.Mutex
 	out      int // Seq of the message once it was recorded (-1 before)
@@ -87,7 +90,7 @@ func (x *rawWatch) see(f Frame) {
 		if f.Exchange == 0 || f.Exchange == x.exchange {
 			x.deliver(answer{seq: f.Seq, frame: f, err: ErrClosed})
 		}
-	case f.Exchange != x.exchange:
+	case f.Exchange != x.exchange && !x.onStream:
 	case f.Kind == KindNote && (f.Note == NoteStreamEnded || f.Note == NoteStreamNoAnswer):
 		x.deliver(answer{seq: f.Seq, frame: f, err: ErrUnanswered})
 	case f.Kind == KindMessage:

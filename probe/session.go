@@ -283,9 +283,7 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 		}
 	}
 	defer c.close(ctx)
-	// Over legacy HTTP+SSE the answer to a malformed message would come on the event stream,
-	// which the robustness checks do not read (see startRules).
-	rides := !c.o.skipRules && c.o.RulesElsewhere == "" && c.kind != TransportSSE
+	rides := !c.o.skipRules && c.o.RulesElsewhere == ""
 	if d.stateless {
 		if d.refused {
 			return false

@@ -246,3 +246,35 @@ func TestLegacySSEThatCannotBeOpenedStaysInTheSessionEra(t *testing.T) {
 		t.Errorf("%v is not both ErrNotEventStream and its cause", err)
 	}
 }
+
+// TestLegacySSERobustnessProbesReadTheEventStream: over legacy HTTP+SSE the answer to a
+// POSTed message comes on the event stream (2024-11-05 basic/transports, HTTP with SSE:
+// "Server messages are sent as SSE message events"), so the robustness probes run there too,
+// whether the transport was given or detected, and find the errors on the stream rather than
+// taking the POST's 2xx for the answer.
+func TestLegacySSERobustnessProbesReadTheEventStream(t *testing.T) {
+	ts, _ := legacyFixture(t, fixture.Conformant)
+	for name, target := range map[string]Target{
+		"given":    {URL: ts.URL + "/sse", Transport: TransportSSE},
+		"detected": {URL: ts.URL + "/sse"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := testOptions()
+			o.skipRules = false
+			res, _ := runProbe(t, target, o)
+			if res.Err != "" || res.Transport != TransportSSE {
+				t.Fatalf("err %q transport %s", res.Err, res.Transport)
+			}
+			for step, want := range map[string]int64{StepInvalidRequest: -32600, StepParseError: -32700} {
+				st, ok := res.FirstStep(step)
+				if !ok {
+					t.Errorf("%s: not sent", step)
+					continue
+				}
+				if st.ErrorCode == nil || *st.ErrorCode != want {
+					t.Errorf("%s: %s %v (%s), want error %d from the event stream", step, st.Outcome, st.ErrorCode, st.Err, want)
+				}
+			}
+		})
+	}
+}
