@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -532,4 +534,49 @@ func stepOn(res *Result, conn int, name string) (Step, bool) {
 		}
 	}
 	return Step{}, false
+}
+
+// TestAllRevisionsMakeTheProbesOfADefaultRun: with every revision probed, the probe of the
+// newest revision the server accepted (the one the report is about) makes the same probes a
+// default run makes, so that both modes gate on the same evidence.
+func TestAllRevisionsMakeTheProbesOfADefaultRun(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  fixture.Config
+	}{
+		{"dual era", fixture.Config{Stateless: true, Fault: fixture.HTTPSessionIgnored}},
+		{"stateless only", fixture.Config{StatelessOnly: true}},
+		{"session era", fixture.Config{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, _ := eraFixture(t, tc.cfg)
+			target := Target{URL: ts.URL + "/mcp"}
+			o := eraOptions()
+			o.skipRules = false
+			def, _ := runProbe(t, target, o)
+			o.ProtocolVersion = LatestSessionRevision
+			results, err := RunRevisions(context.Background(), target, o, Revisions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := results[NewestAccepted(results)]
+			if all.Requested != def.ProtocolVersion {
+				t.Fatalf("the report of all is about %s, the default run's about %s", all.Requested, def.ProtocolVersion)
+			}
+			probes := func(res *Result) []string {
+				var out []string
+				for _, st := range res.Steps {
+					// The negotiation connection of a session revision offers a bogus one.
+					if st.Name != StepInitializeBogus && st.Name != StepDiscover && st.Name != StepInitialize {
+						out = append(out, fmt.Sprintf("%d/%s", st.Conn, st.Name))
+					}
+				}
+				slices.Sort(out)
+				return slices.Compact(out)
+			}
+			if got, want := probes(all), probes(def); !slices.Equal(got, want) {
+				t.Errorf("probes of the revision the report is about:\n%v\nof a default run:\n%v", got, want)
+			}
+		})
+	}
 }

@@ -109,7 +109,7 @@ func ruleProbes() []ruleProbe {
 
 // appliesTo reports whether the probe runs against target t with options o.
 func (p ruleProbe) appliesTo(t Target, o Options) bool {
-	if p.sessions && !p.stateless && Stateless(o.ProtocolVersion) && !o.detectEra {
+	if p.sessions && !p.stateless && Stateless(o.ProtocolVersion) && !o.detectEra && !o.sessionRulesToo {
 		return false
 	}
 	if p.transports == nil {
@@ -213,7 +213,7 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 					return
 				case p.stateless:
 					c.statelessRevision = d.revision
-				case !o.detectEra:
+				case !o.detectEra && !o.sessionRulesToo:
 					return
 				default:
 					// The revision was left to detection: a server found stateless that also
