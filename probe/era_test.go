@@ -580,3 +580,46 @@ func TestAllRevisionsMakeTheProbesOfADefaultRun(t *testing.T) {
 		})
 	}
 }
+
+// TestEraDetectionOverHTTPLeavesTheMainConnectionSessionless: over HTTP too, a late answer to
+// server/discover never meets an initialize on the main connection, whose session id would
+// then ride on the stateless requests (initialize selects the session era for "the session
+// (HTTP)", 2026-07-28 basic/versioning): the era probe's initialize goes on a connection of
+// its own.
+func TestEraDetectionOverHTTPLeavesTheMainConnectionSessionless(t *testing.T) {
+	srv, err := fixture.New(fixture.Config{Stateless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &eraRecorder{next: srv.Handler()}
+	var once sync.Once
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		switch {
+		case bytes.Contains(body, []byte(`"server/discover"`)):
+			once.Do(func() { time.Sleep(1500 * time.Millisecond) }) // the first one comes late
+		case bytes.Contains(body, []byte(`"initialize"`)):
+			time.Sleep(time.Second) // and initialize later still
+		}
+		rec.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	o := eraOptions()
+	o.InitTimeout = 2 * time.Second // an era window of 1s
+	res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+	if res.Err != "" || res.Negotiated != Revision20260728 {
+		t.Fatalf("probe error %q, negotiated %q: want the stateless revision", res.Err, res.Negotiated)
+	}
+	for _, st := range res.Steps {
+		if st.Conn == ConnMain && st.Method == "initialize" {
+			t.Errorf("initialize (%s) on the main connection", st.Name)
+		}
+	}
+	stepNamed(t, res, ConnSessionEra, StepEraInitialize)
+	for _, r := range rec.requests() {
+		if r.header.Get(headerSessionID) != "" && strings.Contains(string(r.body), MetaProtocolVersion) {
+			t.Errorf("a stateless %s carried Mcp-Session-Id", r.method)
+		}
+	}
+}
