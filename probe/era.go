@@ -32,9 +32,10 @@ const (
 )
 
 // eraWindow is how long era detection waits for the answer to server/discover before the era
-// probe sends initialize on a connection of its own (see settleEra). A server of the session era may ignore a method it does not know before
-// initialize; this bounds what that costs, while a stateless server that is still starting
-// is recognised all the same by its answer to server/discover, which comes first.
+// probe sends initialize on a connection of its own (see settleEra). A server of the session
+// era may ignore a method it does not know before initialize; this bounds what that costs,
+// while a stateless server that is still starting is recognised all the same by its answer
+// to server/discover, which comes first.
 const eraWindow = 2 * time.Second
 
 // eraDecision is what the main connection found out about the server's era; the
@@ -89,8 +90,9 @@ func (o Options) speakingOver(kind string) Options {
 
 // detectEra settles the era of the main connection (MCP-RULES C'): server/discover first; a
 // DiscoverResult or an error only a stateless server sends means stateless, any other answer
-// or none means the session era, whose initialize it then sends (and returns). With an explicit stateless revision there is no fallback: the server is probed
-// statelessly whatever it answers.
+// or none means the session era, whose initialize it then sends (and returns). With an
+// explicit stateless revision there is no fallback: the server is probed statelessly
+// whatever it answers.
 func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, disc Step, init *Step) {
 	// A URL found to be legacy HTTP+SSE on the way (a target given as such is settled in run).
 	if o := s.o.speakingOver(s.kind); o.ProtocolVersion != s.o.ProtocolVersion {
@@ -128,8 +130,12 @@ func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, d
 // run judges as the session's.
 func (s *session) settleEra(ctx context.Context, res *Result, dp *pendingCall, rev string) (bool, Step, *Step) {
 	discovered := make(chan Step, 1)
+	// Abandoning server/discover also cancels its exchange: an HTTP Send waits for the
+	// response head, which a server that ignores the method may never send.
 	abandonDiscover := make(chan struct{})
-	go func() { discovered <- s.exchange(ctx, dp, abandonDiscover) }()
+	discCtx, cancelDiscover := context.WithCancel(ctx)
+	defer cancelDiscover()
+	go func() { discovered <- s.exchange(discCtx, dp, abandonDiscover) }()
 	window := time.NewTimer(min(eraWindow, s.o.InitTimeout/2))
 	defer window.Stop()
 
@@ -161,6 +167,7 @@ wait:
 			eraAnswered = nil
 			if st, _ := s.sessionEra.result.settled(); speaksSessionEra(st) {
 				close(abandonDiscover)
+				cancelDiscover()
 				disc = <-discovered
 				break wait
 			}
