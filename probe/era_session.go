@@ -48,7 +48,17 @@ func (p *sessionEraProbe) start(ctx context.Context) {
 	}
 	p.once.Do(func() {
 		p.begun.Store(true)
+		// Stopping also cancels the exchange: an HTTP Send waits for the response head.
+		ctx, cancel := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-p.abandon:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 		p.wg.Go(func() {
+			defer cancel()
 			s := p.s
 			if err := s.open(ctx); err != nil {
 				p.result.publish(Step{Name: StepEraInitialize, Method: "initialize", Conn: s.conn,

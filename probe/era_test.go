@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -621,5 +622,41 @@ func TestEraDetectionOverHTTPLeavesTheMainConnectionSessionless(t *testing.T) {
 		if r.header.Get(headerSessionID) != "" && strings.Contains(string(r.body), MetaProtocolVersion) {
 			t.Errorf("a stateless %s carried Mcp-Session-Id", r.method)
 		}
+	}
+}
+
+// TestEraProbeLeftBehindIsNotWaitedFor: once server/discover settled the era, an era probe
+// still waiting for its initialize is stopped, its exchange with it: a server that never
+// answers that initialize does not hold the probe for another init timeout.
+func TestEraProbeLeftBehindIsNotWaitedFor(t *testing.T) {
+	srv, err := fixture.New(fixture.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inits atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		switch {
+		case bytes.Contains(body, []byte(`"server/discover"`)):
+			time.Sleep(3 * time.Second) // answered (refused) after the era window
+		case bytes.Contains(body, []byte(`"initialize"`)) && inits.Add(1) == 1:
+			<-r.Context().Done() // the era probe's initialize is never answered
+			return
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	o := eraOptions()
+	o.InitTimeout = 10 * time.Second // an era window of 2s
+	res, took := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+	if res.Negotiated != LatestSessionRevision {
+		t.Fatalf("negotiated %q (err %q), want the session era", res.Negotiated, res.Err)
+	}
+	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); st.Err != errNotAwaited.Error() {
+		t.Errorf("the era probe's initialize: %s (%s), want it no longer awaited", st.Outcome, st.Err)
+	}
+	if took > 6*time.Second {
+		t.Errorf("the probe took %s: it waited for the era probe's initialize", took)
 	}
 }
