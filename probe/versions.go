@@ -34,8 +34,9 @@ func (r *Result) Accepted() bool {
 }
 
 // stdioRevisionsAtOnce bounds the revisions RunRevisions probes at once over stdio. The
-// carrier of the rule probes starts three server processes, a stateless revision's probe
-// two, any other probe one.
+// carrier of the rule probes starts three server processes, a stateless revision's probe two
+// (three when the era probe must tell whether the server also speaks a session revision), any
+// other probe one.
 const stdioRevisionsAtOnce = 3
 
 // RunRevisions probes the target once per revision, all at once (over stdio at most
