@@ -46,17 +46,36 @@ func bodyOf(r *Run, ex *httpExchange) string {
 func errorProvokingStep(name string) bool {
 	switch name {
 	case probe.StepUnknownMethod, probe.StepInitializeBogus, probe.StepUnknownTool,
-		probe.StepInvalidCursor, probe.StepDiscoverUnsupported, probe.StepMetaMissing:
+		probe.StepInvalidCursor, probe.StepDiscoverUnsupported:
+		return true
+	}
+	return metaRefusalStep(name)
+}
+
+// statusJudgedByItsCheck reports whether the check of a step's rule judges the HTTP status of
+// its answer too (discover.unsupported-version, discover.meta-required), so that http.status
+// does not judge it again (one fault, one finding).
+func statusJudgedByItsCheck(name string) bool {
+	return name == probe.StepDiscoverUnsupported || metaRefusalStep(name)
+}
+
+// metaRefusalStep reports whether a step sends a request whose _meta lacks a required key.
+func metaRefusalStep(name string) bool {
+	switch name {
+	case probe.StepMetaMissing, probe.StepMetaNoProtocolVersion, probe.StepMetaNoClientCapabilities:
 		return true
 	}
 	return false
 }
 
 // provokedErrors are the Seqs of the requests of errorProvokingStep.
-func provokedErrors(r *Run) map[int]bool {
+func provokedErrors(r *Run) map[int]bool { return stepRequests(r, errorProvokingStep) }
+
+// stepRequests are the Seqs of the requests of the steps whose names match.
+func stepRequests(r *Run, match func(name string) bool) map[int]bool {
 	out := map[int]bool{}
 	for _, st := range r.Steps {
-		if st.Request >= 0 && errorProvokingStep(st.Name) {
+		if st.Request >= 0 && match(st.Name) {
 			out[st.Request] = true
 		}
 	}
@@ -86,6 +105,7 @@ func checkHTTPStatus(r *Run, f *Finding) {
 	bent := deliberateRequests(r)
 	addEraExemptions(r, bent)
 	provoked := provokedErrors(r)
+	ownStatus := stepRequests(r, statusJudgedByItsCheck)
 	stateless := r.Stateless()
 	for _, ex := range httpExchanges(r) {
 		if ex.msg == nil || ex.msg.Kind != Request || ex.head < 0 || bent[ex.request] {
@@ -98,7 +118,7 @@ func checkHTTPStatus(r *Run, f *Finding) {
 			locked++
 		case st >= 300 && st < 400:
 			f.Fail(Seqs(ex.request, ex.head), "%s: expected the answer (a result or a JSON-RPC error), got a redirect: HTTP %d%s", ex.describe(), st, locationOf(r, &ex))
-		case stateless && prescribedMismatch(r, &ex, st):
+		case stateless && !ownStatus[ex.request] && prescribedMismatch(r, &ex, st):
 			// 2026-07-28 basic/transports, Streamable HTTP: "it MUST respond with 404 Not
 			// Found and a JSON-RPC error with code -32601" (400 for -32602 and -32022).
 			code, _ := errorCode(ex.answer(r))

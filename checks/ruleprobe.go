@@ -38,6 +38,10 @@ func ruleMissing(r *Run, conn int, what string) string {
 		return fmt.Sprintf("%s was not sent: initialize on the probe's own connection did not succeed (%s)", what, describeAnswer(r, init))
 	}
 	if probe.Stateless(r.Revision()) {
+		if era, ok := stepOn(r, probe.ConnSessionEra, probe.StepEraInitialize); ok && era.Outcome != probe.OutcomeOK {
+			return fmt.Sprintf("%s was not sent: the server speaks only the stateless revision %s (initialize on a connection of its own got %s)",
+				what, r.Revision(), describeAnswer(r, era))
+		}
 		return fmt.Sprintf("%s was not sent: the server speaks the stateless revision %s", what, r.Revision())
 	}
 	return fmt.Sprintf("%s was not sent: %s", what, probeStopped(r))

@@ -20,6 +20,7 @@ const (
 	// Error codes the stateless revision prescribes (2026-07-28 basic, Error Codes); -32602 is
 	// codeInvalidParams.
 	codeHeaderMismatch             = -32020
+	codeMissingClientCapability    = -32021
 	codeUnsupportedProtocolVersion = -32022
 )
 
@@ -187,37 +188,139 @@ func checkUnsupportedVersion(r *Run, f *Finding) {
 // prescribes statuses too).
 func isHTTPish(r *Run) bool { return r.Transport == probe.TransportHTTP }
 
+// metaProbe is one request of discover.meta-required: a _meta lacking something.
+type metaProbe struct {
+	step string
+	what string
+	// unnamed: the request names no revision in _meta, which over stdio is all that marks a
+	// request as a stateless one.
+	unnamed bool
+}
+
+var metaProbes = []metaProbe{
+	{probe.StepMetaNoClientCapabilities, "a request whose _meta lacks only " + probe.MetaClientCapabilities, false},
+	{probe.StepMetaNoProtocolVersion, "a request whose _meta lacks only " + probe.MetaProtocolVersion, true},
+	{probe.StepMetaMissing, "a request without _meta", true},
+}
+
+// checkMetaRequired judges the requests the negotiation connection sent with a _meta lacking
+// a key. 2026-07-28 basic/index, "_meta", per-request protocol fields: protocolVersion and
+// clientCapabilities are required, and "A request missing any required field is malformed;
+// the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the
+// response status MUST be 400 Bad Request." Over HTTP, a _meta without protocolVersion
+// also leaves MCP-Protocol-Version unmatched, for which basic/transports/streamable-http,
+// "Server Validation", prescribes 400 with -32020 (HeaderMismatch): either code is right
+// there. clientInfo is optional ("Required: No"; "Clients SHOULD include
+// io.modelcontextprotocol/clientInfo on every request unless specifically configured not to
+// do so"): a request without it is well formed and is to be served; refusing it breaks no
+// MUST, so a refusal is a warning.
 func checkMetaRequired(r *Run, f *Finding) {
 	if !needsStateless(r, f) {
 		return
 	}
-	st, ok := r.FirstStep(probe.StepMetaMissing)
-	if !ok {
-		f.notJudged(stoppedHere(r), "the negotiation connection sent no request without _meta (%s)", probeStopped(r))
-		return
-	}
-	frames := Seqs(st.Request, st.Response)
-	what := "a request without _meta"
-	m := exchangeAnswer(r, st)
-	if m != nil && m.Kind == ErrorResponse {
-		if code, ok := errorCode(m); ok && code == codeInvalidParams {
-			if isHTTPish(r) && st.HTTPStatus != 400 {
-				f.Fail(frames, "%s got -32602, expected it with HTTP status 400, got HTTP %d", what, st.HTTPStatus)
-				return
-			}
-			f.Pass("%s got -32602", what)
-			return
+	era := sessionEraOf(r)
+	judged, legacyRead := 0, 0
+	for _, p := range metaProbes {
+		st, ok := stepOn(r, probe.ConnNegotiation, p.step)
+		if !ok {
+			continue
+		}
+		judged++
+		if judgeMetaRefusal(r, f, p, st, era) {
+			legacyRead++
 		}
 	}
-	// Over stdio nothing but _meta marks a request as stateless: a server that also speaks
-	// the session revisions may read one without it as a session-era request sent before
-	// initialize, for which no reaction is prescribed (basic/lifecycle, Initialization).
-	if r.Transport == probe.TransportStdio && alsoSpeaksSessionRevisions(r) {
-		f.Warn(frames, "%s: expected error -32602, got %s (the server also speaks session revisions, and over stdio may have read it as one)",
-			what, describeAnswer(r, st))
+	if st, ok := stepOn(r, probe.ConnNegotiation, probe.StepMetaNoClientInfo); ok {
+		judged++
+		if st.Outcome != probe.OutcomeOK {
+			f.Warn(Seqs(st.Request, st.Response), "a request whose _meta lacks only the optional %s: expected it served, got %s",
+				probe.MetaClientInfo, describeAnswer(r, st))
+		}
+	}
+	if judged == 0 {
+		f.notJudged(stoppedHere(r), "the negotiation connection sent no request with an incomplete _meta (%s)", probeStopped(r))
 		return
 	}
-	f.Fail(frames, "%s: expected error -32602, got %s", what, describeAnswer(r, st))
+	if legacyRead > 0 {
+		f.Pass("every request lacking a required _meta key was refused (%d naming no revision as a session-era request, which the server also speaks); one without clientInfo was served", legacyRead)
+		return
+	}
+	f.Pass("every request lacking a required _meta key was refused as the revision asks; one without clientInfo was served")
+}
+
+// judgeMetaRefusal judges the answer to one request whose _meta lacks a required key; it
+// reports whether the server refused it the way a session-era server may.
+func judgeMetaRefusal(r *Run, f *Finding, p metaProbe, st probe.Step, era serverEra) (legacyRead bool) {
+	frames := Seqs(st.Request, st.Response)
+	m := exchangeAnswer(r, st)
+	if m != nil && m.Kind == ErrorResponse {
+		code, _ := errorCode(m)
+		accepted := code == codeInvalidParams || isHTTPish(r) && p.unnamed && code == codeHeaderMismatch
+		if accepted {
+			if isHTTPish(r) && st.HTTPStatus != 400 {
+				f.Fail(frames, "%s got %d, expected it with HTTP status 400, got HTTP %d", p.what, code, st.HTTPStatus)
+			}
+			return false
+		}
+	}
+	expected := "error -32602"
+	if isHTTPish(r) && p.unnamed {
+		expected = "error -32602 (or -32020) with HTTP 400"
+	} else if isHTTPish(r) {
+		expected = "error -32602 with HTTP 400"
+	}
+	if !p.unnamed || r.Transport != probe.TransportStdio {
+		f.Fail(frames, "%s: expected %s, got %s", p.what, expected, describeAnswer(r, st))
+		return false
+	}
+	// Over stdio nothing but _meta's protocolVersion names the revision of a request. A
+	// server that also speaks session revisions may read one that names none as a session-era
+	// request sent before initialize (2026-07-28 basic/versioning: "A request carrying modern
+	// per-request _meta is served statelessly according to this revision"), to which
+	// "legacy servers respond ... with implementation-defined errors (commonly -32601 or
+	// -32602) or not at all" (basic/transports/stdio, "Backward Compatibility"). Serving it
+	// as a stateless request without the key is wrong either way.
+	served := st.Outcome == probe.OutcomeOK
+	switch {
+	case era == eraDual && !served:
+		return true
+	case era == eraDual:
+		f.Fail(frames, "%s: expected error -32602 (or, read as a session-era request, any error), got %s", p.what, describeAnswer(r, st))
+	case era == eraStatelessOnly:
+		f.Fail(frames, "%s: expected %s, got %s (the server speaks no session revision that could read it otherwise)", p.what, expected, describeAnswer(r, st))
+	default:
+		f.Warn(frames, "%s: expected %s, got %s (whether the server also speaks a session revision, which may read it as one, is unknown)",
+			p.what, expected, describeAnswer(r, st))
+	}
+	return false
+}
+
+// serverEra is what the probe knows of the eras a stateless server speaks.
+type serverEra int
+
+const (
+	eraUnknown       serverEra = iota
+	eraDual                    // it also speaks a session revision
+	eraStatelessOnly           // it refused initialize
+)
+
+// sessionEraOf says whether a stateless server also speaks a session revision: its
+// DiscoverResult lists one, or the era probe's initialize (on a connection of its own,
+// probe.ConnSessionEra) was answered with one; a JSON-RPC error to it says it does not.
+func sessionEraOf(r *Run) serverEra {
+	if alsoSpeaksSessionRevisions(r) {
+		return eraDual
+	}
+	st, ok := stepOn(r, probe.ConnSessionEra, probe.StepEraInitialize)
+	switch {
+	case !ok:
+		return eraUnknown
+	case st.Outcome == probe.OutcomeOK && probe.KnownSessionRevision(answeredRevision(st.Result)):
+		return eraDual
+	case st.Outcome == probe.OutcomeError:
+		return eraStatelessOnly
+	}
+	return eraUnknown
 }
 
 // alsoSpeaksSessionRevisions reports whether the DiscoverResult lists a session revision.
@@ -331,4 +434,13 @@ func checkCacheHints(r *Run, f *Finding) {
 // revision or definition) rather than the document's fault.
 func isSchemaGap(err error) bool {
 	return errors.Is(err, mcpschema.ErrUnknownRevision) || errors.Is(err, mcpschema.ErrUnknownDefinition)
+}
+
+// answeredRevision is the protocolVersion an initialize result names ("" when none).
+func answeredRevision(result json.RawMessage) string {
+	var ir struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(result, &ir)
+	return ir.ProtocolVersion
 }

@@ -6,13 +6,17 @@ import (
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
-// prescribedStatus is the HTTP status the stateless revision prescribes for an error code
-// (2026-07-28 basic/transports/streamable-http, Request Metadata), 0 when it prescribes none.
+// prescribedStatus is the HTTP status the stateless revision prescribes for an error code, 0
+// when it prescribes none. 2026-07-28 basic/transports/streamable-http prescribes 404 for
+// -32601 and 400 for -32020 and -32022; basic/index, Request metadata, 400 for -32021. Its
+// 400 for -32602 is for "a request missing any required field" of _meta only, which
+// discover.meta-required judges: -32602 for an unknown tool or a bad cursor comes with no
+// prescribed status.
 func prescribedStatus(code int64) int {
 	switch code {
 	case codeMethodNotFound:
 		return http.StatusNotFound
-	case codeInvalidParams, codeHeaderMismatch, codeUnsupportedProtocolVersion, -32021:
+	case codeHeaderMismatch, codeUnsupportedProtocolVersion, codeMissingClientCapability:
 		return http.StatusBadRequest
 	}
 	return 0

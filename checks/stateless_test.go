@@ -11,8 +11,11 @@ import (
 const (
 	rev2026 = probe.Revision20260728
 	// metaParams is the _meta the probe sends with every stateless request.
-	metaParams = `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcpwatch","version":"dev"}}}`
-	bogusMeta  = `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`
+	metaParams    = `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcpwatch","version":"dev"}}}`
+	noCapsMeta    = `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mcpwatch","version":"dev"}}}`
+	noInfoMeta    = `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`
+	noVersionMeta = `{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcpwatch","version":"dev"}}}`
+	bogusMeta     = `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`
 
 	discoverOnly  = `{"resultType":"complete","ttlMs":60000,"cacheScope":"public","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fixture","version":"1.0.0"}}}`
 	discoverDual  = `{"resultType":"complete","ttlMs":0,"cacheScope":"public","supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fixture","version":"1.0.0"}}}`
@@ -26,6 +29,10 @@ type statelessPlan struct {
 	discover, tools        reply
 	unsupported, metaCheck reply
 	unknown                reply
+	// noCaps, noVersion and noInfo answer the requests whose _meta lacks only that key.
+	noCaps, noVersion, noInfo reply
+	// eraInit answers the era probe's initialize (nil: not sent).
+	eraInit reply
 	// unsupportedStatus and metaStatus are the HTTP statuses of the two error answers.
 	unsupportedStatus, metaStatus int
 }
@@ -35,6 +42,9 @@ func defaultStatelessPlan(transport string) *statelessPlan {
 		transport: transport, discover: resultReply(discoverOnly), tools: resultReply(toolsPage2026),
 		unsupported: jsonReply(unsupported), metaCheck: errorReply(-32602, "invalid params: _meta is required"),
 		unknown: errorReply(-32601, "method not found"), unsupportedStatus: 400, metaStatus: 400,
+		noCaps:    errorReply(-32602, "invalid params: _meta clientCapabilities is required"),
+		noVersion: errorReply(-32602, "invalid params: _meta protocolVersion is required"),
+		noInfo:    resultReply(discoverOnly),
 	}
 }
 
@@ -59,13 +69,20 @@ func (p *statelessPlan) result() *probe.Result {
 	}
 	w.call(probe.ConnMain, probe.StepToolsList, "tools/list", "2", metaParams, p.tools)
 	w.call(probe.ConnMain, probe.StepUnknownMethod, probe.UnknownMethod, "3", metaParams, p.unknown)
-	unsupportedAnswer, metaAnswer := p.unsupported, p.metaCheck
+	unsupportedAnswer, metaAnswer, noCaps, noVersion := p.unsupported, p.metaCheck, p.noCaps, p.noVersion
 	if w.http() {
 		unsupportedAnswer = asStatus(p.unsupportedStatus, p.unsupported)
 		metaAnswer = asStatus(p.metaStatus, p.metaCheck)
+		noCaps, noVersion = asStatus(p.metaStatus, p.noCaps), asStatus(p.metaStatus, p.noVersion)
 	}
 	w.call(probe.ConnNegotiation, probe.StepDiscoverUnsupported, "server/discover", "1", bogusMeta, unsupportedAnswer)
-	w.call(probe.ConnNegotiation, probe.StepMetaMissing, "server/discover", "2", `{}`, metaAnswer)
+	w.call(probe.ConnNegotiation, probe.StepMetaNoClientCapabilities, "server/discover", "2", noCapsMeta, noCaps)
+	w.call(probe.ConnNegotiation, probe.StepMetaNoClientInfo, "server/discover", "3", noInfoMeta, p.noInfo)
+	w.call(probe.ConnNegotiation, probe.StepMetaNoProtocolVersion, "server/discover", "4", noVersionMeta, noVersion)
+	w.call(probe.ConnNegotiation, probe.StepMetaMissing, "server/discover", "5", `{}`, metaAnswer)
+	if p.eraInit != nil {
+		w.call(probe.ConnSessionEra, probe.StepEraInitialize, "initialize", "1", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpwatch","version":"dev"}}`, p.eraInit)
+	}
 	return w.res
 }
 
@@ -139,23 +156,68 @@ func TestDiscoverUnsupportedVersion(t *testing.T) {
 	})
 }
 
+// TestDiscoverMetaRequired: 2026-07-28 basic/index, "_meta": "A request missing any required
+// field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid
+// params). On HTTP, the response status MUST be 400 Bad Request." protocolVersion and
+// clientCapabilities are required, clientInfo is not ("Clients SHOULD include
+// io.modelcontextprotocol/clientInfo on every request unless specifically configured not to
+// do so"). Over stdio a request naming no revision may be read by a dual-era server as a
+// session-era one (basic/versioning: "A request carrying modern per-request _meta is served
+// statelessly according to this revision").
 func TestDiscoverMetaRequired(t *testing.T) {
 	served := func(p *statelessPlan) { p.metaCheck = resultReply(discoverOnly) }
+	dualByInitialize := func(p *statelessPlan) {
+		p.eraInit = resultReply(`{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"x","version":"1"}}`)
+	}
+	methodNotFound := func(p *statelessPlan) {
+		p.metaCheck = errorReply(-32601, "method not found")
+		p.noVersion = errorReply(-32601, "method not found")
+	}
 	runStatelessRows(t, "discover.meta-required", []checkRow{
-		statelessRow("-32602 over HTTP 400 passes", probe.TransportHTTP, StatusPass, "got -32602", nil),
-		statelessRow("-32602 over stdio passes", probe.TransportStdio, StatusPass, "got -32602", nil),
-		statelessRow("a request without _meta served over HTTP fails", probe.TransportHTTP, StatusFail, "expected error -32602, got a result", served),
-		statelessRow("served over stdio by a stateless-only server fails", probe.TransportStdio, StatusFail, "expected error -32602, got a result", served),
-		statelessRow("-32601 over stdio from a server of both eras warns", probe.TransportStdio, StatusWarn, "also speaks session revisions",
+		statelessRow("-32602 over HTTP 400 passes", probe.TransportHTTP, StatusPass, "refused as the revision asks", nil),
+		statelessRow("-32602 over stdio passes", probe.TransportStdio, StatusPass, "refused as the revision asks", nil),
+		statelessRow("a request without _meta served over HTTP fails", probe.TransportHTTP, StatusFail, "a request without _meta: expected error -32602 (or -32020) with HTTP 400, got a result", served),
+		statelessRow("served over stdio, era unknown, warns", probe.TransportStdio, StatusWarn, "is unknown", served),
+		statelessRow("served over stdio by a stateless-only server fails", probe.TransportStdio, StatusFail, "expected error -32602, got a result",
+			func(p *statelessPlan) {
+				served(p)
+				p.eraInit = errorReply(-32602, "unsupported protocol version: this server speaks only 2026-07-28")
+			}),
+		statelessRow("-32601 over stdio from a server of both eras (DiscoverResult) passes", probe.TransportStdio, StatusPass, "refused",
+			func(p *statelessPlan) {
+				p.discover = resultReply(discoverDual)
+				methodNotFound(p)
+			}),
+		statelessRow("-32601 over stdio from a server of both eras (era probe) passes", probe.TransportStdio, StatusPass, "refused",
+			func(p *statelessPlan) {
+				methodNotFound(p)
+				dualByInitialize(p)
+			}),
+		statelessRow("served over stdio by a server of both eras fails", probe.TransportStdio, StatusFail, "read as a session-era request, any error), got a result",
+			func(p *statelessPlan) {
+				served(p)
+				dualByInitialize(p)
+			}),
+		statelessRow("-32601 over HTTP from a server of both eras fails", probe.TransportHTTP, StatusFail, "expected error -32602 (or -32020) with HTTP 400, got JSON-RPC error -32601",
 			func(p *statelessPlan) {
 				p.discover = resultReply(discoverDual)
 				p.metaCheck = errorReply(-32601, "method not found")
 			}),
-		statelessRow("-32601 over HTTP from a server of both eras fails", probe.TransportHTTP, StatusFail, "expected error -32602, got JSON-RPC error -32601",
+		statelessRow("-32020 over HTTP 400 for a _meta without protocolVersion passes", probe.TransportHTTP, StatusPass, "refused",
+			func(p *statelessPlan) { p.noVersion = errorReply(-32020, "header mismatch") }),
+		// mcp-grafana: -32021 names a capability a request needs, not a missing field.
+		statelessRow("-32021 for a _meta without clientCapabilities fails", probe.TransportHTTP, StatusFail,
+			"a request whose _meta lacks only io.modelcontextprotocol/clientCapabilities: expected error -32602 with HTTP 400, got JSON-RPC error -32021",
+			func(p *statelessPlan) { p.noCaps = errorReply(-32021, "missing required client capability") }),
+		statelessRow("-32601 over stdio for a _meta without clientCapabilities fails even on a server of both eras", probe.TransportStdio, StatusFail,
+			"lacks only io.modelcontextprotocol/clientCapabilities: expected error -32602, got JSON-RPC error -32601",
 			func(p *statelessPlan) {
-				p.discover = resultReply(discoverDual)
-				p.metaCheck = errorReply(-32601, "method not found")
+				p.noCaps = errorReply(-32601, "method not found")
+				dualByInitialize(p)
 			}),
+		statelessRow("a request without clientInfo refused warns", probe.TransportStdio, StatusWarn,
+			"lacks only the optional io.modelcontextprotocol/clientInfo: expected it served, got JSON-RPC error -32602",
+			func(p *statelessPlan) { p.noInfo = errorReply(-32602, "clientInfo is required") }),
 		statelessRow("-32602 with HTTP 200 fails", probe.TransportHTTP, StatusFail, "expected it with HTTP status 400, got HTTP 200",
 			func(p *statelessPlan) { p.metaStatus = 200 }),
 	})
@@ -163,7 +225,7 @@ func TestDiscoverMetaRequired(t *testing.T) {
 
 func TestResultTypeAndCacheHints(t *testing.T) {
 	runStatelessRows(t, "results.result-type", []checkRow{
-		statelessRow("every result with resultType complete passes", probe.TransportStdio, StatusPass, "2 results, each with resultType", nil),
+		statelessRow("every result with resultType complete passes", probe.TransportStdio, StatusPass, "3 results, each with resultType", nil),
 		statelessRow("an unknown resultType fails", probe.TransportStdio, StatusFail, `tools/list: expected resultType complete or input_required, got "partial"`,
 			func(p *statelessPlan) {
 				p.tools = resultReply(strings.Replace(toolsPage2026, `"complete"`, `"partial"`, 1))
@@ -172,7 +234,7 @@ func TestResultTypeAndCacheHints(t *testing.T) {
 			func(p *statelessPlan) {
 				p.tools = resultReply(strings.Replace(toolsPage2026, `"resultType":"complete",`, "", 1))
 			}),
-		statelessRow("a result to a request without _meta is not judged", probe.TransportStdio, StatusPass, "2 results",
+		statelessRow("a result to a request without _meta is not judged", probe.TransportStdio, StatusPass, "3 results",
 			func(p *statelessPlan) { p.metaCheck = resultReply(`{"unrelated":true}`) }),
 		{name: "a session-era server skips", res: sessionEraResult(), want: StatusSkip, msg: "a revision with sessions"},
 	})
@@ -221,6 +283,30 @@ func TestHTTPStatusAcceptsTheStatusesTheStatelessRevisionPrescribes(t *testing.T
 	p.unknown = asStatus(500, errorReply(-32601, "method not found"))
 	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(p.result())); f.Status != StatusFail || !strings.Contains(f.Message, "got HTTP 500") {
 		t.Errorf("-32601 with 500: %s %q, want a failure naming HTTP 500", f.Status, f.Message)
+	}
+}
+
+// TestHTTPStatusLeavesUnprescribedAndOwnStatusesAlone: 2026-07-28 prescribes 400 with -32602
+// only for "a request missing any required field" of _meta (basic/index, Request metadata:
+// "On HTTP, the response status MUST be 400 Bad Request"), and discover.meta-required judges
+// that status; -32602 for anything else (mongodb-mcp-server answers an unknown tool so, with
+// 200) has no prescribed status.
+func TestHTTPStatusLeavesUnprescribedAndOwnStatusesAlone(t *testing.T) {
+	p := defaultStatelessPlan(probe.TransportHTTP)
+	p.unknown = asStatus(404, errorReply(-32601, "method not found"))
+	p.tools = errorReply(-32602, "unknown tool")
+	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(p.result())); f.Status != StatusPass {
+		t.Errorf("-32602 with 200 to a well-formed request: %s %q, want pass", f.Status, f.Message)
+	}
+	p = defaultStatelessPlan(probe.TransportHTTP)
+	p.unknown = asStatus(404, errorReply(-32601, "method not found"))
+	p.metaStatus = 200
+	res := p.result()
+	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(res)); f.Status != StatusPass {
+		t.Errorf("a _meta refusal with 200: http.status %s %q, want pass (discover.meta-required's)", f.Status, f.Message)
+	}
+	if f := evaluateOne(statelessCheck(t, "discover.meta-required"), NewRun(res)); f.Status != StatusFail || !strings.Contains(f.Message, "expected it with HTTP status 400, got HTTP 200") {
+		t.Errorf("a _meta refusal with 200: discover.meta-required %s %q, want the failure", f.Status, f.Message)
 	}
 }
 
@@ -301,5 +387,17 @@ func TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE(t *testing.T) {
 		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
 			t.Errorf("%s: area %q", c.ID, c.Area)
 		}
+	}
+}
+
+// TestSessionRuleSkipsSayTheServerSpeaksOnlyTheStatelessRevision: when the era probe's
+// initialize was refused, the session rules of Streamable HTTP have no session to judge, and
+// the skip says why.
+func TestSessionRuleSkipsSayTheServerSpeaksOnlyTheStatelessRevision(t *testing.T) {
+	p := defaultStatelessPlan(probe.TransportHTTP)
+	p.eraInit = errorReply(-32602, "unsupported protocol version: this server speaks only 2026-07-28")
+	f := evaluateOne(checkByID(t, "http.session"), NewRun(p.result()))
+	if f.Status != StatusSkip || !strings.Contains(f.Message, "speaks only the stateless revision 2026-07-28 (initialize on a connection of its own got JSON-RPC error -32602") {
+		t.Errorf("http.session: %s %q, want a skip naming the refused initialize", f.Status, f.Message)
 	}
 }

@@ -17,19 +17,25 @@ const (
 	StepDiscoverUnsupported = "discover-unsupported-version"
 	// StepMetaMissing is a stateless request without the _meta it requires (-32602 expected).
 	StepMetaMissing = "request-without-meta"
-	// StepEraInitialize is an initialize era detection sent while server/discover was still
-	// unanswered, and which turned out not to matter: the server is stateless.
+	// StepMetaNoProtocolVersion and StepMetaNoClientCapabilities are stateless requests whose
+	// _meta lacks only that required key (-32602 expected); StepMetaNoClientInfo is one whose
+	// _meta lacks only the optional clientInfo (to be served).
+	StepMetaNoProtocolVersion    = "request-without-protocol-version"
+	StepMetaNoClientCapabilities = "request-without-client-capabilities"
+	StepMetaNoClientInfo         = "request-without-client-info"
+	// StepEraInitialize is the era probe's initialize, on a connection of its own
+	// (ConnSessionEra): does the server speak a session revision too?
 	StepEraInitialize = "initialize-era-detection"
 	// StepTransportProbe is a POST the server refused while the transport was being
 	// detected: the target turned out to speak legacy HTTP+SSE.
 	StepTransportProbe = "transport-detection"
 )
 
-// eraWindow is how long era detection waits for the answer to server/discover before it
-// sends initialize as well. A server of the session era may ignore a method it does not
-// know before initialize; this bounds what that costs, while a stateless server that is
-// still starting is recognised all the same by its answer to server/discover, which comes
-// first.
+// eraWindow is how long era detection waits for the answer to server/discover before the era
+// probe sends initialize on a connection of its own (see settleEra). A server of the session
+// era may ignore a method it does not know before initialize; this bounds what that costs,
+// while a stateless server that is still starting is recognised all the same by its answer
+// to server/discover, which comes first.
 const eraWindow = 2 * time.Second
 
 // eraDecision is what the main connection found out about the server's era; the
@@ -62,6 +68,7 @@ func (s *session) publishSessionEra() {
 // speak sets the revision the connection's requests name: in _meta, and (HTTP) in
 // MCP-Protocol-Version and the stateless headers. "" is the session era before initialize.
 func (s *session) speak(revision string, meta bool) {
+	s.statelessEra.Store(Stateless(revision))
 	s.meta = ""
 	if meta {
 		s.meta = revision
@@ -83,9 +90,9 @@ func (o Options) speakingOver(kind string) Options {
 
 // detectEra settles the era of the main connection (2026-07-28 basic/versioning): server/discover first; a
 // DiscoverResult or an error only a stateless server sends means stateless, any other answer
-// or none means the session era, whose initialize may already be on its way (it is then
-// returned). With an explicit stateless revision there is no fallback: the server is probed
-// statelessly whatever it answers.
+// or none means the session era, whose initialize it then sends (and returns). With an
+// explicit stateless revision there is no fallback: the server is probed statelessly
+// whatever it answers.
 func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, disc Step, init *Step) {
 	// A URL found to be legacy HTTP+SSE on the way (a target given as such is settled in run).
 	if o := s.o.speakingOver(s.kind); o.ProtocolVersion != s.o.ProtocolVersion {
@@ -105,99 +112,81 @@ func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, d
 		s.era.publish(eraDecision{stateless: true, revision: rev, transport: s.kind, refused: disc.Outcome != OutcomeOK})
 		return true, disc, nil
 	}
+	return s.settleEra(ctx, res, dp, rev)
+}
 
-	type outcome struct {
-		discover bool
-		st       Step
-	}
-	results := make(chan outcome, 2)
-	// Abandoning a request also cancels its exchange: an HTTP Send waits for the response
-	// head, which a server that ignores the method may never send.
-	abandonDiscover, abandonInit := make(chan struct{}), make(chan struct{})
-	discCtx, cancelDisc := context.WithCancel(ctx)
-	defer cancelDisc()
-	initCtx, cancelInit := context.WithCancel(ctx)
-	defer cancelInit()
-	go func() { results <- outcome{true, s.exchange(discCtx, dp, abandonDiscover)} }()
-	pending := 1
-	// The whole detection fits in InitTimeout: initialize gets what the window left.
-	wait := min(eraWindow, s.o.InitTimeout/2)
-	window := time.NewTimer(wait)
+// settleEra is era detection once server/discover is ready to go: it must never change the
+// era of the connection it judges. initialize selects the session era for a whole stdio
+// process, or an HTTP session whose id would then ride on the stateless requests
+// (2026-07-28 basic/versioning, "Backward Compatibility": "An initialize request selects
+// legacy semantics, scoped to the stdio process (stdio) or the session (HTTP)"), so the main
+// connection gets no initialize while its server/discover may still be answered.
+// server/discover is awaited up to the init timeout (a server may take seconds to start);
+// after the era window the era probe sends initialize on a connection of its own. The
+// answer to server/discover decides, unless the era probe's initialize is answered first:
+// the server is up and speaks a session revision, and the main connection, opened earlier,
+// ignores server/discover (a session-era server may: 2026-07-28 basic/transports/stdio,
+// "Backward Compatibility"). Only then does the main connection get its initialize, which
+// run judges as the session's.
+func (s *session) settleEra(ctx context.Context, res *Result, dp *pendingCall, rev string) (bool, Step, *Step) {
+	discovered := make(chan Step, 1)
+	// Abandoning server/discover also cancels its exchange: an HTTP Send waits for the
+	// response head, which a server that ignores the method may never send.
+	abandonDiscover := make(chan struct{})
+	discCtx, cancelDiscover := context.WithCancel(ctx)
+	defer cancelDiscover()
+	go func() { discovered <- s.exchange(discCtx, dp, abandonDiscover) }()
+	window := time.NewTimer(min(eraWindow, s.o.InitTimeout/2))
 	defer window.Stop()
 
-	var discDone, initDone bool
-	var initStep Step
-	initSent := false
-	sendInit := func() {
-		initSent = true
-		s.speak("", false)
-		s.o.ProtocolVersion = LatestSessionRevision
-		ip := s.prepare(StepInitialize, "initialize", initializeParams(s.o), s.nextRequestID(), s.o.InitTimeout-wait, 0)
-		pending++
-		go func() { results <- outcome{false, s.exchange(initCtx, ip, abandonInit)} }()
-	}
-	decided, isStateless := false, false
-	for !decided {
+	var disc Step
+	var eraAnswered <-chan struct{}
+	initTimeout := s.o.InitTimeout
+wait:
+	for {
 		select {
+		case disc = <-discovered:
+			if statelessAnswer(s, disc, rev) {
+				s.steps = append(s.steps, disc)
+				s.mainHandshake.publish(disc)
+				s.era.publish(eraDecision{stateless: true, revision: rev, transport: s.kind})
+				return true, disc, nil
+			}
+			if disc.Outcome == OutcomeNoAnswer {
+				if st, ok := s.sessionEra.result.settled(); !ok || !speaksSessionEra(st) {
+					// Nothing came within the init timeout: initialize gets the era window,
+					// so that a server that never answers costs one init timeout, not two.
+					initTimeout = min(eraWindow, s.o.InitTimeout/2)
+				}
+			}
+			break wait
 		case <-window.C:
-			if !initSent {
-				sendInit()
-			}
-		case r := <-results:
-			pending--
-			if r.discover {
-				disc, discDone = r.st, true
-				decided, isStateless = true, statelessAnswer(s, disc, rev)
-			} else {
-				initStep, initDone = r.st, true
-				// An initialize result settles it; a failed initialize (a stateless-only
-				// server refusing it) leaves it to server/discover, unless that is done too.
-				decided = initStep.Outcome == OutcomeOK || discDone
+			s.sessionEra.start(ctx)
+			eraAnswered = s.sessionEra.result.done
+		case <-eraAnswered:
+			eraAnswered = nil
+			if st, _ := s.sessionEra.result.settled(); speaksSessionEra(st) {
+				close(abandonDiscover)
+				cancelDiscover()
+				disc = <-discovered
+				break wait
 			}
 		}
 	}
-	switch {
-	case isStateless && initSent && !initDone:
-		close(abandonInit)
-		cancelInit()
-	case !isStateless && !discDone:
-		close(abandonDiscover)
-		cancelDisc()
-	}
-	for pending > 0 {
-		r := <-results
-		pending--
-		if r.discover {
-			disc, discDone = r.st, true
-		} else {
-			initStep, initDone = r.st, true
-		}
-	}
-	if discDone {
-		s.steps = append(s.steps, disc)
-	}
-	if isStateless {
-		s.speak(rev, true)
-		if initSent {
-			initStep.Name = StepEraInitialize
-			s.steps = append(s.steps, initStep)
-		}
-		s.mainHandshake.publish(disc)
-		s.era.publish(eraDecision{stateless: true, revision: rev, transport: s.kind})
-		return true, disc, nil
-	}
+	s.sessionEra.stop()
+	s.steps = append(s.steps, disc)
 	s.speak("", false)
 	s.o.ProtocolVersion = LatestSessionRevision
 	res.Requested = LatestSessionRevision
-	if initDone {
-		s.mainHandshake.publish(initStep)
+	init := s.call(ctx, StepInitialize, "initialize", initializeParams(s.o), initTimeout, 0)
+	// The handshake before the era: a connection woken by the era sees it. A transport still
+	// to be detected is settled by run, which may fall back to legacy HTTP+SSE and publishes
+	// both once initialize went through there.
+	if !s.target.detectsTransport() {
+		s.mainHandshake.publish(init)
 	}
 	s.publishSessionEra()
-	if initSent {
-		s.steps = append(s.steps, initStep)
-		return false, disc, &initStep
-	}
-	return false, disc, nil
+	return false, disc, &init
 }
 
 // statelessAnswer reads the answer to server/discover the way era detection must: a result

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,12 +125,14 @@ func TestEraDetectionFindsAStatelessServer(t *testing.T) {
 	if st := stepNamed(t, res, ConnNegotiation, StepDiscoverUnsupported); bodyErrorCode(res, st) != CodeUnsupportedProtocolVersion || st.HTTPStatus != 400 {
 		t.Errorf("unsupported revision: %+v, want -32022 with 400", st)
 	}
-	if st := stepNamed(t, res, ConnNegotiation, StepMetaMissing); bodyErrorCode(res, st) != -32602 || st.HTTPStatus != 400 {
-		t.Errorf("request without _meta: %+v, want -32602 with 400", st)
+	for _, name := range []string{StepMetaMissing, StepMetaNoProtocolVersion, StepMetaNoClientCapabilities} {
+		if st := stepNamed(t, res, ConnNegotiation, name); bodyErrorCode(res, st) != -32602 || st.HTTPStatus != 400 {
+			t.Errorf("%s: %+v, want -32602 with 400", name, st)
+		}
 	}
 	// Every POST of the stateless conversation carries the revision in its header and in
 	// _meta, names its method, and no session.
-	n := 0
+	n, lacking := 0, 0
 	for _, r := range rec.requests() {
 		if r.method == "" || r.header.Get("Mcp-Method") == "" && r.header.Get(headerProtocolVersion) == "" {
 			continue // the rule probes' own requests
@@ -150,7 +155,10 @@ func TestEraDetectionFindsAStatelessServer(t *testing.T) {
 		}
 		if !strings.Contains(string(r.body), "clientCapabilities") && !strings.HasPrefix(r.method, "notifications/") &&
 			!bytes.Contains(r.body, []byte(`"params":{}`)) {
-			t.Errorf("%s carries no clientCapabilities: %s", r.method, r.body)
+			// Only the negotiation connection's request that lacks it on purpose.
+			if lacking++; lacking > 1 {
+				t.Errorf("%s carries no clientCapabilities: %s", r.method, r.body)
+			}
 		}
 	}
 	if n < len(wantMain)+2 {
@@ -181,7 +189,7 @@ func TestEraDetectionSendsInitializeWhenDiscoverGoesUnanswered(t *testing.T) {
 	}))
 	t.Cleanup(ts.Close)
 	o := eraOptions()
-	o.InitTimeout = 2 * time.Second
+	o.InitTimeout = 8 * time.Second // an era window of 2s
 	res, took := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
 	if init := stepNamed(t, res, ConnMain, StepInitialize); init.Outcome != OutcomeOK {
 		t.Fatalf("initialize: %s (%s)", init.Outcome, init.Err)
@@ -192,7 +200,7 @@ func TestEraDetectionSendsInitializeWhenDiscoverGoesUnanswered(t *testing.T) {
 	if res.Negotiated != LatestSessionRevision {
 		t.Errorf("negotiated %q", res.Negotiated)
 	}
-	if took > o.InitTimeout+3*time.Second {
+	if took > o.InitTimeout/2 {
 		t.Errorf("the probe took %s: the unanswered server/discover cost more than the era window", took)
 	}
 }
@@ -354,5 +362,301 @@ func TestRecordingKeepsTheDiscoverResult(t *testing.T) {
 	}
 	if !bytes.Equal(back.Discover, res.Discover) || len(back.Discover) == 0 || back.Transport != res.Transport {
 		t.Errorf("discover %s / %s, transport %s / %s", back.Discover, res.Discover, back.Transport, res.Transport)
+	}
+}
+
+// TestEraDetectionLeavesASlowStdioServerInTheEraItJudges: a stdio server of both eras that
+// takes longer than the era window to start answers server/discover late; initialize must
+// not reach the process meanwhile, since it would select the session era for the whole
+// process (2026-07-28 basic/versioning: "An initialize request selects legacy semantics,
+// scoped to the stdio process (stdio) or the session (HTTP)"), and the stateless results
+// judged after it would be session-era ones.
+func TestEraDetectionLeavesASlowStdioServerInTheEraItJudges(t *testing.T) {
+	o := eraOptions()
+	o.InitTimeout = 10 * time.Second
+	res, _ := runProbe(t, stdioTestTarget(t, "keeps-era:3s"), o)
+	if res.Err != "" {
+		t.Fatalf("probe error: %s", res.Err)
+	}
+	if res.Negotiated != Revision20260728 || res.Discover == nil {
+		t.Fatalf("negotiated %q, discover %s: want the stateless revision", res.Negotiated, res.Discover)
+	}
+	for _, st := range res.Steps {
+		if st.Conn == ConnMain && st.Method == "initialize" {
+			t.Errorf("the main process got initialize (%s, step %q) while its server/discover was pending", st.Outcome, st.Name)
+		}
+	}
+	lists := 0
+	for _, st := range res.Steps {
+		if st.Conn != ConnMain || st.Name != StepToolsList || st.Outcome != OutcomeOK {
+			continue
+		}
+		lists++
+		var r struct {
+			ResultType string `json:"resultType"`
+		}
+		if json.Unmarshal(st.Result, &r) != nil || r.ResultType != "complete" {
+			t.Errorf("tools/list on the main process: %s, want a stateless result (resultType complete)", st.Result)
+		}
+	}
+	if lists == 0 {
+		t.Error("no tools/list result on the main process")
+	}
+	// The era probe's own process is the one that met initialize, and it tells that the
+	// server speaks the session era too.
+	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); st.Outcome != OutcomeOK {
+		t.Errorf("the era probe's initialize: %s (%s), want a result", st.Outcome, st.Err)
+	}
+}
+
+// TestEraDetectionFallsBackOnAStdioServerThatIgnoresDiscover: a session-era stdio server
+// slow to start that ignores server/discover is found by the era probe's initialize on a
+// process of its own; the main process then gets initialize (never before), and the probe
+// goes on in the session era without waiting out the init timeout.
+func TestEraDetectionFallsBackOnAStdioServerThatIgnoresDiscover(t *testing.T) {
+	o := eraOptions()
+	o.InitTimeout = 20 * time.Second
+	res, took := runProbe(t, stdioTestTarget(t, "ignores-discover:1s"), o)
+	if res.Err != "" {
+		t.Fatalf("probe error: %s", res.Err)
+	}
+	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); st.Outcome != OutcomeOK {
+		t.Errorf("the era probe's initialize: %s (%s), want a result", st.Outcome, st.Err)
+	}
+	disc := stepNamed(t, res, ConnMain, StepDiscover)
+	if disc.Outcome != OutcomeNoAnswer || disc.Err != errNotAwaited.Error() {
+		t.Errorf("server/discover: %s (%s), want it no longer awaited", disc.Outcome, disc.Err)
+	}
+	init := stepNamed(t, res, ConnMain, StepInitialize)
+	if init.Outcome != OutcomeOK || res.Negotiated != LatestSessionRevision {
+		t.Fatalf("initialize: %s, negotiated %q: want the session era", init.Outcome, res.Negotiated)
+	}
+	if took > o.InitTimeout/2 {
+		t.Errorf("the probe took %s: it waited for server/discover after the era probe answered", took)
+	}
+}
+
+// TestMetaProbesNamingNoRevisionComeLast: on the negotiation connection the requests whose
+// _meta names the revision come first; those that name none, which a dual-era server may read
+// as session-era requests and hold the process in that era, come after them and before the
+// robustness probes (which may end the process). When a dual-era stdio server does not refuse
+// them with -32602, the era probe's initialize, on a process of its own, tells that it also
+// speaks a session revision.
+func TestMetaProbesNamingNoRevisionComeLast(t *testing.T) {
+	o := eraOptions()
+	o.skipRules = false
+	res, _ := runProbe(t, stdioTestTarget(t, "keeps-era:0s"), o)
+	if res.Err != "" {
+		t.Fatalf("probe error: %s", res.Err)
+	}
+	want := []string{StepDiscoverUnsupported, StepMetaNoClientCapabilities, StepMetaNoClientInfo,
+		StepMetaNoProtocolVersion, StepMetaMissing, StepInvalidRequest}
+	got := stepNames(res, ConnNegotiation)
+	if len(got) < len(want) || strings.Join(got[:len(want)], ",") != strings.Join(want, ",") {
+		t.Fatalf("negotiation connection steps %v, want them to begin with %v", got, want)
+	}
+	if st := stepNamed(t, res, ConnNegotiation, StepMetaNoClientCapabilities); st.ErrorCode == nil || *st.ErrorCode != -32602 {
+		t.Errorf("a _meta without clientCapabilities: %s %v, want -32602", st.Outcome, st.ErrorCode)
+	}
+	if st := stepNamed(t, res, ConnNegotiation, StepMetaNoClientInfo); st.Outcome != OutcomeOK {
+		t.Errorf("a _meta without clientInfo: %s, want it served", st.Outcome)
+	}
+	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); !speaksSessionEra(st) {
+		t.Errorf("the era probe's initialize: %s %s, want a session revision", st.Outcome, st.Result)
+	}
+}
+
+// TestNoAnswerToServerRequestsUnderTheStatelessRevision: 2026-07-28 basic/transports/stdio,
+// "Sending Messages": "The client MUST NOT write JSON-RPC responses." A server request there
+// is recorded and left unanswered.
+func TestNoAnswerToServerRequestsUnderTheStatelessRevision(t *testing.T) {
+	res, _ := runProbe(t, stdioTestTarget(t, "stateless-asks"), eraOptions())
+	if res.Err != "" || res.Negotiated != Revision20260728 {
+		t.Fatalf("probe error %q, negotiated %q: want a stateless probe", res.Err, res.Negotiated)
+	}
+	asked := 0
+	for _, f := range res.Frames {
+		if f.Kind != KindMessage {
+			continue
+		}
+		raw := string(f.Raw)
+		switch {
+		case f.Dir == In && strings.Contains(raw, `"method":"roots/list"`):
+			asked++
+		case f.Dir == Out && strings.Contains(raw, `"server-asks-`):
+			t.Errorf("the probe answered a server request: %s", raw)
+		}
+	}
+	if asked == 0 {
+		t.Error("no roots/list request from the server in the transcript")
+	}
+}
+
+// TestDualEraHTTPServerGetsTheSessionRuleProbes: with the revision left to detection, an
+// HTTP server found stateless that also speaks a session revision keeps the session rules of
+// that revision (2026-07-28 basic/versioning: "An initialize request selects legacy
+// semantics, scoped to ... the session (HTTP)"), so the session-era rule probes run against
+// it too; a stateless-only server gets none of them.
+func TestDualEraHTTPServerGetsTheSessionRuleProbes(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		cfg      fixture.Config
+		wantRule bool
+	}{
+		{"dual era", fixture.Config{Stateless: true, Fault: fixture.HTTPSessionIgnored}, true},
+		{"stateless only", fixture.Config{StatelessOnly: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts, _ := eraFixture(t, tc.cfg)
+			o := eraOptions()
+			o.skipRules = false
+			res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+			if res.Err != "" || res.Negotiated != Revision20260728 {
+				t.Fatalf("probe error %q, negotiated %q: want a stateless probe", res.Err, res.Negotiated)
+			}
+			era := stepNamed(t, res, ConnSessionEra, StepEraInitialize)
+			if speaksSessionEra(era) != tc.wantRule {
+				t.Errorf("the era probe's initialize: %s %s", era.Outcome, era.Result)
+			}
+			_, deleted := stepOn(res, ConnSession, StepSessionDeleted)
+			_, header := stepOn(res, ConnProtocolHeader, StepProtocolHeaderInvalid)
+			if deleted != tc.wantRule || header != tc.wantRule {
+				t.Errorf("deleted-session probe sent: %v, protocol-header probe sent: %v, want %v", deleted, header, tc.wantRule)
+			}
+		})
+	}
+}
+
+func stepOn(res *Result, conn int, name string) (Step, bool) {
+	for _, st := range res.Steps {
+		if st.Conn == conn && st.Name == name {
+			return st, true
+		}
+	}
+	return Step{}, false
+}
+
+// TestAllRevisionsMakeTheProbesOfADefaultRun: with every revision probed, the probe of the
+// newest revision the server accepted (the one the report is about) makes the same probes a
+// default run makes, so that both modes gate on the same evidence.
+func TestAllRevisionsMakeTheProbesOfADefaultRun(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  fixture.Config
+	}{
+		{"dual era", fixture.Config{Stateless: true, Fault: fixture.HTTPSessionIgnored}},
+		{"stateless only", fixture.Config{StatelessOnly: true}},
+		{"session era", fixture.Config{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, _ := eraFixture(t, tc.cfg)
+			target := Target{URL: ts.URL + "/mcp"}
+			o := eraOptions()
+			o.skipRules = false
+			def, _ := runProbe(t, target, o)
+			o.ProtocolVersion = LatestSessionRevision
+			results, err := RunRevisions(context.Background(), target, o, Revisions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := results[NewestAccepted(results)]
+			if all.Requested != def.ProtocolVersion {
+				t.Fatalf("the report of all is about %s, the default run's about %s", all.Requested, def.ProtocolVersion)
+			}
+			probes := func(res *Result) []string {
+				var out []string
+				for _, st := range res.Steps {
+					// The negotiation connection of a session revision offers a bogus one.
+					if st.Name != StepInitializeBogus && st.Name != StepDiscover && st.Name != StepInitialize {
+						out = append(out, fmt.Sprintf("%d/%s", st.Conn, st.Name))
+					}
+				}
+				slices.Sort(out)
+				return slices.Compact(out)
+			}
+			if got, want := probes(all), probes(def); !slices.Equal(got, want) {
+				t.Errorf("probes of the revision the report is about:\n%v\nof a default run:\n%v", got, want)
+			}
+		})
+	}
+}
+
+// TestEraDetectionOverHTTPLeavesTheMainConnectionSessionless: over HTTP too, a late answer to
+// server/discover never meets an initialize on the main connection, whose session id would
+// then ride on the stateless requests (initialize selects the session era for "the session
+// (HTTP)", 2026-07-28 basic/versioning): the era probe's initialize goes on a connection of
+// its own.
+func TestEraDetectionOverHTTPLeavesTheMainConnectionSessionless(t *testing.T) {
+	srv, err := fixture.New(fixture.Config{Stateless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &eraRecorder{next: srv.Handler()}
+	var once sync.Once
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		switch {
+		case bytes.Contains(body, []byte(`"server/discover"`)):
+			once.Do(func() { time.Sleep(1500 * time.Millisecond) }) // the first one comes late
+		case bytes.Contains(body, []byte(`"initialize"`)):
+			time.Sleep(time.Second) // and initialize later still
+		}
+		rec.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	o := eraOptions()
+	o.InitTimeout = 2 * time.Second // an era window of 1s
+	res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+	if res.Err != "" || res.Negotiated != Revision20260728 {
+		t.Fatalf("probe error %q, negotiated %q: want the stateless revision", res.Err, res.Negotiated)
+	}
+	for _, st := range res.Steps {
+		if st.Conn == ConnMain && st.Method == "initialize" {
+			t.Errorf("initialize (%s) on the main connection", st.Name)
+		}
+	}
+	stepNamed(t, res, ConnSessionEra, StepEraInitialize)
+	for _, r := range rec.requests() {
+		if r.header.Get(headerSessionID) != "" && strings.Contains(string(r.body), MetaProtocolVersion) {
+			t.Errorf("a stateless %s carried Mcp-Session-Id", r.method)
+		}
+	}
+}
+
+// TestEraProbeLeftBehindIsNotWaitedFor: once server/discover settled the era, an era probe
+// still waiting for its initialize is stopped, its exchange with it: a server that never
+// answers that initialize does not hold the probe for another init timeout.
+func TestEraProbeLeftBehindIsNotWaitedFor(t *testing.T) {
+	srv, err := fixture.New(fixture.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inits atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		switch {
+		case bytes.Contains(body, []byte(`"server/discover"`)):
+			time.Sleep(3 * time.Second) // answered (refused) after the era window
+		case bytes.Contains(body, []byte(`"initialize"`)) && inits.Add(1) == 1:
+			<-r.Context().Done() // the era probe's initialize is never answered
+			return
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	o := eraOptions()
+	o.InitTimeout = 10 * time.Second // an era window of 2s
+	res, took := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+	if res.Negotiated != LatestSessionRevision {
+		t.Fatalf("negotiated %q (err %q), want the session era", res.Negotiated, res.Err)
+	}
+	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); st.Err != errNotAwaited.Error() {
+		t.Errorf("the era probe's initialize: %s (%s), want it no longer awaited", st.Outcome, st.Err)
+	}
+	if took > 6*time.Second {
+		t.Errorf("the probe took %s: it waited for the era probe's initialize", took)
 	}
 }

@@ -128,7 +128,7 @@ func ruleProbes() []ruleProbe {
 
 // appliesTo reports whether the probe runs against target t with options o.
 func (p ruleProbe) appliesTo(t Target, o Options) bool {
-	if p.sessions && !p.stateless && Stateless(o.ProtocolVersion) && !o.detectEra {
+	if p.sessions && !p.stateless && Stateless(o.ProtocolVersion) && !o.detectEra && !o.sessionRulesToo {
 		return false
 	}
 	if p.transports == nil {
@@ -175,9 +175,10 @@ type ruleSet struct {
 
 // startRules starts every rule probe that applies, each on its own connection. A probe of
 // the session era waits for the main connection's era decision (after starting a stdio
-// server, so that its start-up overlaps the main one's) and does not run against a server
-// found stateless.
-func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare, handshake *handoff[Step], robust <-chan bool) *ruleSet {
+// server, so that its start-up overlaps the main one's); against a server found stateless it
+// runs only when the revision was left to detection and the era probe found that the server
+// speaks a session revision too.
+func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial dialFunc, era *eraShare, handshake *handoff[Step], sessionEra *sessionEraProbe, robust <-chan bool) *ruleSet {
 	rs := &ruleSet{}
 	if o.skipRules {
 		return rs
@@ -209,8 +210,8 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 				// legacy HTTP+SSE is dialled as such, and the Streamable HTTP rules do
 				// not apply to it.
 				if d := era.wait(ctx); d.transport == TransportSSE {
-					// The robustness probes read a malformed message's answer on the event
-					// stream (see ruleConn.bodyAnswer), never in the POST's 202.
+					// The robustness probes find the answer to a malformed message on the
+					// event stream (see rawWatch), or in a refusal of the POST.
 					if p.transports != nil && !p.sse {
 						return
 					}
@@ -229,10 +230,22 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 			}
 			defer c.close(ctx)
 			if d := era.wait(ctx); p.sessions && d.stateless {
-				if !p.stateless || d.refused {
+				switch {
+				case d.refused:
 					return
+				case p.stateless:
+					c.statelessRevision = d.revision
+				case !o.detectEra && !o.sessionRulesToo:
+					return
+				default:
+					// The revision was left to detection: a server found stateless that also
+					// speaks a session revision (its sessions keep their rules) gets the
+					// session-era probes too, in the revision the rule connection offers.
+					sessionEra.start(ctx)
+					if !speaksSessionEra(sessionEra.wait(ctx)) {
+						return
+					}
 				}
-				c.statelessRevision = d.revision
 			}
 			p.run(ctx, c)
 		}()

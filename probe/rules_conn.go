@@ -221,8 +221,9 @@ func (c *ruleConn) bodyAnswer(sent Frame) (answer, bool) {
 	if !ok || hf.HTTP == nil || (hf.HTTP.Status == http.StatusOK && isEventStream(hf.HTTP.ContentType)) {
 		return answer{}, false
 	}
-	// On legacy HTTP+SSE a 2xx only says the POST was taken: the answer comes on the stream.
-	if _, sse := c.transport().(*bentSSE); sse && hf.HTTP.Status >= 200 && hf.HTTP.Status <= 299 {
+	// Over legacy HTTP+SSE a POST that the server accepted (2xx) is answered on the event
+	// stream; only a refusal of the POST itself answers here.
+	if c.wire.answersArriveOnStream() && hf.HTTP.Status >= 200 && hf.HTTP.Status <= 299 {
 		return answer{}, false
 	}
 	return answer{seq: head, frame: hf, err: ErrUnanswered}, true

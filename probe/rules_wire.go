@@ -14,17 +14,6 @@ type watchedWire struct {
 
 	mu      sync.Mutex
 	watches []*rawWatch
-	// onStream: the connection is legacy HTTP+SSE, whose answers come on the event stream
-	// rather than in the response to the POST that asked.
-	onStream bool
-}
-
-// answersOnStream is connWire's, and makes every later watch look on the event stream too.
-func (w *watchedWire) answersOnStream() {
-	w.connWire.answersOnStream()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.onStream = true
 }
 
 var _ Wire = (*watchedWire)(nil)
@@ -46,13 +35,12 @@ func (w *watchedWire) Record(f Frame) int {
 // watch starts looking for the answer to raw, to be sent next; id is its id when it has a
 // readable one (nil otherwise).
 func (w *watchedWire) watch(raw, id []byte) *rawWatch {
-	x := &rawWatch{raw: raw, out: -1, found: make(chan answer, 1)}
+	x := &rawWatch{raw: raw, out: -1, found: make(chan answer, 1), onStream: w.answersArriveOnStream()}
 	if id != nil {
 		x.id, x.rawID, x.hasID = idKey(id), string(id), true
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	x.onStream = w.onStream
 	w.watches = append(w.watches, x)
 	return x
 }
@@ -71,11 +59,12 @@ type rawWatch struct {
 	id    string
 	rawID string // the id as sent
 	hasID bool
-	// onStream: the answer may come on the connection's event stream (another exchange).
-	onStream bool
 	// batch: raw is a batch, and these are the (loose keys of the) ids still unanswered.
 	batch map[string]bool
 	found chan answer
+	// onStream: answers come on the legacy HTTP+SSE event stream, not in the exchange of
+	// the POST that sent the message.
+	onStream bool
 
 	mu       sync.Mutex
 	out      int // Seq of the message once it was recorded (-1 before)

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -55,11 +56,13 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	era, handshake := newEraShare(), newHandoff[Step]()
 	main.era, neg.era = era, era
 	main.mainHandshake, neg.mainHandshake = handshake, handshake
+	sessionEra := newSessionEraProbe(t, ruleOptions(o), transcript, dial)
+	main.sessionEra, neg.sessionEra = sessionEra, sessionEra
 	// The robustness probes ride the negotiation connection when it is initialized (on stdio
 	// that spares a server process); robust says whether they are taken care of: they rode
 	// it, or there is no point in a connection of their own.
 	robust := make(chan bool, 1)
-	rules := startRules(ctx, t, o, transcript, dial, era, handshake, robust)
+	rules := startRules(ctx, t, o, transcript, dial, era, handshake, sessionEra, robust)
 
 	// The negotiation connection runs beside the main session so that a slow-starting stdio
 	// server costs its start-up time once, not twice.
@@ -80,8 +83,10 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 
 	res.Transport = main.kind
 	ruleSteps, ruleProcesses := rules.wait()
+	eraSteps, eraProcesses := sessionEra.finish()
 	res.Steps = append(main.steps, neg.steps...)
 	res.Steps = append(res.Steps, ruleSteps...)
+	res.Steps = append(res.Steps, eraSteps...)
 	// Transcript order; a step whose request was never recorded (the transport refused it)
 	// goes last rather than first.
 	order := func(s Step) int {
@@ -93,6 +98,7 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	sort.SliceStable(res.Steps, func(i, j int) bool { return order(res.Steps[i]) < order(res.Steps[j]) })
 	res.Processes = append(main.wire.processInfo(), neg.wire.processInfo()...)
 	res.Processes = append(res.Processes, ruleProcesses...)
+	res.Processes = append(res.Processes, eraProcesses...)
 	res.Frames = transcript.Frames()
 	res.Duration = time.Since(res.Start)
 	if res.Err == "" && ctx.Err() != nil {
@@ -143,6 +149,13 @@ type session struct {
 	// Whenever it is settled before the era is, it is published first, so that a connection
 	// woken by the era sees it (see settled).
 	mainHandshake *handoff[Step]
+	// sessionEra is the probe's era probe (see ConnSessionEra), shared like era; nil on the
+	// era probe's own connection.
+	sessionEra *sessionEraProbe
+
+	// statelessEra is set while the connection speaks a stateless revision: the probe then
+	// answers no server request (see answerServerRequest).
+	statelessEra atomic.Bool
 
 	replyMu sync.Mutex     // orders replies.Add with close's Wait
 	closing bool           // no more answers to server requests: the connection is closing
@@ -270,14 +283,14 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 		}
 	}
 	defer c.close(ctx)
-	// Over legacy HTTP+SSE the answer to a malformed message would come on the event stream,
-	// which the robustness checks do not read (see startRules).
-	rides := !c.o.skipRules && c.o.RulesElsewhere == "" && c.kind != TransportSSE
+	rides := !c.o.skipRules && c.o.RulesElsewhere == ""
 	if d.stateless {
 		if d.refused {
 			return false
 		}
 		c.negotiateStateless(ctx, d.revision)
+		// Before the robustness probes, which may end a stdio server's process.
+		c.negotiateUnnamed(ctx, d.revision)
 		if !rides {
 			return false
 		}
@@ -354,7 +367,14 @@ func (s *session) notify(ctx context.Context, name, method string) Step {
 
 // answerServerRequest answers what a server asks of the probe: ping with an empty result,
 // anything else with method-not-found, since the probe declares no client capabilities.
+// Under a stateless revision it answers nothing: a server request is the server's fault
+// there, and answering it would be the probe's (2026-07-28 basic/transports/stdio, "Sending
+// Messages": "The client MUST NOT write JSON-RPC responses"; streamable-http: "The client
+// MUST NOT send JSON-RPC responses"). The request stays in the transcript.
 func (s *session) answerServerRequest(_ Frame, id json.RawMessage, method string) {
+	if s.statelessEra.Load() {
+		return
+	}
 	<-s.ready
 	tr := s.transport()
 	if tr == nil {

@@ -11,6 +11,14 @@ func (w *connWire) answersOnStream() {
 	w.streamAnswers = true
 }
 
+// answersArriveOnStream reports whether answers come on the event stream (see
+// answersOnStream).
+func (w *connWire) answersArriveOnStream() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.streamAnswers
+}
+
 // closeWaiters fails every request still waiting: the stream that would have carried their
 // answers is gone.
 func (w *connWire) closeWaiters(err error) {

@@ -129,6 +129,51 @@ func runStdioTestServer(mode string) int {
 		serveTestMCP(os.Stdin, out)
 		return 0
 	}
+	if mode == "stateless-asks" {
+		// A stateless server that asks the client for its roots before it answers
+		// tools/list, which 2026-07-28 forbids ("The server MUST NOT write JSON-RPC requests
+		// to stdout").
+		serveStatelessAsking(os.Stdin, out)
+		return 0
+	}
+	if delay, ok := strings.CutPrefix(mode, "ignores-discover:"); ok {
+		// A session-era server slow to start that ignores server/discover, as some legacy
+		// servers ignore a method they do not know before initialize.
+		d, err := time.ParseDuration(delay)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		time.Sleep(d)
+		r := bufio.NewReader(os.Stdin)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 && !bytes.Contains(line, []byte(`"server/discover"`)) {
+				answerTestRequest(out, line)
+			}
+			if err != nil {
+				return 0
+			}
+		}
+	}
+	if delay, ok := strings.CutPrefix(mode, "keeps-era:"); ok {
+		// A server of both eras that holds each process in the era its opening chose and
+		// starts reading its input only after delay, as @upstash/context7-mcp does.
+		d, err := time.ParseDuration(delay)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		srv, err := fixture.New(fixture.Config{Stateless: true, KeepsEra: true, StartDelay: d})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		if err := srv.ServeStdio(context.Background(), os.Stdin, out); err != nil {
+			return 1
+		}
+		return 0
+	}
 	if fault, ok := strings.CutPrefix(mode, "fixture:"); ok { // the fixture server with a fault
 		srv, err := fixture.New(fixture.Config{Fault: fixture.Fault(fault)})
 		if err != nil {
@@ -210,4 +255,41 @@ func answerTestRequest(out io.Writer, line []byte) {
 
 func testTool(name string) map[string]any {
 	return map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}}
+}
+
+// serveStatelessAsking answers as a server of the stateless revision only, and writes a
+// roots/list request of its own before each tools/list answer.
+func serveStatelessAsking(in io.Reader, out io.Writer) {
+	r := bufio.NewReader(in)
+	asked := 0
+	for {
+		line, err := r.ReadBytes('\n')
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &req) == nil && req.ID != nil {
+			var result any
+			switch req.Method {
+			case "server/discover":
+				result = map[string]any{"supportedVersions": []string{Revision20260728}, "capabilities": map[string]any{"tools": map[string]any{}},
+					"resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
+			case "tools/list":
+				asked++
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":"server-asks-%d","method":"roots/list"}`+"\n", asked)
+				result = map[string]any{"tools": []any{}, "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
+			}
+			var msg []byte
+			if result == nil {
+				msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID,
+					"error": map[string]any{"code": -32601, "message": "method not found"}})
+			} else {
+				msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+			}
+			_, _ = out.Write(append(msg, '\n'))
+		}
+		if err != nil {
+			return
+		}
+	}
 }

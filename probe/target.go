@@ -140,6 +140,11 @@ type Options struct {
 
 	// detectEra is set by WithDefaults when the revision was left to the probe.
 	detectEra bool
+	// sessionRulesToo makes the probe of a stateless revision run the session-era rule
+	// probes too against a server that also speaks a session revision, as era detection
+	// does: RunRevisions sets it, so that the probe a report is about makes the probes a
+	// default run makes.
+	sessionRulesToo bool
 	// skipRules leaves out the rule probes (rules.go): the tests of the transports and of the
 	// main session look at those connections alone.
 	skipRules bool

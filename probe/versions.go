@@ -34,8 +34,9 @@ func (r *Result) Accepted() bool {
 }
 
 // stdioRevisionsAtOnce bounds the revisions RunRevisions probes at once over stdio. The
-// carrier of the rule probes starts three server processes, a stateless revision's probe
-// two, any other probe one.
+// carrier of the rule probes starts three server processes, a stateless revision's probe two
+// (three when the era probe must tell whether the server also speaks a session revision), any
+// other probe one.
 const stdioRevisionsAtOnce = 3
 
 // RunRevisions probes the target once per revision, all at once (over stdio at most
@@ -56,7 +57,10 @@ func RunRevisions(ctx context.Context, t Target, o Options, revs []string) ([]*R
 	// The rule probes judge transport and robustness rules that do not change with the
 	// revision offered: one probe runs them (the newest session revision's, whose handshake
 	// a server of any revision can answer), so that probing five revisions does not cost five
-	// times their connections and server processes.
+	// times their connections and server processes. A stateless revision's probe runs its own:
+	// they speak its era (robustness and tool probes in _meta), and when the report is about
+	// that revision it must rest on the probes a default run makes, the session-era ones of a
+	// server that speaks both eras included.
 	carrier := rulesCarrier(revs)
 	// Every probe of a stdio server starts several server processes; all revisions at once
 	// would start dozens of them, which can starve a slow-starting server past its init
@@ -69,7 +73,9 @@ func RunRevisions(ctx context.Context, t Target, o Options, revs []string) ([]*R
 	for i, rev := range revs {
 		ro := o
 		ro.ProtocolVersion = rev
-		if i != carrier && ro.RulesElsewhere == "" {
+		if Stateless(rev) {
+			ro.sessionRulesToo = true
+		} else if i != carrier && ro.RulesElsewhere == "" {
 			ro.revisionRules = true
 			ro.RulesElsewhere = fmt.Sprintf("the probes that do not depend on the revision offered (the rule probes, and initialize with a bogus revision) ran once, in the probe of revision %s", revs[carrier])
 		}

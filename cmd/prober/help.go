@@ -126,7 +126,8 @@ Protocol and time:
                               initialize) when the server is not stateless; all probes
                               every revision at once and reports which the server accepts,
                               the report's checks being those of the newest accepted (the
-                              rule probes run once, in the newest session revision's probe);
+                              rule probes run in the newest session revision's probe, and
+                              in the stateless revision's, which makes those of auto);
                               or one of %[5]s
   --transport NAME            auto (default), http (Streamable HTTP), sse (legacy HTTP+SSE of
                               2024-11-05: the URL is its event stream) or stdio. auto tries

@@ -84,7 +84,7 @@ func serverCases() []serverCase {
 			},
 			negotiated: probe.Revision20260728,
 			tools:      mcpGoEverythingTools,
-			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse, acceptsForeignOrigin),
+			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse, acceptsForeignOrigin, deletedSessionServed),
 		},
 		{
 			name:       "mcp-go-conformance/http",
@@ -96,9 +96,7 @@ func serverCases() []serverCase {
 				answersWithJSON,
 				methodlessTakenAsResponse,
 				acceptsForeignOrigin,
-				// A dual-era server gets the session-era rule probes too, in auto mode.
-				known{id: "http.session", status: checks.StatusFail,
-					why: "a DELETEd session is still served 200, not answered 404 (G7)"},
+				deletedSessionServed,
 			},
 		},
 	}
@@ -150,13 +148,15 @@ func commonKnown(transport, revision string) []known {
 	return ks
 }
 
-// dualEraMetaOverStdio is what the Go SDKs do over stdio with a request that carries no
-// _meta: they speak both eras, and read it as a session-era request sent before initialize
-// (-32601 for server/discover), where a stateless-only server must answer -32602. Over stdio
-// nothing else tells the eras apart, so it is a warning (over HTTP the revision header does,
-// and there they answer -32602).
-var dualEraMetaOverStdio = known{id: "discover.meta-required", status: checks.StatusWarn,
-	why: "a request without _meta gets -32601 over stdio, read as a session-era request (C')"}
+// dualEraMetaOverStdio is what the Go SDKs do over stdio with a request whose _meta names no
+// revision: they speak both eras (the era probe's initialize is answered), and read it as a
+// session-era request sent before initialize (-32601 for server/discover). 2026-07-28
+// basic/transports/stdio, Backward Compatibility: legacy servers "respond to unknown
+// pre-initialize requests with implementation-defined errors (commonly -32601 or -32602)";
+// only a stateless-only server owes -32602. A request lacking only clientCapabilities names
+// its revision, and gets -32602.
+var dualEraMetaOverStdio = known{id: "discover.meta-required", status: checks.StatusPass,
+	why: "requests naming no revision are refused as session-era requests, which the server also speaks; one lacking clientCapabilities gets -32602"}
 
 // What the Go SDKs do with input a server must refuse, over the stateless revision as over
 // the session era: over HTTP a request without a method is taken for a response (202, no
@@ -191,13 +191,20 @@ var (
 		why: "a foreign Origin is served rather than answered 403 (G9, a MUST)"}
 )
 
+// deletedSessionServed: mcp-go still serves a session it ended on DELETE. A dual-era server
+// gets the session-era rule probes too, in auto mode. 2025-11-25 basic/transports, Session
+// Management: "The server MAY terminate the session at any time, after which it MUST respond
+// to requests containing that session ID with HTTP 404 Not Found."
+var deletedSessionServed = known{id: "http.session", status: checks.StatusFail,
+	why: "a DELETEd session is still served 200, not answered 404"}
+
 // How a Streamable HTTP server answers POSTed requests: server-everything and the go-sdk open
 // an event stream per request; mcp-go answers with one application/json body.
 var (
 	answersWithEventStreams = known{id: "http.sse-framing", status: checks.StatusPass,
 		why: "every request is answered on a well-formed event stream"}
-	answersWithJSON = known{id: "http.sse-framing", status: checks.StatusSkip,
-		why: "mcp-go answers every request with application/json, never a stream"}
+	answersWithJSON = known{id: "http.sse-framing", status: checks.StatusPass,
+		why: "mcp-go answers every request with application/json; the one event stream, the GET's (a session-era rule probe of this dual-era server), is well framed"}
 )
 
 // withCommon is the case's own list after the common one, an ID of the case replacing the
