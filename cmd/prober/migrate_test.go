@@ -12,8 +12,6 @@ import (
 	"github.com/mcpwatch/mcpwatch/migrations"
 )
 
-func noEnv(string) (string, bool) { return "", false }
-
 func testEnv(stdout, stderr *bytes.Buffer, env map[string]string) environment {
 	return environment{stdout: stdout, stderr: stderr, lookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -63,14 +62,11 @@ func ModuleRoot(dir string) (string, error) {
 	}
 }
 
-// GoCommand finds the go command: on PATH, else the toolchain that built this binary.
+// GoCommand finds the go command on PATH, where go test puts the toolchain that runs it.
 func GoCommand() (string, error) {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p, nil
-	}
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("go command not on PATH nor at %s: %w", p, err)
+	p, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("the go command is not on PATH: %w", err)
 	}
 	return p, nil
 }
