@@ -197,13 +197,11 @@ wait:
 func statelessAnswer(s *session, disc Step, offered string) bool {
 	switch disc.Outcome {
 	case OutcomeOK:
-		var r struct {
-			SupportedVersions []string `json:"supportedVersions"`
-		}
-		if json.Unmarshal(disc.Result, &r) != nil || r.SupportedVersions == nil {
+		vs, ok := supportedVersions(disc.Result)
+		if !ok {
 			return true
 		}
-		return slices.Contains(r.SupportedVersions, offered) || !anySessionRevision(r.SupportedVersions)
+		return slices.Contains(vs, offered) || !anySessionRevision(vs)
 	case OutcomeError, OutcomeTransport:
 		// Over HTTP a stateless server answers errors with 400 or 404 and the error in the
 		// body: the step failed at the status, the body tells the era.
@@ -289,6 +287,18 @@ func supportedInError(s *session, st Step) []string {
 	}
 	_ = json.Unmarshal(f.Raw, &m)
 	return m.Error.Data.Supported
+}
+
+// supportedVersions reads the supportedVersions of a DiscoverResult; false when the result
+// names none.
+func supportedVersions(discover json.RawMessage) ([]string, bool) {
+	var r struct {
+		SupportedVersions []string `json:"supportedVersions"`
+	}
+	if json.Unmarshal(discover, &r) != nil || r.SupportedVersions == nil {
+		return nil, false
+	}
+	return r.SupportedVersions, true
 }
 
 func anySessionRevision(vs []string) bool {

@@ -461,6 +461,29 @@ func TestMetaProbesNamingNoRevisionComeLast(t *testing.T) {
 	if st := stepNamed(t, res, ConnNegotiation, StepMetaNoClientInfo); st.Outcome != OutcomeOK {
 		t.Errorf("a _meta without clientInfo: %s, want it served", st.Outcome)
 	}
+	// The DiscoverResult lists session revisions: the server says it speaks both eras, and no
+	// server process is started to ask it again.
+	for _, st := range res.Steps {
+		if st.Conn == ConnSessionEra {
+			t.Errorf("era probe step %s on a server whose DiscoverResult lists session revisions", st.Name)
+		}
+	}
+}
+
+// TestEraProbeAsksWhatTheDiscoverResultDoesNotSay: a dual-era stdio server that refuses the
+// requests naming no revision with -32601, and lists no session revision in its
+// DiscoverResult, gets the era probe's initialize on a process of its own, so that
+// discover.meta-required knows a session-era reading is open to it.
+func TestEraProbeAsksWhatTheDiscoverResultDoesNotSay(t *testing.T) {
+	o := eraOptions()
+	o.skipRules = false
+	res, _ := runProbe(t, stdioTestTarget(t, "keeps-era:unlisted:0s"), o)
+	if res.Err != "" {
+		t.Fatalf("probe error: %s", res.Err)
+	}
+	if st := stepNamed(t, res, ConnNegotiation, StepMetaMissing); st.ErrorCode == nil || *st.ErrorCode != -32601 {
+		t.Fatalf("a request without _meta: %s %v, want -32601 (read as a session-era request)", st.Outcome, st.ErrorCode)
+	}
 	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); !speaksSessionEra(st) {
 		t.Errorf("the era probe's initialize: %s %s, want a session revision", st.Outcome, st.Result)
 	}

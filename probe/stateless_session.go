@@ -18,10 +18,7 @@ func (s *session) runStateless(ctx context.Context, res *Result, disc Step) {
 	}
 	res.Discover = disc.Result
 	res.Negotiated = rev
-	var dr struct {
-		SupportedVersions []string `json:"supportedVersions"`
-	}
-	if json.Unmarshal(disc.Result, &dr) == nil && dr.SupportedVersions != nil && !slices.Contains(dr.SupportedVersions, rev) {
+	if vs, ok := supportedVersions(disc.Result); ok && !slices.Contains(vs, rev) {
 		// The server answered, but does not claim the revision it was asked in.
 		res.Negotiated = ""
 	}
@@ -49,19 +46,31 @@ func (s *session) negotiateStateless(ctx context.Context, rev string) {
 	s.speak(rev, true)
 }
 
+// discoverListsSessionRevision reports whether the main connection's DiscoverResult lists a
+// session revision: the server says it speaks both eras, and no era probe need ask.
+func (s *session) discoverListsSessionRevision() bool {
+	hs, ok := s.mainHandshake.settled()
+	if !ok || hs.Outcome != OutcomeOK || hs.Method != methodDiscover {
+		return false
+	}
+	vs, ok := supportedVersions(hs.Result)
+	return ok && anySessionRevision(vs)
+}
+
 // negotiateUnnamed sends the requests whose _meta names no revision: one lacking only
 // protocolVersion, then one without _meta. Over stdio nothing else tells a dual-era server
 // that a request is a stateless one, and a server that serves both eras may read them as
 // session-era requests sent before initialize (2026-07-28 basic/versioning: "A request
 // carrying modern per-request _meta is served statelessly according to this revision"); when
 // either is not refused with -32602, the era probe tells whether the server speaks a session
-// revision too, for discover.meta-required to know which reading is open to it.
+// revision too, for discover.meta-required to know which reading is open to it, unless the
+// DiscoverResult already says so.
 func (s *session) negotiateUnnamed(ctx context.Context, rev string) {
 	a := s.callLacking(ctx, StepMetaNoProtocolVersion, rev, MetaProtocolVersion)
 	s.speak(rev, false)
 	b := s.call(ctx, StepMetaMissing, methodDiscover, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
 	s.speak(rev, true)
-	if s.kind != TransportStdio || refusedInvalidParams(a) && refusedInvalidParams(b) {
+	if s.kind != TransportStdio || refusedInvalidParams(a) && refusedInvalidParams(b) || s.discoverListsSessionRevision() {
 		return
 	}
 	s.sessionEra.start(ctx)

@@ -158,13 +158,16 @@ func runStdioTestServer(mode string) int {
 	}
 	if delay, ok := strings.CutPrefix(mode, "keeps-era:"); ok {
 		// A server of both eras that holds each process in the era its opening chose and
-		// starts reading its input only after delay, as @upstash/context7-mcp does.
+		// starts reading its input only after delay, as @upstash/context7-mcp does;
+		// "keeps-era:unlisted:DELAY" also leaves its session revisions out of its
+		// DiscoverResult.
+		delay, unlisted := strings.CutPrefix(delay, "unlisted:")
 		d, err := time.ParseDuration(delay)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		srv, err := fixture.New(fixture.Config{Stateless: true, KeepsEra: true, StartDelay: d})
+		srv, err := fixture.New(fixture.Config{Stateless: true, KeepsEra: true, Unlisted: unlisted, StartDelay: d})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
