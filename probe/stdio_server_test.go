@@ -167,29 +167,26 @@ func runStdioTestServer(mode string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		srv, err := fixture.New(fixture.Config{Stateless: true, KeepsEra: true, Unlisted: unlisted, StartDelay: d})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 2
-		}
-		if err := srv.ServeStdio(context.Background(), os.Stdin, out); err != nil {
-			return 1
-		}
-		return 0
+		return serveFixture(fixture.Config{Stateless: true, KeepsEra: true, Unlisted: unlisted, StartDelay: d}, out)
 	}
 	if fault, ok := strings.CutPrefix(mode, "fixture:"); ok { // the fixture server with a fault
-		srv, err := fixture.New(fixture.Config{Fault: fixture.Fault(fault)})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 2
-		}
-		if err := srv.ServeStdio(context.Background(), os.Stdin, out); err != nil {
-			return 1
-		}
-		return 0
+		return serveFixture(fixture.Config{Fault: fixture.Fault(fault)}, out)
 	}
 	fmt.Fprintln(os.Stderr, "unknown test server mode", mode)
 	return 2
+}
+
+// serveFixture serves the fixture server of cfg on stdin and out; it returns the exit status.
+func serveFixture(cfg fixture.Config, out io.Writer) int {
+	srv, err := fixture.New(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if err := srv.ServeStdio(context.Background(), os.Stdin, out); err != nil {
+		return 1
+	}
+	return 0
 }
 
 // serveTestMCP answers requests line by line until stdin ends.
