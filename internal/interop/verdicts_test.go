@@ -138,6 +138,11 @@ func verdictCases() []verdictCase {
 						`Required: Yes; "A request missing any required field is malformed; the server MUST ` +
 						`reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response ` +
 						`status MUST be 400 Bad Request." mcp-grafana answers -32021.`},
+				// Dual-era: its sessions get the session-era rule probes too.
+				{id: "http.protocol-version-header", is: checks.StatusFail,
+					spec: `2025-11-25 basic/transports, Protocol Version Header: "If the server receives a ` +
+						`request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 ` +
+						`Bad Request." mcp-grafana serves a session request whose header names 1900-01-01.`},
 			},
 		},
 		{
