@@ -251,7 +251,7 @@ func TestCapabilitiesMatchWhatTheServerServes(t *testing.T) {
 			want: StatusWarn, msg: "declares resources, expected resources/templates/list to work"},
 		// 2025-11-25 server/prompts: "Servers that support prompts MUST declare the prompts
 		// capability during initialization." A list with items offers what was not declared
-		// (the warning of CHECKS.md); an empty list offers nothing: a fact, not a fault.
+		// (a warning: see docs/checks.md); an empty list offers nothing: a fact, not a fault.
 		{name: "an undeclared list with items warns",
 			res:  scriptedSession(stdio, answer(probe.StepPromptsList, resultReply(`{"prompts":[{"name":"greet"}]}`))),
 			want: StatusWarn, msg: `does not declare prompts, expected prompts/list to fail with -32601, got a result {"prompts":[{"name":"greet"}]}`},

@@ -101,7 +101,7 @@ func githubLevel(r *Report, c Check) string {
 func githubTitle(c Check) string {
 	title := "mcpwatch " + c.ID
 	if c.Rule != "" {
-		title += " (MCP-RULES " + c.Rule + ")"
+		title += " (rule " + c.Rule + ")"
 	}
 	if c.Baselined {
 		title += " baselined"

@@ -65,9 +65,9 @@ func TestGitHubAnnotatesFailuresAndWarningsWithTheirEvidence(t *testing.T) {
 		names = append(names, c.name+" "+c.props["title"])
 	}
 	want := []string{
-		"error mcpwatch lifecycle.ping (MCP-RULES C6)",
-		"error mcpwatch stdio.stdout-purity (MCP-RULES F1, F2, F4)",
-		"warning mcpwatch tools.description (MCP-RULES E)",
+		"error mcpwatch lifecycle.ping (rule C6)",
+		"error mcpwatch stdio.stdout-purity (rule F1, F2, F4)",
+		"warning mcpwatch tools.description (rule E)",
 		"group ", "endgroup ",
 	}
 	if strings.Join(names, "\n") != strings.Join(want, "\n") {
@@ -163,7 +163,7 @@ func TestGitHubBaselinedFailuresAreNoticesAndStaleEntriesWarn(t *testing.T) {
 	for _, c := range parseCommands(t, out) {
 		byTitle[c.props["title"]] = c
 	}
-	if c, ok := byTitle["mcpwatch lifecycle.ping (MCP-RULES C6) baselined"]; !ok || c.name != "notice" || !strings.Contains(c.data, "Accepted by the baseline: upstream") {
+	if c, ok := byTitle["mcpwatch lifecycle.ping (rule C6) baselined"]; !ok || c.name != "notice" || !strings.Contains(c.data, "Accepted by the baseline: upstream") {
 		t.Errorf("baselined annotation = %+v (present %v)", c, ok)
 	}
 	if c := byTitle["mcpwatch: stale baseline entries"]; c.name != "warning" || !strings.Contains(c.data, "jsonrpc.version at b.yaml:4 no longer fails") {

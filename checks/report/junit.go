@@ -198,7 +198,7 @@ func junitBody(r *Report, c Check) string {
 		lines = append(lines, "rule: "+clip(c.Title, plainMessageWidth))
 	}
 	if c.Rule != "" {
-		lines = append(lines, "MCP-RULES: "+c.Rule)
+		lines = append(lines, "rule letters: "+c.Rule)
 	}
 	lines = append(lines, evidenceLines(r, c)...)
 	return strings.Join(lines, "\n")

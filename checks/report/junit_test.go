@@ -117,7 +117,7 @@ func TestJUnitFailureCarriesTheEvidenceAndFrames(t *testing.T) {
 		t.Errorf("failure type %q message %q", ping.Failure.Type, ping.Failure.Message)
 	}
 	inOrder(t, ping.Failure.Body,
-		"rule: the lifecycle.ping rule holds", "MCP-RULES: C6",
+		"rule: the lifecycle.ping rule holds", "rule letters: C6",
 		`error: ping: expected an empty result {}, got {"pong":true}  [frames #6 #7]`,
 		"#6 →", `"method":"ping"`, "#7 ←", `"result":{"pong":true}`,
 		"spec: https://modelcontextprotocol.io/specification/2025-06-18/basic/utilities/ping")

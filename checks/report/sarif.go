@@ -206,13 +206,13 @@ func sarifRuleOf(c Check) sarifRule {
 	}
 	full := title
 	if c.Rule != "" {
-		full += " (MCP-RULES " + c.Rule + ")"
+		full += " (rule " + c.Rule + ")"
 	}
 	full += "."
 	help := full + "\nmcpwatch check " + c.ID + " probes the server the way a client would and judges the frames it exchanged."
 	md := "**" + markdownText(title) + "**\n\nmcpwatch check `" + c.ID + "`"
 	if c.Rule != "" {
-		md += ", MCP-RULES " + markdownText(c.Rule)
+		md += ", rule " + markdownText(c.Rule)
 	}
 	md += "."
 	if c.Spec != "" {

@@ -236,7 +236,7 @@ func serverEverythingKnown() []known {
 		// session, invalid JSON); every error the probe draws carries the request's id.
 		{id: "jsonrpc.null-id", status: checks.StatusPass,
 			why: "every error the probe draws echoes the request id"},
-		// REAL-SERVERS.md: an unknown tool comes back as an isError result, and a bogus
+		// As seen from it: an unknown tool comes back as an isError result, and a bogus
 		// cursor is ignored rather than answered with -32602 (both SHOULDs, hence warnings).
 		{id: "tools.unknown-tool", status: checks.StatusWarn,
 			why: "an unknown tool gets an isError result, not a JSON-RPC error"},
@@ -246,7 +246,7 @@ func serverEverythingKnown() []known {
 }
 
 // serverEverythingStdioKnown: on stdio it drops what it cannot parse without a word
-// (REAL-SERVERS.md), so neither a malformed line nor a request without a method is answered.
+// (as seen from it), so neither a malformed line nor a request without a method is answered.
 func serverEverythingStdioKnown() []known {
 	return append(serverEverythingKnown(),
 		known{id: "lifecycle.parse-error", status: checks.StatusWarn,
@@ -257,7 +257,7 @@ func serverEverythingStdioKnown() []known {
 }
 
 // serverEverythingHTTPKnown: over HTTP the TypeScript SDK answers an unknown or deleted
-// session with 400 where the spec says 404 for a deleted one (REAL-SERVERS.md), accepts a
+// session with 400 where the spec says 404 for a deleted one (as seen from it), accepts a
 // foreign Origin, and refuses a request without a method with a 400 and -32700.
 func serverEverythingHTTPKnown() []known {
 	return append(serverEverythingKnown(),
