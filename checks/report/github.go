@@ -54,6 +54,18 @@ func WriteGitHub(w io.Writer, r *Report) error {
 		writeCommand(bw, "warning", map[string]string{"title": "mcpwatch: stale baseline entries"}, strings.Join(lines, "\n"))
 		reserved["warning"]++
 	}
+	// What fails the verdict only under other accepted revisions gets an annotation each,
+	// with that revision's evidence.
+	for _, p := range r.revisionProblems() {
+		if !r.failsVerdict(p.check) {
+			continue
+		}
+		under := strings.Join(p.revisions, ", ")
+		lines := []string{"Fails under " + under + ", which the server also accepts: " + clip(p.check.Message, plainMessageWidth)}
+		lines = append(lines, evidenceLines(&Report{CitedFrames: p.frames}, p.check)...)
+		writeCommand(bw, "error", map[string]string{"title": githubTitle(p.check) + " under " + under}, strings.Join(lines, "\n"))
+		reserved["error"]++
+	}
 	for _, level := range []string{"error", "warning", "notice"} {
 		cs := byLevel[level]
 		limit := githubAnnotationsPerLevel - reserved[level]
@@ -149,8 +161,11 @@ func githubSummary(w *bufio.Writer, r *Report) {
 	if r.Failed() {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "::group::%s\n", escapeData(fmt.Sprintf("mcpwatch: %s %s (%d passed, %d failed, %d warned, %s%d skipped)",
-		verdict, clip(r.Target, 120), s.Pass, s.Fail, s.Warn-s.Advice, summaryCounts(s), s.Skip)))
+	counts := fmt.Sprintf("%d passed, %d failed, %d warned, %s%d skipped", s.Pass, s.Fail, s.Warn-s.Advice, summaryCounts(s), s.Skip)
+	if revs := r.FailingRevisions(); len(revs) > 0 {
+		counts += "; failing under " + strings.Join(revs, ", ")
+	}
+	fmt.Fprintf(w, "::group::%s\n", escapeData(fmt.Sprintf("mcpwatch: %s %s (%s)", verdict, clip(r.Target, 120), counts)))
 	field := func(k, v string) { fmt.Fprintf(w, "%-10s %s\n", k, v) }
 	field("target", clip(r.Target, 200))
 	field("transport", r.Transport)

@@ -96,8 +96,9 @@ func TestServerInfoOfAStatelessServerComesFromDiscover(t *testing.T) {
 }
 
 // A --protocol-version all report whose main revision passes but another accepted revision
-// fails: the verdict fails, so the summary must count the failure and the text and Markdown
-// reports must show its evidence (from that revision's transcript), not only its ID.
+// fails: the verdict fails, so the summary must count the failure, JUnit, GitHub and SARIF
+// must carry it, and the text and Markdown reports must show its evidence (from that
+// revision's transcript), not only its ID.
 func TestAllRevisionsSummaryAgreesWithVerdictAndShowsTheEvidenceOfDifferences(t *testing.T) {
 	main := revisionResult("2026-07-28", true)
 	mainFindings := []checks.Finding{
@@ -142,6 +143,30 @@ func TestAllRevisionsSummaryAgreesWithVerdictAndShowsTheEvidenceOfDifferences(t 
 	}
 	if !strings.Contains(junit.String(), `failures="1"`) || !strings.Contains(junit.String(), `name="http.origin under 2025-11-25"`) {
 		t.Errorf("the JUnit report does not count the failure of 2025-11-25:\n%s", junit.String())
+	}
+	var gh strings.Builder
+	if err := WriteGitHub(&gh, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(gh.String(), "::error title=mcpwatch http.origin under 2025-11-25::Fails under 2025-11-25") {
+		t.Errorf("no GitHub error annotation for the failure under 2025-11-25:\n%s", gh.String())
+	}
+	if !strings.Contains(gh.String(), "1 skipped; failing under 2025-11-25)") {
+		t.Errorf("the GitHub log group does not say which revision fails:\n%s", gh.String())
+	}
+	var sarif strings.Builder
+	if err := WriteSARIF(&sarif, rep, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sarif.String(), `"ruleId": "http.origin"`) || !strings.Contains(sarif.String(), "Under 2025-11-25 (also accepted by the server): http.origin") {
+		t.Errorf("no SARIF result for the failure under 2025-11-25:\n%s", sarif.String())
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(sarif.String()), &doc); err != nil {
+		t.Fatalf("SARIF is not JSON: %v", err)
+	}
+	if err := sarifSchema(t).Validate(doc); err != nil {
+		t.Errorf("SARIF with a result under another revision does not validate: %v", err)
 	}
 	for _, format := range []string{"text", "markdown"} {
 		f, _ := LookupFormat(format)

@@ -179,6 +179,28 @@ func WriteSARIF(w io.Writer, r *Report, artifact string) error {
 			run.Results = append(run.Results, sarifUntestedOf(c, i, loc))
 		}
 	}
+	// What fails or warns only under other accepted revisions is a result of its check too,
+	// told apart by the revisions in its message and fingerprint.
+	index := make(map[string]int, len(r.Checks))
+	for i, c := range r.Checks {
+		index[c.ID] = i
+	}
+	for _, p := range r.revisionProblems() {
+		c := p.check
+		if c.Status != string(checks.StatusFail) && c.Status != string(checks.StatusWarn) {
+			continue
+		}
+		res := sarifResultOf(&Report{CitedFrames: p.frames, Baseline: r.Baseline}, c, index[c.ID], loc)
+		under := strings.Join(p.revisions, ", ")
+		res.Message.Text = clipString("Under "+under+" (also accepted by the server): "+res.Message.Text, sarifMessageWidth)
+		hash := sarifFingerprint(c.ID+"\x00"+under, loc.URI)
+		res.PartialFingerprints = map[string]string{"primaryLocationLineHash": hash[:16] + ":1", sarifFingerprintKey: hash}
+		if res.Properties == nil {
+			res.Properties = map[string]any{}
+		}
+		res.Properties["revisions"] = p.revisions
+		run.Results = append(run.Results, res)
+	}
 	doc := sarifLog{Schema: sarifSchemaURI, Version: sarifVersion, Runs: []sarifRun{run}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
