@@ -84,10 +84,11 @@ func dialHTTP(ctx context.Context, t Target, conn int, w Wire, o Options) (Trans
 		conn: conn, url: t.URL, shownURL: u.Redacted(), host: u.Hostname(), phases: phasesOf(t.URL),
 		header: t.Header.Clone(), w: w, o: o, secrets: secrets, certs: &certChecker{},
 	}
-	tr.client = o.HTTPClient
-	if tr.client == nil {
+	if o.HTTPClient != nil {
+		tr.client = withProbePolicy(o.HTTPClient)
+	} else {
 		hasCredentials := len(t.Header) > 0 || u.User != nil
-		tr.client = newProbeClient(o, u, secrets, hasCredentials, tr.certs)
+		tr.client = newProbeClient(o, u, hasCredentials, tr.certs)
 		tr.ownClient = true
 	}
 	// The dial context bounds the connection's life; Close's DELETE runs on Close's context.

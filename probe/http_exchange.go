@@ -79,6 +79,9 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 	}
 	x.out = Frame{Dir: Out, Kind: kind, Raw: body,
 		HTTP: &HTTPInfo{Method: method, URL: shown, Header: t.secrets.header(header)}}
+	if to.followRedirects {
+		ctx = withRedirectsFollowed(ctx)
+	}
 	if len(to.pad) > 0 {
 		ctx = withPaddedHeaders(ctx, to.pad)
 		x.out.HTTP.Header = paddedForShow(x.out.HTTP.Header, to.pad)
