@@ -53,7 +53,7 @@ func (t *httpTransport) fetch(ctx context.Context, method string, to exchangeTar
 	}
 	defer t.active.Done()
 	if t.overLimit() {
-		return res, fmt.Errorf("http transport: not sending: %w", ErrLimit)
+		return res, t.notSending("http transport")
 	}
 	x := t.newExchangeTo(t.base, ctx, method, to, nil, t.o.RequestTimeout)
 	defer x.release()
