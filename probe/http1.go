@@ -27,6 +27,12 @@ import (
 type http1Transport struct {
 	dial           func(ctx context.Context, network, addr string) (net.Conn, error)
 	maxHeaderBytes int64
+	// other carries what is not plain http: a protected resource metadata document the
+	// server names at an https URL (the client follows no redirect to another scheme).
+	other interface {
+		http.RoundTripper
+		CloseIdleConnections()
+	}
 
 	mu   sync.Mutex
 	idle []*http1Conn
@@ -85,10 +91,7 @@ func (h *headBudget) Read(p []byte) (int, error) {
 // written, as http.Transport does for a request that is not idempotent.
 func (t *http1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "http" {
-		// The probe's client follows no redirect to another origin, so an https URL never
-		// reaches the plain-http transport.
-		closeRequestBody(req)
-		return nil, fmt.Errorf("plain-http transport asked for a %q URL", req.URL.Scheme)
+		return t.other.RoundTrip(req)
 	}
 	ctx := req.Context()
 	trace := httptrace.ContextClientTrace(ctx)
@@ -202,6 +205,7 @@ func (t *http1Transport) put(c *http1Conn) {
 // CloseIdleConnections closes the idle connections (http.Client.CloseIdleConnections calls
 // it when the probe closes its connection).
 func (t *http1Transport) CloseIdleConnections() {
+	t.other.CloseIdleConnections()
 	t.mu.Lock()
 	idle := t.idle
 	t.idle = nil

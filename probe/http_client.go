@@ -72,7 +72,7 @@ func newProbeClient(o Options, u *url.URL, hasCredentials bool, certs *certCheck
 	}
 	client := &http.Client{Transport: tr, CheckRedirect: redirectPolicy()}
 	if u.Scheme == "http" {
-		client.Transport = &http1Transport{dial: o.DialContext, maxHeaderBytes: httpMaxHeaderBytes}
+		client.Transport = &http1Transport{dial: o.DialContext, maxHeaderBytes: httpMaxHeaderBytes, other: tr}
 	}
 	return client
 }
