@@ -61,7 +61,9 @@ func checkStdoutPurity(r *Run, f *Finding) {
 			return // the answer to the probe's batch: jsonrpc.batch judges it
 		}
 		if fr.Truncated {
-			return // the probe's own size limit cut it; NoteTooLarge says so
+			// The probe cut it: at its size limit (NoteTooLarge says so), or by ending the
+			// server while the line was being written (the frame's Detail says so).
+			return
 		}
 		why, junk := stdoutJunk(m)
 		if !junk {
@@ -134,6 +136,17 @@ func exitNote(r *Run, conn int) int {
 	return -1
 }
 
+// limitKill finds the note of a limit the server of conn went over, for which the stdio
+// transport kills it at once: its Seq and detail, or -1.
+func limitKill(r *Run, conn int) (int, string) {
+	for _, fr := range r.Frames {
+		if fr.Conn == conn && fr.Kind == probe.KindNote && (fr.Note == probe.NoteTooLarge || fr.Note == probe.NoteTooMany) {
+			return fr.Seq, fr.Detail
+		}
+	}
+	return -1, ""
+}
+
 func checkShutdown(r *Run, f *Finding) {
 	p, ok := r.ProcessOf(probe.ConnMain)
 	switch {
@@ -145,6 +158,11 @@ func checkShutdown(r *Run, f *Finding) {
 		return
 	}
 	frames := Seqs(exitNote(r, probe.ConnMain))
+	if seq, why := limitKill(r, probe.ConnMain); seq >= 0 && p.EndedBy == "SIGKILL" {
+		// The probe's own kill, not the end of a shutdown the server ignored.
+		f.Untested("the probe killed the server when it went over a limit (%s), before any shutdown", why)
+		return
+	}
 	switch p.EndedBy {
 	case "stdin-eof":
 		f.Pass("exited %s after stdin closed", p.ShutdownAfter.Round(time.Millisecond))

@@ -66,7 +66,9 @@ var (
 
 // limitWatcher is implemented by the session's wire: it says when the connection has read all
 // it may, so that readers stop.
-type limitWatcher interface{ overLimit() bool }
+type limitWatcher interface {
+	overLimit() (why string, over bool)
+}
 
 // dialHTTP opens a Streamable HTTP connection. Nothing is sent yet: the first exchange is the
 // first Send. Event streams and in-flight exchanges end when ctx does, or at Close.
@@ -84,10 +86,11 @@ func dialHTTP(ctx context.Context, t Target, conn int, w Wire, o Options) (Trans
 		conn: conn, url: t.URL, shownURL: u.Redacted(), host: u.Hostname(), phases: phasesOf(t.URL),
 		header: t.Header.Clone(), w: w, o: o, secrets: secrets, certs: &certChecker{},
 	}
-	tr.client = o.HTTPClient
-	if tr.client == nil {
+	if o.HTTPClient != nil {
+		tr.client = withProbePolicy(o.HTTPClient)
+	} else {
 		hasCredentials := len(t.Header) > 0 || u.User != nil
-		tr.client = newProbeClient(o, u, secrets, hasCredentials, tr.certs)
+		tr.client = newProbeClient(o, u, hasCredentials, tr.certs)
 		tr.ownClient = true
 	}
 	// The dial context bounds the connection's life; Close's DELETE runs on Close's context.
@@ -117,7 +120,7 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, to exchangeTarget)
 	}
 	defer t.active.Done()
 	if t.overLimit() {
-		return -1, fmt.Errorf("http transport: not sending: %w", ErrLimit)
+		return -1, t.notSending("http transport")
 	}
 	x := t.newExchangeTo(t.base, ctx, http.MethodPost, to, msg, t.deadlineFor(msg))
 	resp, err := x.do()
@@ -127,7 +130,7 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, to exchangeTarget)
 	}
 	t.noteSession(resp.Header)
 	info := t.responseInfo(resp)
-	if resp.StatusCode == http.StatusOK && isMediaType(info.ContentType, "text/event-stream") {
+	if resp.StatusCode == http.StatusOK && isMediaType(info.ContentType, "text/event-stream") && contentCoding(resp.Header) == "" {
 		return x.outSeq, t.openStream(x, resp, info)
 	}
 	defer x.release()
@@ -148,11 +151,29 @@ func (t *httpTransport) enter() error {
 
 // overLimit reports whether the connection has read all it may.
 func (t *httpTransport) overLimit() bool {
+	_, over := t.limitReached()
+	return over
+}
+
+// limitReached says which limit the connection reached, if it did.
+func (t *httpTransport) limitReached() (why string, over bool) {
 	if t.read.Load() > t.o.Limits.MaxTotalBytes {
-		return true
+		return fmt.Sprintf("the connection read more than %d bytes", t.o.Limits.MaxTotalBytes), true
 	}
-	lw, ok := t.w.(limitWatcher)
-	return ok && lw.overLimit()
+	if lw, ok := t.w.(limitWatcher); ok {
+		return lw.overLimit()
+	}
+	return "", false
+}
+
+// notSending is the error of a request not sent because the connection reached a limit
+// earlier: it names the limit, since the request itself did nothing wrong.
+func (t *httpTransport) notSending(transport string) error {
+	why, _ := t.limitReached()
+	if why == "" {
+		why = "it reached a limit"
+	}
+	return fmt.Errorf("%s: not sending: the connection was given up after an earlier answer: %s: %w", transport, why, ErrLimit)
 }
 
 // deadlineFor is the time an exchange carrying msg may take: initialize may meet a server
@@ -168,7 +189,7 @@ func (t *httpTransport) deadlineFor(msg []byte) time.Duration {
 // The user's value slices are shared, capped so that an append copies: nothing changes a
 // value in place, and a request is the most frequent thing the probe makes.
 func (t *httpTransport) requestHeader(method string) http.Header {
-	h := make(http.Header, len(t.header)+5)
+	h := make(http.Header, len(t.header)+6)
 	for name, vs := range t.header {
 		h[name] = vs[:len(vs):len(vs)]
 	}
@@ -176,13 +197,18 @@ func (t *httpTransport) requestHeader(method string) http.Header {
 	sessionID, version := t.sessionID, t.version
 	t.mu.Unlock()
 	// One backing array for the transport's own values.
-	own := make([]string, 0, 5)
+	own := make([]string, 0, 6)
 	set := func(name, value string) {
 		own = append(own, value)
 		h[name] = own[len(own)-1 : len(own) : len(own)]
 	}
 	if h.Get("User-Agent") == "" {
 		set("User-Agent", t.o.ClientName+"/"+t.o.ClientVersion)
+	}
+	// The probe reads bodies as they travel and bounds them in wire bytes, so it decodes no
+	// content coding; without this header any coding would be acceptable (RFC 9110, 12.5.3).
+	if h.Get("Accept-Encoding") == "" {
+		set("Accept-Encoding", identityCoding)
 	}
 	if method == http.MethodPost {
 		set("Content-Type", "application/json")

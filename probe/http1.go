@@ -27,7 +27,8 @@ import (
 type http1Transport struct {
 	dial           func(ctx context.Context, network, addr string) (net.Conn, error)
 	maxHeaderBytes int64
-	// other carries what is not plain http: a redirect to https.
+	// other carries what is not plain http: a protected resource metadata document the
+	// server names at an https URL (the client follows no redirect to another scheme).
 	other interface {
 		http.RoundTripper
 		CloseIdleConnections()

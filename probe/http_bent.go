@@ -18,6 +18,9 @@ type exchangeTarget struct {
 	// pad names headers whose values go out between spaces (plain http only; see
 	// withPaddedHeaders).
 	pad []string
+	// followRedirects lets the client follow redirects on the origin of url (a document
+	// fetch: a message is never sent on; see redirectPolicy).
+	followRedirects bool
 }
 
 // redactedURL is a URL as the transcript shows it: without a password.
@@ -50,7 +53,7 @@ func (t *httpTransport) fetch(ctx context.Context, method string, to exchangeTar
 	}
 	defer t.active.Done()
 	if t.overLimit() {
-		return res, fmt.Errorf("http transport: not sending: %w", ErrLimit)
+		return res, t.notSending("http transport")
 	}
 	x := t.newExchangeTo(t.base, ctx, method, to, nil, t.o.RequestTimeout)
 	defer x.release()

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -29,7 +30,7 @@ const (
 // server with an expired or self-signed certificate can still be probed and the fault
 // reported. The exception: a target the user gave credentials for is refused on a bad
 // certificate, since sending a token to an unauthenticated peer would leak it.
-func newProbeClient(o Options, u *url.URL, secrets *redactor, hasCredentials bool, certs *certChecker) *http.Client {
+func newProbeClient(o Options, u *url.URL, hasCredentials bool, certs *certChecker) *http.Client {
 	host := u.Hostname()
 	if o.DialContext == nil {
 		dialer := &net.Dialer{Timeout: httpDialTimeout, KeepAlive: 30 * time.Second}
@@ -69,33 +70,56 @@ func newProbeClient(o Options, u *url.URL, secrets *redactor, hasCredentials boo
 		MaxIdleConns:      httpMaxIdleConns,
 		IdleConnTimeout:   httpIdleConnTimeout,
 	}
-	client := &http.Client{Transport: tr, CheckRedirect: redirectPolicy(secrets)}
+	client := &http.Client{Transport: tr, CheckRedirect: redirectPolicy()}
 	if u.Scheme == "http" {
 		client.Transport = &http1Transport{dial: o.DialContext, maxHeaderBytes: httpMaxHeaderBytes, other: tr}
 	}
 	return client
 }
 
-// redirectPolicy follows at most httpMaxRedirects redirects and then hands the last redirect
-// response to the caller (it is evidence: the checks report the status). A redirect that
-// would turn the POST into a GET (301, 302, 303) is not followed either: the message would
-// be lost and a GET may open a stream that never answers. net/http already drops
-// Authorization and Cookie when a redirect leaves the original host; the user's other
-// headers are secrets too, so they are dropped the same way.
-func redirectPolicy(secrets *redactor) func(req *http.Request, via []*http.Request) error {
+// redirectPolicy decides which redirects the client follows: none of an MCP request, and of
+// a document fetch that asked for it (exchangeTarget.followRedirects) at most
+// httpMaxRedirects on the origin (scheme, host, port) of the first request, keeping the
+// method. A redirect not followed is handed to the caller as the answer: it is evidence, and
+// the checks judge it (a POSTed message answered with a redirect fails http.status).
+//
+// No transport of the specification asks a client to follow a redirect (2025-11-25
+// basic/transports: a POSTed message is answered with a JSON-RPC response, 202 or an event
+// stream). Following one to another origin would re-POST the message there and make that
+// host's answer evidence in the report: a server could make the probe fetch and echo
+// internal addresses. A 301, 302 or 303 would also turn the POST into a GET and lose the
+// message.
+func redirectPolicy() func(req *http.Request, via []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
-		if len(via) > httpMaxRedirects || (len(via) > 0 && req.Method != via[0].Method) {
+		first := via[0]
+		if !followsRedirects(first.Context()) || len(via) > httpMaxRedirects ||
+			req.Method != first.Method || !SameOrigin(req.URL, first.URL) {
 			return http.ErrUseLastResponse
-		}
-		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
-			for name := range req.Header {
-				if secrets.names[http.CanonicalHeaderKey(name)] || alwaysSecret(http.CanonicalHeaderKey(name)) {
-					req.Header.Del(name)
-				}
-			}
 		}
 		return nil
 	}
+}
+
+// followRedirectsKey marks the context of a request whose same-origin redirects the client
+// follows (see redirectPolicy).
+type followRedirectsKey struct{}
+
+// withRedirectsFollowed lets the client follow same-origin redirects of requests made with ctx.
+func withRedirectsFollowed(ctx context.Context) context.Context {
+	return context.WithValue(ctx, followRedirectsKey{}, true)
+}
+
+func followsRedirects(ctx context.Context) bool {
+	follow, _ := ctx.Value(followRedirectsKey{}).(bool)
+	return follow
+}
+
+// withProbePolicy is a copy of a client given in Options.HTTPClient with the probe's redirect
+// policy: the client's own (net/http's default follows ten redirects anywhere) would undo it.
+func withProbePolicy(c *http.Client) *http.Client {
+	own := *c
+	own.CheckRedirect = redirectPolicy()
+	return &own
 }
 
 // certChecker verifies server certificate chains against the system roots and remembers the

@@ -79,6 +79,9 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 	}
 	x.out = Frame{Dir: Out, Kind: kind, Raw: body,
 		HTTP: &HTTPInfo{Method: method, URL: shown, Header: t.secrets.header(header)}}
+	if to.followRedirects {
+		ctx = withRedirectsFollowed(ctx)
+	}
 	if len(to.pad) > 0 {
 		ctx = withPaddedHeaders(ctx, to.pad)
 		x.out.HTTP.Header = paddedForShow(x.out.HTTP.Header, to.pad)
@@ -208,6 +211,17 @@ func (t *httpTransport) recordBody(x *exchange, resp *http.Response, info *HTTPI
 			Detail: t.secrets.text(fmt.Sprintf("reading the body failed after %d bytes: %v", len(body), err))})
 		return t.bodyFailed(x, err)
 	}
+	if coding := contentCoding(resp.Header); coding != "" {
+		// Read as it is, a compressed body would be judged as garbage (invalid UTF-8, no
+		// JSON): it is kept as the answer's head, and the error says what happened.
+		detail := fmt.Sprintf("the body is compressed (Content-Encoding: %s), and the probe does not decode it", coding)
+		if x.req.Header.Get("Accept-Encoding") == identityCoding {
+			detail += "; the request asked for no compression (Accept-Encoding: identity)"
+		}
+		t.w.Record(Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: at, Raw: body, Truncated: over,
+			Detail: t.secrets.text(detail)})
+		return fmt.Errorf("http transport: %s", t.secrets.text(detail))
+	}
 	isJSON := isMediaType(info.ContentType, "application/json")
 	asMessage := resp.StatusCode == http.StatusOK && isJSON && len(body) > 0
 	kind := KindHTTPResponse
@@ -220,8 +234,8 @@ func (t *httpTransport) recordBody(x *exchange, resp *http.Response, info *HTTPI
 	}
 	if over {
 		t.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteTooLarge, Exchange: x.n,
-			Detail: fmt.Sprintf("the response body is longer than %d bytes", t.o.Limits.MaxMessageBytes)})
-		return fmt.Errorf("http transport: response body over %d bytes: %w", t.o.Limits.MaxMessageBytes, ErrLimit)
+			Detail: "the response body is longer than " + t.o.Limits.messageLimitText()})
+		return fmt.Errorf("http transport: the response body is longer than %s: %w", t.o.Limits.messageLimitText(), ErrLimit)
 	}
 	return nil
 }
@@ -295,6 +309,18 @@ func (b budgetReader) Read(p []byte) (int, error) {
 		return n, errReadBudget
 	}
 	return n, err
+}
+
+// identityCoding is the content coding that means no compression.
+const identityCoding = "identity"
+
+// contentCoding is the content coding a response body is in ("" for none: identity).
+func contentCoding(h http.Header) string {
+	coding := strings.TrimSpace(strings.Join(h.Values("Content-Encoding"), ", "))
+	if coding == "" || strings.EqualFold(coding, identityCoding) {
+		return ""
+	}
+	return coding
 }
 
 // isMediaType reports whether a Content-Type value names the media type want (parameters

@@ -42,7 +42,7 @@ func (t *httpTransport) readStream(x *exchange, body io.ReadCloser, info *HTTPIn
 		t.recordEvent(x.n, info, ev)
 		if ev.Truncated {
 			t.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteTooLarge, Exchange: x.n,
-				Detail: fmt.Sprintf("an event's data is longer than %d bytes", limit)})
+				Detail: "an event's data is longer than " + t.o.Limits.messageLimitText()})
 			detail = fmt.Sprintf("reading stopped after %d events: an event was too large", events)
 			break
 		}

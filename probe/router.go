@@ -3,6 +3,8 @@ package probe
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"mime"
 	"sync"
 	"time"
@@ -41,6 +43,8 @@ type connWire struct {
 	frames    int
 	bytes     int64
 	closed    error
+	// limitWhy says which limit closed the wire, when closed is ErrLimit.
+	limitWhy string
 	// streamAnswers: answers arrive on a stream of their own, not in the response to the
 	// POST that carried the request (legacy HTTP+SSE), so a 2xx head fails nothing.
 	streamAnswers bool
@@ -175,21 +179,42 @@ func (w *connWire) Record(f Frame) int {
 		case NoteStdoutClosed, NoteProcessExit, NoteReadError:
 			w.failAll(ErrClosed)
 		case NoteTooLarge, NoteTooMany:
-			w.failAll(ErrLimit)
+			w.failLimit(f.Detail)
 		}
 	}
-	if f.Dir == In && w.closed == nil &&
-		(w.frames >= w.limits.MaxFrames || w.bytes >= w.limits.MaxTotalBytes) {
-		w.failAll(ErrLimit)
+	if f.Dir == In && w.closed == nil {
+		switch {
+		case w.frames >= w.limits.MaxFrames:
+			w.failLimit(fmt.Sprintf("the transcript holds %d frames, as many as it may", w.limits.MaxFrames))
+		case w.bytes >= w.limits.MaxTotalBytes:
+			w.failLimit(fmt.Sprintf("the connection read %d bytes, as many as it may", w.limits.MaxTotalBytes))
+		}
 	}
 	return seq
 }
 
-// overLimit reports whether the connection has read all it may (transports stop reading).
-func (w *connWire) overLimit() bool {
+// overLimit reports whether the connection has read all it may (transports stop reading),
+// and which limit it reached.
+func (w *connWire) overLimit() (why string, over bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.closed != nil && w.closed == ErrLimit
+	if errors.Is(w.closed, ErrLimit) {
+		return w.limitWhy, true
+	}
+	return "", false
+}
+
+// failLimit gives the connection up because it reached a limit (why says which): the
+// requests still waiting fail with an error that names it. w.mu is held.
+func (w *connWire) failLimit(why string) {
+	err := ErrLimit
+	if why != "" {
+		err = fmt.Errorf("the connection was given up: %s: %w", why, ErrLimit)
+	}
+	if w.closed == nil {
+		w.limitWhy = why
+	}
+	w.failAll(err)
 }
 
 // failBody settles the requests of a body's exchange that it did not answer: with the

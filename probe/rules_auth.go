@@ -26,7 +26,7 @@ func probeAuth(ctx context.Context, c *ruleConn) {
 		challenges = ParseChallenges(head.HTTP.Header.Values("WWW-Authenticate"))
 	}
 	for _, u := range MetadataURLs(c.target.URL, challenges) {
-		fs := c.fetchStep(ctx, StepResourceMetadata, http.MethodGet, exchangeTarget{url: u, edit: func(h http.Header) {
+		fs := c.fetchStep(ctx, StepResourceMetadata, http.MethodGet, exchangeTarget{url: u, followRedirects: true, edit: func(h http.Header) {
 			h.Set("Accept", "application/json")
 			if SendsProtocolHeader(c.o.ProtocolVersion) {
 				h.Set(headerProtocolVersion, c.o.ProtocolVersion)

@@ -162,7 +162,7 @@ func (s *sseTransport) readStream(x *exchange, body io.ReadCloser, info *HTTPInf
 		}
 		if ev.Truncated {
 			h.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteTooLarge, Exchange: x.n,
-				Detail: fmt.Sprintf("an event's data is longer than %d bytes", limit)})
+				Detail: "an event's data is longer than " + h.o.Limits.messageLimitText()})
 			detail = fmt.Sprintf("reading stopped after %d events: an event was too large", events)
 			break
 		}
@@ -252,7 +252,7 @@ func (s *sseTransport) send(ctx context.Context, msg []byte, to exchangeTarget) 
 	}
 	defer h.active.Done()
 	if h.overLimit() {
-		return -1, fmt.Errorf("legacy sse: not sending: %w", ErrLimit)
+		return -1, h.notSending("legacy sse")
 	}
 	to.url = ""
 	x := h.newExchangeTo(h.base, ctx, http.MethodPost, to, msg, h.deadlineFor(msg))

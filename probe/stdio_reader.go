@@ -28,7 +28,7 @@ func (t *stdioTransport) readStdout() {
 		}
 		lines++
 		if l.truncated && detail == "" {
-			detail = fmt.Sprintf("longer than %d bytes; only the start is kept", lim.MaxMessageBytes)
+			detail = "longer than " + lim.messageLimitText() + "; only the start is kept"
 		}
 		t.w.Record(Frame{Dir: In, Kind: KindMessage, Raw: l.raw, At: l.at, Truncated: l.truncated, Detail: detail})
 		return true
@@ -47,7 +47,7 @@ func (t *stdioTransport) readStdout() {
 			total += int64(len(chunk))
 			switch split.feed(chunk, at, emit) {
 			case splitTooLarge:
-				t.limitHit(NoteTooLarge, fmt.Sprintf("a stdout line is longer than %d bytes", lim.MaxMessageBytes))
+				t.limitHit(NoteTooLarge, "a stdout line is longer than "+lim.messageLimitText())
 				return
 			case splitStopped:
 				t.limitHit(NoteTooMany, fmt.Sprintf("more than %d stdout lines", lim.MaxFrames))
@@ -64,7 +64,14 @@ func (t *stdioTransport) readStdout() {
 		}
 		if err != nil {
 			if l, ok := split.rest(); ok {
-				record(l, "no trailing newline")
+				detail := "no trailing newline"
+				if cut := t.cutByProbe(err); cut != "" {
+					// Not the server's line as it meant it: the probe ended the server (or took
+					// the pipe) while the line was being written. Marked truncated, it is not
+					// judged as a message.
+					l.truncated, detail = true, cut
+				}
+				record(l, detail)
 			}
 			t.stdoutEnded(err)
 			return
@@ -87,4 +94,23 @@ func (t *stdioTransport) stdoutEnded(err error) {
 	default:
 		t.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteReadError, Detail: "reading stdout: " + err.Error()})
 	}
+}
+
+// cutByProbe says how the probe itself cut stdout short, when it did, for a line left
+// unterminated when stdout ended with err: the probe closed stdout, or was ending the server
+// (stdin closed, then signals). "" when the server ended stdout on its own.
+func (t *stdioTransport) cutByProbe(err error) string {
+	if errors.Is(err, os.ErrClosed) {
+		return "no trailing newline: cut off when the probe closed stdout"
+	}
+	t.mu.Lock()
+	phase := t.phase
+	t.mu.Unlock()
+	switch phase {
+	case phaseStdinClosed:
+		return "no trailing newline: stdout ended after the probe closed stdin to end the session, while this line was being written"
+	case phaseSIGTERM, phaseSIGKILL:
+		return fmt.Sprintf("no trailing newline: cut off when the probe ended the server with %s", phase.endedBy())
+	}
+	return ""
 }

@@ -397,8 +397,11 @@ func TestStdioHostileOutputIsBounded(t *testing.T) {
 					t.Errorf("initialize outcome %s, want %s", st.Outcome, OutcomeNoAnswer)
 				}
 				msgs := inMessages(res.Frames, ConnMain)
-				if len(msgs) != 1 || string(msgs[0].Raw) != `{"jsonrpc":"2.0","id":1,"result":` || msgs[0].Detail != "no trailing newline" {
-					t.Errorf("stdout frames %+v, want the half message without trailing newline", msgs)
+				// The probe's SIGTERM cut the line: it is kept, marked as cut by the probe, and
+				// not the server's to answer for as a line.
+				if len(msgs) != 1 || string(msgs[0].Raw) != `{"jsonrpc":"2.0","id":1,"result":` || !msgs[0].Truncated ||
+					msgs[0].Detail != "no trailing newline: cut off when the probe ended the server with SIGTERM" {
+					t.Errorf("stdout frames %+v, want the half message marked as cut off by the probe's SIGTERM", msgs)
 				}
 				if p, _ := res.ProcessOf(ConnMain); p.EndedBy != "SIGTERM" {
 					t.Errorf("ended by %q, want SIGTERM (it never reads stdin)", p.EndedBy)
@@ -411,7 +414,11 @@ func TestStdioHostileOutputIsBounded(t *testing.T) {
 			check: func(t *testing.T, res *Result, o Options) {
 				msgs := inMessages(res.Frames, ConnMain)
 				if len(msgs) != 1 || len(msgs[0].Raw) < 10 || strings.Trim(string(msgs[0].Raw), "x") != "" {
-					t.Errorf("want one partial frame of x's, got %d frames", len(msgs))
+					t.Fatalf("want one partial frame of x's, got %d frames", len(msgs))
+				}
+				// The server never ends its line; the probe's shutdown does, and says so.
+				if !msgs[0].Truncated || !strings.Contains(msgs[0].Detail, "the probe") {
+					t.Errorf("the partial line is %q (truncated %v), want it marked as cut off by the probe", msgs[0].Detail, msgs[0].Truncated)
 				}
 			},
 		},

@@ -122,7 +122,8 @@ type Options struct {
 	ShutdownGrace time.Duration
 	Limits        Limits
 	// HTTPClient overrides the client of the HTTP transport (tests, custom TLS). Its
-	// redirect policy is kept.
+	// redirect policy is replaced by the probe's: no redirect of an MCP request is followed,
+	// and none to another origin.
 	HTTPClient *http.Client
 	// DialContext, when set, makes every TCP connection of the probe's own HTTP client
 	// (ignored with HTTPClient). The monitor sets it to a netguard.Guard's DialContext for

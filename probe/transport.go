@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -67,6 +68,12 @@ type Limits struct {
 	MaxTotalBytes   int64 // bytes read from the server over the whole probe; default 64 MiB
 	MaxStderrBytes  int   // stderr ring per process; default 64 KiB
 	MaxPages        int   // pages followed for one list method; default 100
+}
+
+// messageLimitText names MaxMessageBytes in what the probe reports, with the setting that
+// raises it.
+func (l Limits) messageLimitText() string {
+	return fmt.Sprintf("the message size limit of %d bytes (prober check --max-message-size)", l.MaxMessageBytes)
 }
 
 // WithDefaults returns l with zero fields replaced by their defaults.

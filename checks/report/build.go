@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -57,7 +56,7 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 	b := builder{o: o, red: o.Redactor}
 	r := &Report{
 		Generator:        o.Generator,
-		Target:           b.red.String(res.Target),
+		Target:           b.text(res.Target),
 		Transport:        res.Transport,
 		RequestedVersion: res.Requested,
 		EvaluatedVersion: res.ProtocolVersion,
@@ -65,7 +64,7 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 		StartedAt:        res.Start,
 		DurationMs:       millis(res.Duration),
 		FailOn:           string(o.FailOn),
-		Error:            b.red.String(res.Err),
+		Error:            b.text(res.Err),
 		Checks:           make([]Check, 0, len(findings)),
 		Steps:            make([]Step, 0, len(res.Steps)),
 	}
@@ -73,7 +72,7 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 		r.EvaluatedVersion = res.Requested
 	}
 	if res.Negotiated != "" {
-		v := b.red.String(res.Negotiated)
+		v := b.text(res.Negotiated)
 		r.ProtocolVersion = &v
 	}
 	for _, f := range findings {
@@ -167,9 +166,16 @@ type builder struct {
 	red *Redactor
 }
 
+// text is a string of the report as it may be shown: secrets redacted, and bytes that are no
+// UTF-8 spelled out (see escapeInvalid). Every string a server may have put in a result
+// passes through here or through serverInfo.
+func (b builder) text(s string) string {
+	return escapeInvalid(b.red.String(s), escapeInText)
+}
+
 func (b builder) check(f checks.Finding) Check {
 	c := Check{
-		ID: f.ID, Status: string(f.Status), Message: b.red.String(f.Message),
+		ID: f.ID, Status: string(f.Status), Message: b.text(f.Message),
 		Area: f.Area, Rule: f.Rule, Spec: f.Spec, Hint: f.Hint,
 	}
 	if f.Severity != checks.SeverityNone && (f.Status == checks.StatusFail || f.Status == checks.StatusWarn) {
@@ -183,8 +189,8 @@ func (b builder) check(f checks.Finding) Check {
 	}
 	for _, e := range f.Evidence {
 		c.Evidence = append(c.Evidence, Evidence{
-			Severity: string(e.Severity), Message: b.red.String(e.Message),
-			Frames: slices.Clone(e.Frames), Tool: b.red.String(e.Tool),
+			Severity: string(e.Severity), Message: b.text(e.Message),
+			Frames: slices.Clone(e.Frames), Tool: b.text(e.Tool),
 		})
 	}
 	c.MoreEvidence, c.Data = b.data(f.Data)
@@ -205,7 +211,11 @@ func (b builder) data(in map[string]any) (more int, out map[string]any) {
 			out[k] = v
 		}
 	}
-	if out == nil || !b.red.Active() {
+	if out == nil {
+		return more, nil
+	}
+	out, _ = escapeInvalidIn(out).(map[string]any)
+	if !b.red.Active() {
 		return more, out
 	}
 	// Measurements may quote the server; a round trip through JSON redacts every string.
@@ -222,12 +232,12 @@ func (b builder) data(in map[string]any) (more int, out map[string]any) {
 
 func (b builder) step(s probe.Step) Step {
 	st := Step{
-		Name: s.Name, Method: s.Method, Conn: s.Conn, ID: b.red.String(s.ID), Page: s.Page,
+		Name: s.Name, Method: s.Method, Conn: s.Conn, ID: b.text(s.ID), Page: s.Page,
 		Outcome: string(s.Outcome), ErrorCode: s.ErrorCode, HTTPStatus: s.HTTPStatus,
-		Error: b.red.String(s.Err),
+		Error: b.text(s.Err),
 	}
 	if s.ErrorCode == nil && len(s.ErrorCodeRaw) > 0 {
-		st.ErrorCodeRaw = clipString(b.red.String(strings.ToValidUTF8(string(s.ErrorCodeRaw), "\uFFFD")), maxErrorCodeRaw)
+		st.ErrorCodeRaw = clipString(b.text(string(s.ErrorCodeRaw)), maxErrorCodeRaw)
 	}
 	if s.Request >= 0 {
 		st.RequestFrame = ptr(s.Request)
@@ -241,7 +251,7 @@ func (b builder) step(s probe.Step) Step {
 
 func (b builder) process(p probe.ProcessInfo) Process {
 	out := Process{
-		Conn: p.Conn, PID: p.PID, Started: p.Started, Error: b.red.String(p.Error),
+		Conn: p.Conn, PID: p.PID, Started: p.Started, Error: b.text(p.Error),
 		Exited: p.Exited, Signal: p.Signal, EndedBy: p.EndedBy, StderrDropped: p.StderrDropped,
 	}
 	if p.Exited {
@@ -260,7 +270,7 @@ func (b builder) process(p probe.ProcessInfo) Process {
 		out.StderrDropped += int64(cut)
 		tail = tail[cut:]
 	}
-	out.StderrTail = strings.ToValidUTF8(string(tail), "\uFFFD")
+	out.StderrTail = escapeInvalid(string(tail), escapeInText)
 	return out
 }
 
@@ -269,7 +279,7 @@ func (b builder) frame(f probe.Frame, clip int) Frame {
 	out := Frame{
 		Seq: f.Seq, Conn: f.Conn, Dir: f.Dir.String(), Kind: f.Kind.String(), AtMs: millis(f.At),
 		Size: len(f.Raw), Truncated: f.Truncated, Exchange: f.Exchange,
-		Note: string(f.Note), Detail: b.red.String(f.Detail),
+		Note: string(f.Note), Detail: b.text(f.Detail),
 	}
 	raw := b.red.Bytes(f.Raw)
 	if clip > 0 && len(raw) > clip {
@@ -291,7 +301,7 @@ func (b builder) frame(f probe.Frame, clip int) Frame {
 	}
 	if f.SSE != nil {
 		sse := *f.SSE
-		sse.Event, sse.ID, sse.Malformed = b.red.String(sse.Event), b.red.String(sse.ID), b.red.String(sse.Malformed)
+		sse.Event, sse.ID, sse.Malformed = b.text(sse.Event), b.text(sse.ID), b.text(sse.Malformed)
 		out.SSE = &sse
 	}
 	return out
@@ -299,8 +309,8 @@ func (b builder) frame(f probe.Frame, clip int) Frame {
 
 func (b builder) http(h *probe.HTTPInfo) *HTTP {
 	out := &HTTP{
-		Method: h.Method, URL: b.red.String(h.URL), Status: h.Status,
-		ContentType: b.red.String(h.ContentType), TLS: h.TLS,
+		Method: h.Method, URL: b.text(h.URL), Status: h.Status,
+		ContentType: b.text(h.ContentType), TLS: h.TLS,
 	}
 	if len(h.Header) > 0 {
 		out.Header = make(map[string][]string, len(h.Header))
@@ -310,7 +320,7 @@ func (b builder) http(h *probe.HTTPInfo) *HTTP {
 				if isSecretHeader(k, b.o.SecretHeaders) {
 					clean[i] = Redacted
 				} else {
-					clean[i] = b.red.String(v)
+					clean[i] = b.text(v)
 				}
 			}
 			out.Header[k] = clean
@@ -342,15 +352,19 @@ func (b builder) serverInfo(initialize json.RawMessage) json.RawMessage {
 	if json.Compact(&compact, b.red.Bytes(raw)) != nil {
 		return nil
 	}
-	if compact.Len() <= maxServerInfoBytes {
-		return compact.Bytes()
+	// The one place raw server bytes reach the report unparsed: json.Compact keeps a string's
+	// invalid UTF-8 as it is, so it is spelled out here, inside the string literals (the only
+	// place valid JSON can hold such a byte).
+	info := []byte(escapeInvalid(compact.String(), escapeInJSON))
+	if len(info) <= maxServerInfoBytes {
+		return info
 	}
 	// An oversized serverInfo keeps what a reader needs: who the server says it is.
 	var si struct {
 		Name    any `json:"name"`
 		Version any `json:"version"`
 	}
-	_ = json.Unmarshal(compact.Bytes(), &si)
+	_ = json.Unmarshal(info, &si)
 	short := map[string]any{"truncated": true}
 	if s, ok := si.Name.(string); ok {
 		short["name"] = clipString(s, 256)

@@ -79,11 +79,11 @@ func AddRevisions(r *Report, runs []RevisionRun, main int, o BuildOptions) {
 		res := run.Result
 		rev := Revision{
 			Revision: res.Requested, Accepted: res.Accepted(), Main: i == main,
-			Transport: res.Transport, DurationMs: millis(res.Duration), Error: b.red.String(res.Err),
+			Transport: res.Transport, DurationMs: millis(res.Duration), Error: b.text(res.Err),
 			Differences: []Check{},
 		}
 		if res.Negotiated != "" {
-			v := b.red.String(res.Negotiated)
+			v := b.text(res.Negotiated)
 			rev.Negotiated = &v
 		}
 		if i == main {

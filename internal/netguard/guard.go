@@ -100,20 +100,32 @@ func ParseAllow(list string) ([]netip.Prefix, error) {
 }
 
 // Check returns nil when a may be connected to, else an error wrapping ErrBlocked that says
-// which range it is in.
+// which range it is in. An IPv6 address that carries an IPv4 one (see embedded4) is refused
+// when either is: ::127.0.0.1 as loopback, as 127.0.0.1 would be.
 func (g *Guard) Check(a netip.Addr) error {
 	if !a.IsValid() {
 		return fmt.Errorf("%w: invalid address", ErrBlocked)
 	}
-	eff := effective(a)
+	plain := a.WithZone("")
+	judged := []netip.Addr{plain}
+	if v4, ok := embedded4(plain); ok {
+		judged = append(judged, v4)
+	}
 	for _, p := range g.allow {
-		if p.Contains(eff) || p.Contains(a.WithZone("")) {
-			return nil
+		for _, b := range judged {
+			if p.Contains(b) {
+				return nil
+			}
 		}
 	}
-	for _, r := range g.blocked {
-		if r.prefix.Contains(eff) {
-			return fmt.Errorf("%w: %s is %s", ErrBlocked, a, r.what)
+	for _, b := range judged {
+		for _, r := range g.blocked {
+			if r.prefix.Contains(b) {
+				if b != plain {
+					return fmt.Errorf("%w: %s carries %s, which is %s", ErrBlocked, a, b, r.what)
+				}
+				return fmt.Errorf("%w: %s is %s", ErrBlocked, a, r.what)
+			}
 		}
 	}
 	return nil

@@ -54,23 +54,94 @@ func loopbackOnly(t *testing.T) *net.Dialer {
 	}}
 }
 
+// The guard's decision alone: nothing is dialled, and no address of these tables is ever sent
+// a packet.
 func TestCheckRefusesInternalAddressesAndAllowsPublicOnes(t *testing.T) {
 	t.Parallel()
 	g := New(Config{})
-	for _, a := range []string{
-		"127.0.0.1", "127.8.9.10", "10.1.2.3", "172.16.0.1", "172.31.255.254", "192.168.1.1",
-		"169.254.169.254", "169.254.0.1", "100.64.0.1", "100.100.100.200", "0.0.0.0", "255.255.255.255",
-		"224.0.0.251", "198.18.0.1", "::1", "::", "fe80::1", "fe80::1%eth0", "fd00:ec2::254", "fc00::1",
-		"ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b::7f00:1",
-		"2002:a00:1::1", "2001:db8::1",
+	for _, tc := range []struct {
+		addr string
+		why  string // in the error; "" when the address is allowed
+	}{
+		{"127.0.0.1", "loopback"},
+		{"127.8.9.10", "loopback"},
+		{"10.1.2.3", "private"},
+		{"172.16.0.1", "private"},
+		{"172.31.255.254", "private"},
+		{"192.168.1.1", "private"},
+		{"169.254.169.254", "link-local"},
+		{"169.254.0.1", "link-local"},
+		{"100.64.0.1", "carrier-grade NAT"},
+		{"100.100.100.200", "carrier-grade NAT"},
+		{"168.63.129.16", "Azure wire server"},
+		{"0.0.0.0", "unspecified"},
+		{"255.255.255.255", "broadcast"},
+		{"224.0.0.251", "multicast"},
+		{"198.18.0.1", "benchmarking"},
+		{"192.0.0.192", "IETF protocol assignments"},
+		{"192.0.2.1", "documentation"},
+		{"192.31.196.1", "AS112"},
+		{"192.52.193.1", "AMT"},
+		{"192.88.99.1", "6to4 relay"},
+		{"192.175.48.1", "AS112"},
+		{"198.51.100.1", "documentation"},
+		{"203.0.113.1", "documentation"},
+		{"240.0.0.1", "reserved"},
+		{"::1", "loopback"},
+		{"::", "unspecified"},
+		{"fe80::1", "link-local"},
+		{"fe80::1%eth0", "link-local"},
+		{"fd00:ec2::254", "unique-local"},
+		{"fc00::1", "unique-local"},
+		{"fec0::1", "site-local"},
+		{"ff02::1", "multicast"},
+		{"100::1", "discard-only"},
+		{"100:0:0:1::1", "dummy"},
+		{"2001::1", "Teredo"},
+		{"2001:2::1", "IETF protocol assignments"},
+		{"2001:4:112::1", "IETF protocol assignments"},
+		{"2001:db8::1", "documentation"},
+		{"2002:a00:1::1", "6to4"},
+		{"2002:808:808::1", "6to4"},
+		{"2620:4f:8000::1", "AS112"},
+		{"3fff::1", "documentation"},
+		{"5f00::1", "SRv6"},
+		{"64:ff9b:1::1", "local-use NAT64"},
+		// IPv6 forms carrying an IPv4 address are refused as that address is.
+		{"::ffff:127.0.0.1", "loopback"},
+		{"::ffff:10.0.0.1", "private"},
+		{"::ffff:168.63.129.16", "Azure wire server"},
+		{"::127.0.0.1", "loopback"},
+		{"::10.0.0.1", "private"},
+		{"::169.254.169.254", "link-local"},
+		{"::0.0.0.2", "\"this\" network"},
+		{"::ffff:0:127.0.0.1", "loopback"},
+		{"::ffff:0:192.168.0.1", "private"},
+		{"64:ff9b::a9fe:a9fe", "link-local"},
+		{"64:ff9b::7f00:1", "loopback"},
+		{"64:ff9b::168.63.129.16", "Azure wire server"},
+		// Public unicast, in whatever form.
+		{"8.8.8.8", ""},
+		{"1.1.1.1", ""},
+		{"93.184.216.34", ""},
+		{"168.63.129.15", ""},
+		{"168.63.129.17", ""},
+		{"172.32.0.1", ""},
+		{"100.128.0.1", ""},
+		{"192.0.1.1", ""},
+		{"2606:4700:4700::1111", ""},
+		{"2001:200::1", ""},
+		{"2620:4f:8001::1", ""},
+		{"::ffff:8.8.8.8", ""},
+		{"::8.8.8.8", ""},
+		{"64:ff9b::808:808", ""},
 	} {
-		if err := g.Check(netip.MustParseAddr(a)); !errors.Is(err, ErrBlocked) {
-			t.Errorf("Check(%s) = %v, want ErrBlocked", a, err)
-		}
-	}
-	for _, a := range []string{"8.8.8.8", "1.1.1.1", "93.184.216.34", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "172.32.0.1", "100.128.0.1"} {
-		if err := g.Check(netip.MustParseAddr(a)); err != nil {
-			t.Errorf("Check(%s) = %v, want allowed", a, err)
+		err := g.Check(netip.MustParseAddr(tc.addr))
+		switch {
+		case tc.why == "" && err != nil:
+			t.Errorf("Check(%s) = %v, want allowed", tc.addr, err)
+		case tc.why != "" && (!errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), tc.why)):
+			t.Errorf("Check(%s) = %v, want ErrBlocked naming %q", tc.addr, err, tc.why)
 		}
 	}
 }
@@ -115,6 +186,9 @@ func TestCheckURLRefusesInternalTargetsAndURLsThatCannotBeStored(t *testing.T) {
 		"http://[::1]/mcp":                           ErrBlocked,
 		"http://169.254.169.254/latest/meta-data":    ErrBlocked,
 		"http://[::ffff:169.254.169.254]/":           ErrBlocked,
+		"http://[::127.0.0.1]:8080/mcp":              ErrBlocked,
+		"http://[64:ff9b::a9fe:a9fe]/":               ErrBlocked,
+		"http://168.63.129.16/machine":               ErrBlocked,
 		"http://10.0.0.1/":                           ErrBlocked,
 		"https://internal.test/mcp":                  ErrBlocked,
 		"https://mixed.test/mcp":                     ErrBlocked,
