@@ -37,36 +37,6 @@ func newStrays(token string, leader int) *strays {
 	}
 }
 
-// procStat is what /proc/<pid>/stat tells about a process that strays needs.
-type procStat struct {
-	ppid  int
-	state byte
-}
-
-// readProcStat reads the state and parent of a process; comm may hold anything, so the
-// fields are found from the last ')'.
-func readProcStat(pid int) (procStat, bool) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procStat{}, false
-	}
-	end := bytes.LastIndexByte(data, ')')
-	if end < 0 {
-		return procStat{}, false
-	}
-	fields := bytes.Fields(data[end+1:])
-	if len(fields) < 2 || len(fields[0]) != 1 {
-		return procStat{}, false
-	}
-	ppid, err := strconv.Atoi(string(fields[1]))
-	if err != nil {
-		return procStat{}, false
-	}
-	return procStat{ppid: ppid, state: fields[0][0]}, true
-}
-
-func (s procStat) dead() bool { return s.state == 'Z' || s.state == 'X' }
-
 // carriesMark reports whether the environment pid started with holds the mark. A zombie has
 // no environment left; a process of another user cannot be read (and cannot be the server's
 // unless it changed user, which a probe does not follow).
@@ -92,8 +62,8 @@ func (s *strays) find() int {
 		if err != nil || pid == s.self {
 			continue
 		}
-		st, ok := readProcStat(pid)
-		if !ok || st.dead() {
+		st, err := readProcStat(pid)
+		if err != nil || st.dead() {
 			continue
 		}
 		children[st.ppid] = append(children[st.ppid], pid)
@@ -128,8 +98,8 @@ func (s *strays) pin(pid int, found map[int]bool) bool {
 	if err != nil {
 		return false
 	}
-	st, ok := readProcStat(pid)
-	if ok && !st.dead() && (s.carriesMark(pid) || found[st.ppid]) {
+	st, err := readProcStat(pid)
+	if err == nil && !st.dead() && (s.carriesMark(pid) || found[st.ppid]) {
 		s.found[pid] = p
 		return true
 	}
@@ -162,9 +132,9 @@ func (s *strays) reap(deadline time.Time) (reaped int) {
 				continue
 			}
 			// Not reaped yet, so pid still names this process.
-			st, ok := readProcStat(pid)
+			st, err := readProcStat(pid)
 			switch {
-			case !ok:
+			case err != nil:
 				s.drop(pid)
 			case st.ppid == s.self:
 				if got, err := syscall.Wait4(pid, nil, syscall.WNOHANG, nil); got == pid {

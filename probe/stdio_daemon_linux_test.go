@@ -29,9 +29,9 @@ func daemonizingTarget(t *testing.T) (Target, string) {
 // processesLeft lists the processes whose command line holds marker, zombies among them only
 // when this process would have to reap them (a zombie of PID 1's is gone as far as the probe
 // can tell). Each survivor is killed so that it does not outlive the test.
-func processesLeft(t *testing.T, marker string) []procEntry {
+func processesLeft(t *testing.T, marker string) []procStat {
 	t.Helper()
-	var left []procEntry
+	var left []procStat
 	for _, p := range processTable(t) {
 		cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
 		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
@@ -155,12 +155,8 @@ func TestStdioClosingOneServerSparesAnotherServersDaemon(t *testing.T) {
 
 // processAlive reports whether pid is a process that has not died (a zombie has).
 func processAlive(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	p, ok := parseProcStat(stat)
-	return ok && p.state != 'Z'
+	p, err := readProcStat(pid)
+	return err == nil && !p.dead()
 }
 
 // A prober killed outright runs no shutdown sequence; its servers must die with it all the
