@@ -26,22 +26,40 @@ func daemonizingTarget(t *testing.T) (Target, string) {
 	return stdioTestTarget(t, "daemonize:"+pidFile), pidFile
 }
 
-// processesLeft lists the processes whose command line holds marker, zombies among them only
-// when this process would have to reap them (a zombie of PID 1's is gone as far as the probe
-// can tell). Each survivor is killed so that it does not outlive the test.
-func processesLeft(t *testing.T, marker string) []procStat {
+// processesLeft lists what is left of the daemonizing servers whose daemons recorded their
+// pids in pidFile: live processes whose command line holds pidFile (the daemons and their
+// first parents), and the daemons that are zombies waiting for this process to reap them (a
+// zombie has no command line left; one of PID 1's is gone as far as the probe can tell). Each
+// survivor is killed so that it does not outlive the test.
+func processesLeft(t *testing.T, pidFile string) []procStat {
 	t.Helper()
 	var left []procStat
+	seen := make(map[int]bool)
 	for _, p := range processTable(t) {
 		cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
-		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
-			continue
-		}
-		if p.state == 'Z' && p.ppid != os.Getpid() {
+		if err != nil || !bytes.Contains(cmdline, []byte(pidFile)) {
 			continue
 		}
 		left = append(left, p)
-		t.Cleanup(func() { _ = syscall.Kill(p.pid, syscall.SIGKILL) })
+		seen[p.pid] = true
+	}
+	for _, s := range daemonPIDs(t, pidFile) {
+		pid, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("pid file holds %q", s)
+		}
+		p, err := readProcStat(pid)
+		if err != nil || seen[pid] || (p.dead() && p.ppid != os.Getpid()) {
+			continue
+		}
+		left = append(left, p)
+	}
+	for _, p := range left {
+		t.Cleanup(func() {
+			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+		})
 	}
 	return left
 }
