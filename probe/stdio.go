@@ -356,7 +356,8 @@ func (t *stdioTransport) shutdown(ctx context.Context) error {
 
 	if err != nil {
 		// The leader is stuck (uninterruptible sleep); the watcher will record its end if it
-		// ever comes. Nothing can be reaped before it is.
+		// ever comes. Nothing of its group can be reaped before it is; what left the group
+		// can.
 		t.log.Warn("stdio server did not end", "err", err)
 		strays.reap(time.Now())
 		t.w.Process(t.info())
