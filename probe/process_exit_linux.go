@@ -1,11 +1,9 @@
 package probe
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
-	"strconv"
 	"syscall"
 	"unsafe"
 )
@@ -39,7 +37,7 @@ func exitingOrExited(pid int) bool {
 		}
 		break
 	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	stat, err := readProcStat(pid)
 	switch {
 	case errors.Is(err, syscall.ESRCH):
 		return true // reaped between open and read
@@ -49,18 +47,5 @@ func exitingOrExited(pid int) bool {
 	case err != nil:
 		return false
 	}
-	// "pid (comm) state ppid pgrp session tty_nr tpgid flags ..."; comm may hold anything.
-	end := bytes.LastIndexByte(stat, ')')
-	if end < 0 {
-		return false
-	}
-	fields := bytes.Fields(stat[end+1:])
-	if len(fields) < 7 {
-		return false
-	}
-	if s := fields[0]; len(s) == 1 && (s[0] == 'Z' || s[0] == 'X') {
-		return true
-	}
-	flags, err := strconv.ParseUint(string(fields[6]), 10, 64)
-	return err == nil && flags&pfExiting != 0
+	return stat.dead() || stat.flags&pfExiting != 0
 }

@@ -9,10 +9,13 @@ import (
 const prSetChildSubreaper = 36
 
 // AdoptOrphans makes this process a child subreaper: processes that a stdio server leaves
-// behind (children of a leader that died first) are re-parented to the prober instead of to
-// PID 1, so the stdio transport can reap them once it has killed their process group. Without
-// it they are killed all the same, but stay zombies until PID 1 reaps them, and in many
-// containers PID 1 never does. Call it once at program start; it affects the whole process.
+// behind (children of a leader that died first, daemons whose first parent exited) are
+// re-parented to the prober instead of to PID 1, so the stdio transport can reap them once it
+// has killed them. Without it they are killed all the same, but stay zombies until PID 1 reaps
+// them, and in many containers PID 1 never does. Call it once at program start; it affects the
+// whole process, and so every probe it runs: the transport tells its own orphans from those
+// of other probes by the mark in their environment, never by their parent, and reaps only
+// those.
 func AdoptOrphans() error {
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
 		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", errno)

@@ -1,35 +1,21 @@
 package probe
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"testing"
 )
 
-// procEntry is one process as /proc/<pid>/stat describes it.
-type procEntry struct {
-	pid, ppid, pgrp int
-	state           byte // 'Z' for a zombie
-	comm            string
-}
-
-func (p procEntry) String() string {
-	return fmt.Sprintf("pid %d ppid %d pgrp %d state %c (%s)", p.pid, p.ppid, p.pgrp, p.state, p.comm)
-}
-
 // processTable lists every process on the machine. Processes that end while it reads are
 // skipped.
-func processTable(t *testing.T) []procEntry {
+func processTable(t *testing.T) []procStat {
 	t.Helper()
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")
 	if err != nil {
 		t.Fatalf("listing /proc: %v", err)
 	}
-	var out []procEntry
+	var out []procStat
 	for _, path := range stats {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -45,33 +31,10 @@ func processTable(t *testing.T) []procEntry {
 	return out
 }
 
-// parseProcStat reads "pid (comm) state ppid pgrp ...". comm may hold spaces and parentheses,
-// so the fields after it are found from the last ')'.
-func parseProcStat(data []byte) (procEntry, bool) {
-	open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
-	if open < 0 || end < open {
-		return procEntry{}, false
-	}
-	pid, err := strconv.Atoi(string(bytes.TrimSpace(data[:open])))
-	if err != nil {
-		return procEntry{}, false
-	}
-	fields := bytes.Fields(data[end+1:])
-	if len(fields) < 3 || len(fields[0]) != 1 {
-		return procEntry{}, false
-	}
-	ppid, err1 := strconv.Atoi(string(fields[1]))
-	pgrp, err2 := strconv.Atoi(string(fields[2]))
-	if err1 != nil || err2 != nil {
-		return procEntry{}, false
-	}
-	return procEntry{pid: pid, ppid: ppid, pgrp: pgrp, state: fields[0][0], comm: string(data[open+1 : end])}, true
-}
-
 // groupMembers lists the processes of a process group, zombies included.
-func groupMembers(t *testing.T, pgid int) []procEntry {
+func groupMembers(t *testing.T, pgid int) []procStat {
 	t.Helper()
-	var out []procEntry
+	var out []procStat
 	for _, p := range processTable(t) {
 		if p.pgrp == pgid {
 			out = append(out, p)
@@ -81,9 +44,9 @@ func groupMembers(t *testing.T, pgid int) []procEntry {
 }
 
 // childrenOf lists the children of a process, zombies included.
-func childrenOf(t *testing.T, pid int) []procEntry {
+func childrenOf(t *testing.T, pid int) []procStat {
 	t.Helper()
-	var out []procEntry
+	var out []procStat
 	for _, p := range processTable(t) {
 		if p.ppid == pid {
 			out = append(out, p)
@@ -107,13 +70,14 @@ func TestParseProcStatCopesWithOddCommandNames(t *testing.T) {
 	tests := []struct {
 		name string
 		stat string
-		want procEntry
+		want procStat
 		ok   bool
 	}{
-		{"plain", "123 (sleep) S 1 120 120 0 -1", procEntry{123, 1, 120, 'S', "sleep"}, true},
-		{"spaces and parentheses", "77 (a (b) c) Z 5 77 77", procEntry{77, 5, 77, 'Z', "a (b) c"}, true},
-		{"truncated", "77 (x) S 5", procEntry{}, false},
-		{"garbage", "hello", procEntry{}, false},
+		{"plain", "123 (sleep) S 1 120 120 0 -1", procStat{pid: 123, ppid: 1, pgrp: 120, state: 'S', comm: "sleep"}, true},
+		{"spaces and parentheses", "77 (a (b) c) Z 5 77 77", procStat{pid: 77, ppid: 5, pgrp: 77, state: 'Z', comm: "a (b) c"}, true},
+		{"with flags", "9 (x) R 1 9 9 0 -1 4194368 0", procStat{pid: 9, ppid: 1, pgrp: 9, state: 'R', comm: "x", flags: 4194368}, true},
+		{"truncated", "77 (x) S 5", procStat{}, false},
+		{"garbage", "hello", procStat{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,12 +13,14 @@ import (
 
 // startInGroup starts cmd as the leader of a new process group, so that the group (the server
 // and everything it forks) can be signalled as a whole: a server started through `sh -c` or
-// `npx` is a tree of processes, and killing only the leader would orphan the rest.
+// `npx` is a tree of processes, and killing only the leader would orphan the rest. Where the
+// system allows, the leader also dies with the prober.
 func startInGroup(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	tieToParent(cmd.SysProcAttr)
 	return cmd.Start()
 }
 

@@ -2,11 +2,13 @@ package probe
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -20,6 +22,12 @@ const stdioKillBudget = time.Second
 // records the exit: a server that prints its answer and exits at once must have that answer
 // in the transcript before the exit note, which fails every request still waiting.
 const exitNoteWait = 250 * time.Millisecond
+
+// processMarkEnv is set, to a token of the transport, in the environment of every stdio server
+// the probe starts. Children inherit it unless they clear their environment, so it tells which
+// processes belong to which server even after they left its process group and were
+// re-parented: on Linux, Close kills every process that carries it.
+const processMarkEnv = "MCPWATCH_PROBE_PROCESS"
 
 // stopPhase is how far the probe has gone in ending the process; the exit watcher reads it
 // to say what ended the process (ProcessInfo.EndedBy).
@@ -55,7 +63,8 @@ type stdioTransport struct {
 	grace  time.Duration
 	log    *slog.Logger
 	cmd    *exec.Cmd
-	pid    int // also the process group id
+	pid    int    // also the process group id
+	mark   string // the value of processMarkEnv in the server's environment
 
 	stdin  *os.File
 	stdout *os.File
@@ -76,6 +85,7 @@ type stdioTransport struct {
 	stdinClosed time.Duration
 	exit        ProcessInfo // exit fields, once the leader is gone
 
+	watch        chan struct{} // closed once the transport is set up, for watchExit to begin
 	leaderGone   chan struct{} // closed when cmd.Wait returned
 	exitRecorded chan struct{} // closed when the exit note and ProcessInfo are recorded
 	stdoutDone   chan struct{}
@@ -110,7 +120,7 @@ func dialStdio(ctx context.Context, t Target, conn int, w Wire, o Options) (Tran
 
 	go tr.readStdout()
 	go tr.readStderr()
-	go tr.watchExit()
+	close(tr.watch)
 	return tr, nil
 }
 
@@ -144,25 +154,51 @@ func startStdio(t Target, w Wire, o Options) (*stdioTransport, error) {
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
 
+	mark := rand.Text()
 	cmd := exec.Command(t.Command[0], t.Command[1:]...)
-	cmd.Env = append(os.Environ(), t.Env...)
+	// Last, so that the target's environment cannot override it.
+	cmd.Env = append(append(os.Environ(), t.Env...), processMarkEnv+"="+mark)
 	cmd.Dir = t.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := startInGroup(cmd); err != nil {
+	tr := &stdioTransport{
+		w: w, limits: o.Limits, grace: o.ShutdownGrace, cmd: cmd, mark: mark, clock: sendClock{now: w.Now},
+		stdin: inW, stdout: outR, stderr: errR, ring: newStderrRing(o.Limits.MaxStderrBytes),
+		watch: make(chan struct{}), leaderGone: make(chan struct{}), exitRecorded: make(chan struct{}),
+		stdoutDone: make(chan struct{}), stderrDone: make(chan struct{}),
+	}
+	started := make(chan error, 1)
+	go tr.runProcess(started)
+	if err := <-started; err != nil {
 		closeAll()
 		return nil, err
 	}
+	tr.pid = cmd.Process.Pid
 	// The child has its own copies; the parent keeping them would hide EOF in both directions.
 	_ = inR.Close()
 	_ = outW.Close()
 	_ = errW.Close()
+	return tr, nil
+}
 
-	return &stdioTransport{
-		w: w, limits: o.Limits, grace: o.ShutdownGrace, cmd: cmd, pid: cmd.Process.Pid, clock: sendClock{now: w.Now},
-		stdin: inW, stdout: outR, stderr: errR, ring: newStderrRing(o.Limits.MaxStderrBytes),
-		leaderGone: make(chan struct{}), exitRecorded: make(chan struct{}),
-		stdoutDone: make(chan struct{}), stderrDone: make(chan struct{}),
-	}, nil
+// runProcess starts the server and then waits for it, on one OS thread for the whole life of
+// the process. On Linux the server gets SIGKILL as its parent-death signal, so that it does
+// not run on when the prober is killed outright (no shutdown sequence runs then), and the
+// kernel sends that signal when the thread that started the child ends, not the process: Go
+// ends a thread whenever a goroutine exits while locked to it, whichever goroutine that is.
+// Locking the starting thread here until Wait returns keeps it alive exactly as long as the
+// child, and costs no thread of its own: Wait holds one in a blocking system call regardless.
+// A single starter thread for the whole program would serve as well, but would be state of the
+// program rather than of the transport. started gets the outcome of the start.
+func (t *stdioTransport) runProcess(started chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := startInGroup(t.cmd); err != nil {
+		started <- err
+		return
+	}
+	started <- nil
+	<-t.watch
+	t.watchExit()
 }
 
 // Send writes msg and a newline to the server's stdin. The write is bounded by ctx: a server
@@ -264,6 +300,13 @@ func (t *stdioTransport) Close(ctx context.Context) error {
 }
 
 func (t *stdioTransport) shutdown(ctx context.Context) error {
+	// Processes of the server outside its group, looked for while the server still runs: one
+	// that ends on its own meanwhile is then still known, and reaped if it was re-parented
+	// here.
+	strays := newStrays(t.mark, t.pid)
+	defer strays.release()
+	strays.find()
+
 	t.mu.Lock()
 	t.closing = true
 	t.stdinClosed = t.w.Now()
@@ -286,6 +329,8 @@ func (t *stdioTransport) shutdown(ctx context.Context) error {
 	if err := killGroup(t.pid); err != nil {
 		t.log.Warn("killing the server's process group", "err", err)
 	}
+	// And so must those that left the group (a daemon that called setsid).
+	strays.killAll()
 
 	budget, cancel := context.WithTimeout(context.WithoutCancel(ctx), stdioKillBudget)
 	defer cancel()
@@ -311,8 +356,10 @@ func (t *stdioTransport) shutdown(ctx context.Context) error {
 
 	if err != nil {
 		// The leader is stuck (uninterruptible sleep); the watcher will record its end if it
-		// ever comes. Nothing can be reaped before it is.
+		// ever comes. Nothing of its group can be reaped before it is; what left the group
+		// can.
 		t.log.Warn("stdio server did not end", "err", err)
+		strays.reap(time.Now())
 		t.w.Process(t.info())
 		return err
 	}
@@ -324,6 +371,9 @@ func (t *stdioTransport) shutdown(ctx context.Context) error {
 	}
 	if n := reapGroup(t.pid, deadline); n > 0 {
 		t.log.Debug("reaped orphaned group members", "count", n)
+	}
+	if n := strays.reap(deadline); n > 0 {
+		t.log.Debug("reaped orphaned processes that had left the group", "count", n)
 	}
 	t.w.Process(t.info())
 	return nil

@@ -169,6 +169,25 @@ func runStdioTestServer(mode string) int {
 		}
 		return serveFixture(fixture.Config{Stateless: true, KeepsEra: true, Unlisted: unlisted, StartDelay: d}, out)
 	}
+	if pidFile, ok := strings.CutPrefix(mode, "daemonize:"); ok {
+		// Leaves a daemon behind the classic way (fork, setsid, fork again, first child
+		// exits), then serves until stdin ends.
+		if err := startDaemon(pidFile); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		serveTestMCP(os.Stdin, out)
+		return 0
+	}
+	if pidFile, ok := strings.CutPrefix(mode, "daemon-parent:"); ok {
+		return runDaemonParent(pidFile)
+	}
+	if mode == "daemon" {
+		return runDaemon()
+	}
+	if server, ok := strings.CutPrefix(mode, "prober-of:"); ok {
+		return holdStdioServer(server)
+	}
 	if fault, ok := strings.CutPrefix(mode, "fixture:"); ok { // the fixture server with a fault
 		return serveFixture(fixture.Config{Fault: fixture.Fault(fault)}, out)
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/mcpwatch/mcpwatch/probe"
 )
 
 // Exit codes.
@@ -32,6 +34,15 @@ func main() {
 		// Here, not in check: the collector's settings are the process's, and tests run
 		// check in theirs.
 		tuneCheckGC(os.LookupEnv)
+	}
+	if len(os.Args) > 1 && (os.Args[1] == "check" || os.Args[1] == "run") {
+		// The commands that start stdio servers become the subreaper of what those servers
+		// leave behind, so that the probe can reap the orphans it kills instead of leaving
+		// zombies to a PID 1 that may never reap them. Once, here: it is a property of the
+		// whole process, shared by every probe it runs; which orphan belongs to which probe
+		// the probe tells by the mark in the orphan's environment, not by its parent. Where
+		// it fails (not Linux), killed orphans go to PID 1 as usual.
+		_ = probe.AdoptOrphans()
 	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
