@@ -131,8 +131,13 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		}
 		spoolDir = filepath.Join(cache, "mcpwatch", "spool")
 	}
+	database, err := st.Identity(ctx)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
+		return exitFailed
+	}
 	buffer, err := monitor.OpenBuffer(st, monitor.BufferConfig{
-		Dir: spoolDir, Name: worker, MaxSpoolBytes: cfg.Spool.MaxBytes, Logger: log, Metrics: workerMetrics,
+		Dir: spoolDir, Name: worker, Database: database, MaxSpoolBytes: cfg.Spool.MaxBytes, Logger: log, Metrics: workerMetrics,
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
