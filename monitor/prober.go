@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -88,7 +89,8 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeout time.Duration, region, worker string) (store.RunRecord, alert.Observation) {
 	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts}
 	start := time.Now()
-	target, err := p.target(s)
+	target, secrets, err := p.target(s)
+	meta.Secrets = secrets
 	if err != nil {
 		rec := FailedRecord(start, meta, err)
 		return rec, alert.FromRun(s, &rec, nil, nil)
@@ -113,8 +115,17 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 		return rec, alert.FromRun(s, &rec, nil, nil)
 	}
 	findings := p.checks.Evaluate(res)
+	red := report.NewRedactor(secrets...)
+	redactFindings(red, findings)
 	rec := Record(res, findings, meta)
-	return rec, alert.FromRun(s, &rec, res, findings)
+	obs := alert.FromRun(s, &rec, res, findings)
+	if obs.Tools != nil && red.Active() {
+		for i := range obs.Tools.Tools {
+			t := &obs.Tools.Tools[i]
+			t.Name, t.Description = red.String(t.Name), red.String(t.Description)
+		}
+	}
+	return rec, obs
 }
 
 // rulesElsewhere says why the probe of s for the slot due at due leaves the rule probes out,
@@ -142,39 +153,43 @@ func (p *Prober) rulesElsewhere(s store.Server, due time.Time) string {
 }
 
 // target builds what to probe, reading secrets from the environment now: they are never
-// stored, and the probe redacts header values from its transcript.
-func (p *Prober) target(s store.Server) (probe.Target, error) {
+// stored. secrets are the values read from the environment, header values and env values
+// alike, which the run must not show (the probe itself redacts header values from its HTTP
+// transcript; a stdio server can echo an env value anywhere).
+func (p *Prober) target(s store.Server) (t probe.Target, secrets []string, err error) {
 	if s.Transport == store.TransportStdio {
 		if s.Source != store.SourceConfig {
-			return probe.Target{}, fmt.Errorf("server %q (source %s): %w", s.Name, s.Source, ErrStdioNotFromConfig)
+			return probe.Target{}, nil, fmt.Errorf("server %q (source %s): %w", s.Name, s.Source, ErrStdioNotFromConfig)
 		}
-		t := probe.Target{Command: append([]string{s.Command}, s.Args...), Dir: s.Dir}
+		t = probe.Target{Command: append([]string{s.Command}, s.Args...), Dir: s.Dir}
 		for _, e := range s.Env {
 			value := e.Value
 			if e.FromEnv != "" {
 				v, ok := p.lookupEnv(e.FromEnv)
 				if !ok {
-					return probe.Target{}, fmt.Errorf("environment variable %s (for %s) is not set", e.FromEnv, e.Name)
+					return probe.Target{}, secrets, fmt.Errorf("environment variable %s (for %s) is not set", e.FromEnv, e.Name)
 				}
 				value = v
+				secrets = append(secrets, v)
 			}
 			t.Env = append(t.Env, e.Name+"="+value)
 		}
-		return t, nil
+		return t, secrets, nil
 	}
 	if s.Transport != TransportHTTP {
-		return probe.Target{}, fmt.Errorf("transport %q is not supported (only http and stdio)", s.Transport)
+		return probe.Target{}, nil, fmt.Errorf("transport %q is not supported (only http and stdio)", s.Transport)
 	}
-	t := probe.Target{URL: s.URL}
+	t = probe.Target{URL: s.URL}
 	for _, h := range s.Headers {
 		v, ok := p.lookupEnv(h.FromEnv)
 		if !ok {
-			return probe.Target{}, fmt.Errorf("environment variable %s (for header %s) is not set", h.FromEnv, h.Name)
+			return probe.Target{}, secrets, fmt.Errorf("environment variable %s (for header %s) is not set", h.FromEnv, h.Name)
 		}
 		if t.Header == nil {
 			t.Header = http.Header{}
 		}
 		t.Header.Add(h.Name, h.Prefix+v)
+		secrets = append(secrets, h.Prefix+v, v)
 	}
-	return t, nil
+	return t, secrets, nil
 }

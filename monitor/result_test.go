@@ -3,10 +3,12 @@ package monitor
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -209,20 +211,57 @@ func TestProbeReadsHeaderSecretsAtProbeTimeAndKeepsThemOut(t *testing.T) {
 	}
 }
 
+// An env value taken from the monitor's environment is a secret like a header value: a
+// server echoing it (in its serverInfo, a tool, an error, its stderr) must not put it into
+// the stored run, the findings, the transcript or what the alert engine sees.
+func TestProbeRedactsEnvValuesFromTheEnvironmentEverywhere(t *testing.T) {
+	t.Parallel()
+	const token = "tok-3f9a8c7e51d2"
+	script, err := filepath.Abs("testdata/echo_env_server.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := store.Server{ID: 1, Name: "echo", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "sh", Args: []string{script},
+		Env: []store.EnvVar{{Name: "TOKEN", FromEnv: "MCP_TOKEN"}}, Schedule: "@every 1m", Timeout: 10 * time.Second, Enabled: true}
+	rec, obs := testProber(t, map[string]string{"MCP_TOKEN": token}, TranscriptsAll).Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w")
+	if rec.Outcome == store.OutcomeDown {
+		t.Fatalf("the echoing server is down: %s", rec.Error)
+	}
+	if rec.ServerName != "echo [redacted]" || rec.ServerVersion != "1.0 [redacted]" {
+		t.Errorf("serverInfo stored as %q %q, want the token redacted", rec.ServerName, rec.ServerVersion)
+	}
+	if rec.Transcript == nil {
+		t.Fatal("no transcript kept")
+	}
+	if _, err := probe.ReadRecording(bytes.NewReader(rec.Transcript)); err != nil {
+		t.Errorf("the redacted transcript does not read back: %v", err)
+	}
+	stored, _ := json.Marshal(rec)
+	seen, _ := json.Marshal(obs)
+	for what, b := range map[string][]byte{"run": stored, "transcript": rec.Transcript, "observation": seen} {
+		if bytes.Contains(b, []byte(token)) {
+			t.Errorf("the %s holds the env value: %s", what, b[max(0, bytes.Index(b, []byte(token))-80):bytes.Index(b, []byte(token))+len(token)])
+		}
+	}
+	if !bytes.Contains(rec.Transcript, []byte("[redacted]")) {
+		t.Error("the transcript shows no redaction: did the server echo at all?")
+	}
+}
+
 func TestProbeRefusesStdioServersThatDidNotComeFromTheConfig(t *testing.T) {
 	t.Parallel()
 	marker := t.TempDir() + "/ran"
 	server := store.Server{ID: 1, Name: "injected", Source: store.SourceAPI, Transport: store.TransportStdio,
 		Command: "sh", Args: []string{"-c", "touch " + marker}, Schedule: "@every 1m", Timeout: 5 * time.Second, Enabled: true}
 	p := testProber(t, nil, TranscriptsAll)
-	if _, err := p.target(server); !errors.Is(err, ErrStdioNotFromConfig) {
+	if _, _, err := p.target(server); !errors.Is(err, ErrStdioNotFromConfig) {
 		t.Fatalf("target of an API stdio server: %v, want ErrStdioNotFromConfig", err)
 	}
 	rec, _ := p.Probe(t.Context(), server, time.Time{}, 5*time.Second, "eu", "w")
 	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "configuration file") {
 		t.Errorf("run %s %q, want down saying why", rec.Outcome, rec.Error)
 	}
-	if _, err := p.target(store.Server{Name: "env", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "true",
+	if _, _, err := p.target(store.Server{Name: "env", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "true",
 		Env: []store.EnvVar{{Name: "KEY", FromEnv: "UNSET_VARIABLE"}}}); err == nil || !strings.Contains(err.Error(), "UNSET_VARIABLE") {
 		t.Errorf("a stdio env reference to an unset variable: %v", err)
 	}
