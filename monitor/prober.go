@@ -34,6 +34,7 @@ type Prober struct {
 	version     string
 	transcripts string
 	ruleProbes  time.Duration
+	limits      probe.Limits
 	logger      *slog.Logger
 }
 
@@ -57,7 +58,46 @@ type ProberConfig struct {
 	// headers, Origin, robustness, authorization, the unknown tool and cursor): once per
 	// window of this length, in the slot that opens it. 0 runs them in every probe.
 	RuleProbes time.Duration
-	Logger     *slog.Logger
+	// Concurrency is how many probes run at once (the worker's); MemoryBudget (default
+	// DefaultMemoryBudget) is what all of them together may read from servers and hold.
+	// Each probe's bounds are cut to its share (see ProbeLimits). Concurrency 0 leaves the
+	// probe's own bounds (64 MiB a connection).
+	Concurrency  int
+	MemoryBudget int64
+	Logger       *slog.Logger
+}
+
+// DefaultMemoryBudget bounds the bytes the probes of a monitor process hold at once: what
+// they read from servers and keep as evidence until the run is judged and recorded.
+const DefaultMemoryBudget = 512 << 20
+
+// Bounds of a probe's connections, as package probe applies them: a probe has its main
+// connection and up to ruleConns rule-probe connections, each allowed an eighth of the main
+// connection's bytes but at least ruleConnFloor.
+const (
+	ruleConns     = 11
+	ruleConnFloor = 1 << 20
+	maxProbeBytes = 64 << 20 // the probe's own bound of the main connection
+	minProbeBytes = 1 << 20
+)
+
+// ProbeLimits are the bounds of one probe when concurrency probes share budget bytes: the
+// main connection's byte bound is the largest that keeps the probe's worst case (that bound,
+// plus every rule-probe connection's) within budget/concurrency, between 1 MiB and 64 MiB.
+// worst is that worst case: concurrency × worst is what the probes can hold at once, budget
+// unless the budget is too small for the concurrency (less than some 12 MiB a probe).
+func ProbeLimits(budget int64, concurrency int) (l probe.Limits, worst int64) {
+	if budget <= 0 {
+		budget = DefaultMemoryBudget
+	}
+	share := budget / int64(max(concurrency, 1))
+	m := share * 8 / (8 + ruleConns) // every rule connection at an eighth of m
+	if m < 8*ruleConnFloor {
+		m = share - ruleConns*ruleConnFloor // every rule connection at its floor
+	}
+	m = min(max(m, minProbeBytes), maxProbeBytes)
+	l = probe.Limits{MaxTotalBytes: m, MaxMessageBytes: int(min(m, 16<<20))}.WithDefaults()
+	return l, m + ruleConns*max(ruleConnFloor, m/8)
 }
 
 // NewProber builds a Prober.
@@ -77,8 +117,23 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Prober{checks: cfg.Checks, lookupEnv: cfg.LookupEnv, guardedDial: cfg.GuardedDial, version: cfg.Version,
-		transcripts: cfg.Transcripts, ruleProbes: cfg.RuleProbes, logger: cfg.Logger}, nil
+	p := &Prober{checks: cfg.Checks, lookupEnv: cfg.LookupEnv, guardedDial: cfg.GuardedDial, version: cfg.Version,
+		transcripts: cfg.Transcripts, ruleProbes: cfg.RuleProbes, logger: cfg.Logger}
+	if cfg.Concurrency > 0 {
+		budget := cfg.MemoryBudget
+		if budget <= 0 {
+			budget = DefaultMemoryBudget
+		}
+		var worst int64
+		p.limits, worst = ProbeLimits(budget, cfg.Concurrency)
+		total := worst * int64(cfg.Concurrency)
+		log := cfg.Logger.Info
+		if total > budget {
+			log = cfg.Logger.Warn
+		}
+		log("probe bounds", "concurrency", cfg.Concurrency, "budget_bytes", budget, "probe_max_bytes", p.limits.MaxTotalBytes, "worst_case_bytes", total)
+	}
+	return p, nil
 }
 
 // Probe probes s once, for the slot due at due, for at most timeout, and returns the run to store and its
@@ -105,6 +160,7 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 		// several more connections, which every minute would cost the monitor three times
 		// the work and the server a stream of garbage, to learn what seldom changes.
 		RulesElsewhere: p.rulesElsewhere(s, due),
+		Limits:         p.limits,
 	}
 	if s.Source != store.SourceConfig {
 		opts.DialContext = p.guardedDial

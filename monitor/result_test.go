@@ -338,3 +338,71 @@ func TestProbesOfRegisteredServersGoThroughTheGuard(t *testing.T) {
 		t.Errorf("a registered server in an allowed range: %s %q, want up", rec.Outcome, rec.Error)
 	}
 }
+
+func TestProbeLimitsShareTheBudgetBetweenConcurrentProbes(t *testing.T) {
+	t.Parallel()
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		budget      int64
+		concurrency int
+		max, worst  int64
+	}{
+		{512 * mib, 32, 5 * mib, 16 * mib},    // the defaults: the rule connections at their floor
+		{512 * mib, 1, 64 * mib, 152 * mib},   // one probe: the probe's own bound
+		{4096 * mib, 32, 53 * mib, 127 * mib}, // every rule connection at an eighth
+		{512 * mib, 1000, 1 * mib, 12 * mib},  // too small a budget: the least a probe needs
+		{0, 32, 5 * mib, 16 * mib},            // the default budget
+	} {
+		l, worst := ProbeLimits(tc.budget, tc.concurrency)
+		if l.MaxTotalBytes/mib != tc.max/mib || worst/mib != tc.worst/mib {
+			t.Errorf("ProbeLimits(%d MiB, %d) = %d MiB, worst %d MiB; want %d MiB, %d MiB",
+				tc.budget/mib, tc.concurrency, l.MaxTotalBytes/mib, worst/mib, tc.max/mib, tc.worst/mib)
+		}
+		if tc.budget >= int64(tc.concurrency)*12*mib && worst*int64(tc.concurrency) > max(tc.budget, DefaultMemoryBudget) {
+			t.Errorf("budget %d MiB, concurrency %d: worst case %d MiB a probe exceeds the budget", tc.budget/mib, tc.concurrency, worst/mib)
+		}
+		if int64(l.MaxMessageBytes) > l.MaxTotalBytes {
+			t.Errorf("a message bound of %d above the probe's %d", l.MaxMessageBytes, l.MaxTotalBytes)
+		}
+	}
+}
+
+// A server that floods its answer costs a probe of a monitor running 32 probes at once its
+// share of the memory budget, not the 64 MiB a lone probe may read.
+func TestProbeOfAFloodingServerReadsItsShareOfTheBudget(t *testing.T) {
+	t.Parallel()
+	event := []byte(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", 1<<20) + `"}}` + "\n\n")
+	var mu sync.Mutex
+	var most int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		var sent int64
+		defer func() { mu.Lock(); most = max(most, sent); mu.Unlock() }()
+		for sent < 256<<20 {
+			n, err := w.Write(event)
+			sent += int64(n)
+			if err != nil {
+				return
+			}
+		}
+	}))
+	defer ts.Close()
+	p := testProberWith(t, nil, ProberConfig{Transcripts: TranscriptsAll, Concurrency: 32})
+	rec, _ := p.Probe(t.Context(), httpTarget("flood", ts.URL+"/mcp"), time.Time{}, 20*time.Second, "eu", "w")
+	if rec.Outcome != store.OutcomeDown {
+		t.Errorf("the flooding server is %s, want down", rec.Outcome)
+	}
+	ts.CloseClientConnections()
+	ts.Close() // waits for the handlers
+	limit, _ := ProbeLimits(DefaultMemoryBudget, 32)
+	mu.Lock()
+	defer mu.Unlock()
+	// What the server got written is what the probe read plus what the sockets buffered.
+	if most > limit.MaxTotalBytes+16<<20 {
+		t.Errorf("the server wrote %d MiB on one connection before the probe gave up, want about the probe's share (%d MiB)", most>>20, limit.MaxTotalBytes>>20)
+	}
+}
