@@ -86,9 +86,10 @@ func (c BufferConfig) withDefaults() BufferConfig {
 // order they were added, each exactly once. While writes succeed the runs wait in memory
 // (bounded); when a write fails (the database is away) every waiting run goes to a spool file
 // on disk, and so does every run added until a write succeeds again; the spool is written
-// first, oldest first, when the database is back. A buffer opened on a directory takes over
-// the spool files that no live process holds: runs spooled before a restart or by a worker
-// that died are written too.
+// first, oldest first, when the database is back. A spool that cannot take a run (full, or
+// its disk) leaves it in memory, within the same bounds. A buffer opened on a directory takes
+// over the spool files of its database that no live process holds: runs spooled before a
+// restart or by a worker that died are written too.
 //
 // A run is durable once it is in the database or synced to the spool; Add says when, so that
 // a worker can complete its lease only then: a run it was leased for is never lost with the
@@ -102,7 +103,7 @@ type Buffer struct {
 	mem      []pendingRun // newer than everything in the spool
 	memBytes int64
 	spool    *spool
-	away     bool // the last write failed: runs go straight to the spool
+	away     bool // the last write failed: runs go straight to the spool (or memory, see memOnly)
 	closed   bool
 	inflight batchToken
 	dropped  int64
@@ -568,7 +569,7 @@ func (b *Buffer) dropInvalid(batch []store.RunRecord, dropped map[store.RunID]er
 }
 
 // goAway moves memory to the spool after a failed write: from now until a write succeeds,
-// every run is on disk as soon as it is added.
+// every run is on disk as soon as it is added, or in memory while the spool refuses it.
 func (b *Buffer) goAway() {
 	b.mu.Lock()
 	b.away = true
