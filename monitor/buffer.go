@@ -211,6 +211,7 @@ func (b *Buffer) adoptOrphans(own string) error {
 		moved := 0
 		for orphan.count > 0 {
 			recs, n, end, err := orphan.read(b.cfg.BatchRuns, b.cfg.BatchBytes)
+			b.recovered(path, spoolRecovery{corrupt: orphan.takeDamaged()})
 			if err == nil {
 				_, err = b.spool.append(recs, 0) // taken over whatever the limit: they exist already
 			}
@@ -474,6 +475,7 @@ func (b *Buffer) peek() []store.RunRecord {
 	defer b.mu.Unlock()
 	if b.spool.count > 0 {
 		recs, n, end, err := b.spool.read(b.cfg.BatchRuns, b.cfg.BatchBytes)
+		b.recovered(b.spool.path, spoolRecovery{corrupt: b.spool.takeDamaged()})
 		if err != nil {
 			// The file went bad under us; what cannot be read cannot be written.
 			b.log.Error("spool: unreadable; dropping its runs", "err", err, "runs", b.spool.count)

@@ -62,6 +62,8 @@ type spool struct {
 	count    int   // records in [readOff, writeOff)
 	// skips maps the offset of a corrupt record to the offset of the next whole one.
 	skips map[int64]int64
+	// damaged are the records read found damaged, not reported yet.
+	damaged []corruptSpan
 }
 
 // spoolRecovery is what opening a spool found wrong.
@@ -329,7 +331,21 @@ func (s *spool) read(maxRuns int, maxBytes int64) (recs []store.RunRecord, n int
 		var payload []byte
 		size, err := s.recordAt(end, s.writeOff, &payload)
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("spool: read at %d: %w", end, err)
+			// Damaged since it was written or recovered (every record before writeOff was
+			// whole then): it costs this record only, or, when no whole record follows it,
+			// what cannot be read.
+			next, ok := s.nextWhole(end, s.writeOff)
+			if !ok {
+				next = s.writeOff
+			}
+			if s.skips == nil {
+				s.skips = map[int64]int64{}
+			}
+			s.skips[end] = next
+			s.damaged = append(s.damaged, corruptSpan{off: end, bytes: next - end})
+			s.count = n + s.countFrom(next)
+			end = next
+			continue
 		}
 		end += size
 		took += size
@@ -341,6 +357,31 @@ func (s *spool) read(maxRuns int, maxBytes int64) (recs []store.RunRecord, n int
 		recs = append(recs, rec)
 	}
 	return recs, n, end, nil
+}
+
+// countFrom counts the whole records from off to the end.
+func (s *spool) countFrom(off int64) int {
+	n := 0
+	for off < s.writeOff {
+		if next, ok := s.skips[off]; ok {
+			off = next
+			continue
+		}
+		size, err := s.recordAt(off, s.writeOff, nil)
+		if err != nil {
+			break // read finds it and skips it
+		}
+		off += size
+		n++
+	}
+	return n
+}
+
+// takeDamaged returns the damaged records read found since the last call.
+func (s *spool) takeDamaged() []corruptSpan {
+	d := s.damaged
+	s.damaged = nil
+	return d
 }
 
 // consume marks n records up to end as written; an emptied file is cut back.

@@ -279,3 +279,38 @@ func TestSpoolOfAnotherDatabaseIsRefusedAndLeftUnchanged(t *testing.T) {
 		sp.close()
 	}
 }
+
+// A record damaged after the spool was opened (a bad sector under a long outage) costs that
+// record only when it is read, as one damaged before the open does.
+func TestSpoolReadSkipsARecordDamagedSinceItWasWritten(t *testing.T) {
+	t.Parallel()
+	for _, damaged := range []int{1, 4} { // one in the middle, the last one
+		sp, _, err := openSpool(filepath.Join(t.TempDir(), "w.spool"), testIdentity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := sampleRuns(5)
+		ends, err := sp.append(runs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sp.f.WriteAt([]byte("#"), ends[damaged]-3); err != nil {
+			t.Fatal(err)
+		}
+		got, n, end, err := sp.read(100, 1<<30)
+		if err != nil {
+			t.Fatalf("record %d damaged: read: %v", damaged, err)
+		}
+		want := slices.Delete(slices.Clone(runs), damaged, damaged+1)
+		if !slices.Equal(ids(got), ids(want)) || n != 4 || sp.count != 4 {
+			t.Errorf("record %d damaged: read %v (n %d, count %d), want the 4 others %v", damaged, ids(got), n, sp.count, ids(want))
+		}
+		if d := sp.takeDamaged(); len(d) != 1 || d[0].off != ends[damaged-1] {
+			t.Errorf("record %d damaged: reported %v", damaged, d)
+		}
+		if err := sp.consume(n, end); err != nil || sp.size() != spoolHeaderSize {
+			t.Errorf("record %d damaged: consuming the rest: %v, %d bytes left", damaged, err, sp.size())
+		}
+		sp.close()
+	}
+}
