@@ -192,7 +192,12 @@ func (b *Buffer) adoptOrphans(own string) error {
 		if path == own {
 			continue
 		}
-		orphan, found, err := openSpool(path, b.cfg.Database)
+		err := spoolBelongsTo(path, b.cfg.Database)
+		var orphan *spool
+		var found spoolRecovery
+		if err == nil {
+			orphan, found, err = openSpool(path, b.cfg.Database)
+		}
 		if errors.Is(err, ErrSpoolBusy) {
 			continue // a live worker's
 		}

@@ -126,25 +126,11 @@ func (s *spool) recover() (rec spoolRecovery, err error) {
 	if _, err := s.f.ReadAt(head, 0); err != nil {
 		return rec, err
 	}
-	switch string(head[:8]) {
-	case spoolMagic:
-	case spoolMagicLegacy:
-		if size <= spoolLegacyHead {
-			return rec, s.reset() // holds no run: nothing to misfile
-		}
-		return rec, fmt.Errorf("%w: written before spool files recorded their database", ErrSpoolForeign)
-	default:
-		return rec, fmt.Errorf("not a spool file (no %s header)", spoolMagic)
+	if string(head[:8]) == spoolMagicLegacy && size <= spoolLegacyHead {
+		return rec, s.reset() // a spool of before that holds no run: nothing to misfile
 	}
-	if size < spoolHeaderSize {
-		return rec, fmt.Errorf("%w: its header is cut short", ErrSpoolForeign)
-	}
-	idLen := int(binary.BigEndian.Uint16(head[16:18]))
-	if idLen > maxSpoolIdentity {
-		return rec, fmt.Errorf("%w: its header is damaged", ErrSpoolForeign)
-	}
-	if got := string(head[18 : 18+idLen]); got != s.identity {
-		return rec, fmt.Errorf("%w: it belongs to %q, not %q", ErrSpoolForeign, got, s.identity)
+	if err := belongsTo(head, s.identity); err != nil {
+		return rec, err
 	}
 	off := int64(binary.BigEndian.Uint64(head[8:16]))
 	if off < spoolHeaderSize || off > size {
@@ -180,6 +166,49 @@ func (s *spool) recover() (rec spoolRecovery, err error) {
 		return rec, s.reset()
 	}
 	return rec, nil
+}
+
+// belongsTo checks that a spool file's header (its first spoolHeaderSize bytes, or all of a
+// shorter file) names the database identity.
+func belongsTo(head []byte, identity string) error {
+	switch {
+	case len(head) < len(spoolMagic):
+		return fmt.Errorf("%w: no header", ErrSpoolForeign)
+	case string(head[:8]) == spoolMagicLegacy:
+		return fmt.Errorf("%w: written before spool files recorded their database", ErrSpoolForeign)
+	case string(head[:8]) != spoolMagic:
+		return fmt.Errorf("not a spool file (no %s header)", spoolMagic)
+	case len(head) < spoolHeaderSize:
+		return fmt.Errorf("%w: its header is cut short", ErrSpoolForeign)
+	}
+	idLen := int(binary.BigEndian.Uint16(head[16:18]))
+	if idLen > maxSpoolIdentity {
+		return fmt.Errorf("%w: its header is damaged", ErrSpoolForeign)
+	}
+	if got := string(head[18 : 18+idLen]); got != identity {
+		return fmt.Errorf("%w: it belongs to %q, not %q", ErrSpoolForeign, got, identity)
+	}
+	return nil
+}
+
+// spoolBelongsTo reads a spool file's header without opening it as a spool (nor locking it,
+// which would hold off the worker it belongs to): ErrSpoolForeign if it is not of identity.
+// An empty file is anyone's.
+func spoolBelongsTo(path, identity string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, spoolHeaderSize)
+	n, err := io.ReadFull(f, head)
+	if n == 0 || n < len(spoolMagic) && errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil
+	}
+	if string(head[:8]) == spoolMagicLegacy && n <= spoolLegacyHead {
+		return nil
+	}
+	return belongsTo(head[:n], identity)
 }
 
 // recordMarker is how every record's JSON begins; nextWhole looks for it.
