@@ -157,7 +157,7 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 	}
 	prober, err := monitor.NewProber(monitor.ProberConfig{
 		LookupEnv: e.lookupEnv, Version: buildVersion(), Transcripts: cfg.Transcripts, RuleProbes: cfg.RuleProbes, Logger: log,
-		Concurrency: cfg.Concurrency,
+		Concurrency: cfg.Concurrency, MemoryBudget: f.memoryBudget,
 		GuardedDial: netguard.New(netguard.Config{Allow: f.allowPrivate}).DialContext,
 	})
 	if err == nil {
