@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -31,6 +32,9 @@ type BufferConfig struct {
 	Dir string
 	// Name names this buffer's spool file (the worker's name; it is made file-safe).
 	Name string
+	// Database is the identity of the database the runs are written to (store.Identity).
+	// The spool file records it; spool files of other databases in Dir are left alone.
+	Database string
 	// MaxMemoryRuns and MaxMemoryBytes bound the runs held in memory; beyond them the runs
 	// go to the spool. Defaults 1,000 runs, 64 MiB.
 	MaxMemoryRuns  int
@@ -82,9 +86,10 @@ func (c BufferConfig) withDefaults() BufferConfig {
 // order they were added, each exactly once. While writes succeed the runs wait in memory
 // (bounded); when a write fails (the database is away) every waiting run goes to a spool file
 // on disk, and so does every run added until a write succeeds again; the spool is written
-// first, oldest first, when the database is back. A buffer opened on a directory takes over
-// the spool files that no live process holds: runs spooled before a restart or by a worker
-// that died are written too.
+// first, oldest first, when the database is back. A spool that cannot take a run (full, or
+// its disk) leaves it in memory, within the same bounds. A buffer opened on a directory takes
+// over the spool files of its database that no live process holds: runs spooled before a
+// restart or by a worker that died are written too.
 //
 // A run is durable once it is in the database or synced to the spool; Add says when, so that
 // a worker can complete its lease only then: a run it was leased for is never lost with the
@@ -98,10 +103,13 @@ type Buffer struct {
 	mem      []pendingRun // newer than everything in the spool
 	memBytes int64
 	spool    *spool
-	away     bool // the last write failed: runs go straight to the spool
+	away     bool // the last write failed: runs go straight to the spool (or memory, see memOnly)
 	closed   bool
 	inflight batchToken
 	dropped  int64
+	corrupt  int64
+	foreign  int  // spool files of other databases left in the directory
+	memOnly  bool // the spool failed while the database was away: runs wait in memory
 
 	wake    chan struct{}
 	quit    chan struct{}
@@ -131,6 +139,10 @@ type BufferStats struct {
 	Spooled    int
 	SpoolBytes int64
 	Dropped    int64
+	// Corrupt counts the damaged records skipped in spool files.
+	Corrupt int64
+	// Foreign counts the spool files of other databases found in the directory and left there.
+	Foreign int
 	// Away is true while the database does not take writes.
 	Away bool
 }
@@ -139,19 +151,16 @@ type BufferStats struct {
 // writing to w. Close it to stop.
 func OpenBuffer(w RunWriter, cfg BufferConfig) (*Buffer, error) {
 	cfg = cfg.withDefaults()
-	if cfg.Dir == "" || cfg.Name == "" {
-		return nil, errors.New("monitor: buffer needs a spool directory and a name")
+	if cfg.Dir == "" || cfg.Name == "" || cfg.Database == "" {
+		return nil, errors.New("monitor: buffer needs a spool directory, a name and the database's identity")
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("monitor: spool directory: %w", err)
 	}
-	own := filepath.Join(cfg.Dir, strings.Trim(spoolFileName(cfg.Name), ".")+".spool")
-	sp, torn, err := openSpool(own)
+	own := spoolPath(cfg.Dir, cfg.Name, cfg.Database)
+	sp, found, err := openSpool(own, cfg.Database)
 	if err != nil {
 		return nil, fmt.Errorf("monitor: %w", err)
-	}
-	if torn > 0 {
-		cfg.Logger.Warn("spool: cut off a torn record left by a crash", "file", own, "bytes", torn)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Buffer{
@@ -159,6 +168,7 @@ func OpenBuffer(w RunWriter, cfg BufferConfig) (*Buffer, error) {
 		wake: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{}),
 		ctx: ctx, cancel: cancel,
 	}
+	b.recovered(own, found)
 	if err := b.adoptOrphans(own); err != nil {
 		cancel()
 		sp.close()
@@ -182,17 +192,31 @@ func (b *Buffer) adoptOrphans(own string) error {
 		if path == own {
 			continue
 		}
-		orphan, _, err := openSpool(path)
+		err := spoolBelongsTo(path, b.cfg.Database)
+		var orphan *spool
+		var found spoolRecovery
+		if err == nil {
+			orphan, found, err = openSpool(path, b.cfg.Database)
+		}
 		if errors.Is(err, ErrSpoolBusy) {
 			continue // a live worker's
+		}
+		if errors.Is(err, ErrSpoolForeign) {
+			// Its runs name servers by ids of another database: written here they would be
+			// misfiled under servers that do not exist, or worse, under other servers.
+			b.foreign++
+			b.log.Warn("spool: left alone a spool file of another database", "file", path, "err", err)
+			continue
 		}
 		if err != nil {
 			b.log.Warn("spool: cannot take over a spool file", "file", path, "err", err)
 			continue
 		}
+		b.recovered(path, found)
 		moved := 0
 		for orphan.count > 0 {
 			recs, n, end, err := orphan.read(b.cfg.BatchRuns, b.cfg.BatchBytes)
+			b.recovered(path, spoolRecovery{corrupt: orphan.takeDamaged()})
 			if err == nil {
 				_, err = b.spool.append(recs, 0) // taken over whatever the limit: they exist already
 			}
@@ -211,6 +235,25 @@ func (b *Buffer) adoptOrphans(own string) error {
 		b.log.Info("spool: took over runs of a worker that is gone", "file", path, "runs", moved)
 	}
 	return nil
+}
+
+// recovered reports what opening a spool file found wrong.
+func (b *Buffer) recovered(path string, found spoolRecovery) {
+	if found.torn > 0 {
+		b.log.Warn("spool: cut off a torn record left by a crash", "file", path, "bytes", found.torn)
+	}
+	for _, c := range found.corrupt {
+		b.corrupt++
+		b.cfg.Metrics.spoolCorruptRecord()
+		b.log.Error("spool: skipped a corrupt record; the records after it are kept", "file", path, "offset", c.off, "bytes", c.bytes)
+	}
+}
+
+// spoolPath is the spool file of a worker for a database: two monitors of the same name
+// writing to two databases never share a file.
+func spoolPath(dir, name, database string) string {
+	sum := crc32.ChecksumIEEE([]byte(database))
+	return filepath.Join(dir, fmt.Sprintf("%s.%08x.spool", strings.Trim(spoolFileName(name), "."), sum))
 }
 
 // runSize estimates the memory a run holds.
@@ -235,12 +278,34 @@ func (b *Buffer) Add(rec store.RunRecord, durable func(error)) {
 	case b.closed:
 		calls = append(calls, func() { durable(ErrBufferClosed) })
 	case b.away:
-		if _, err := b.spool.append([]store.RunRecord{rec}, b.cfg.MaxSpoolBytes); err != nil {
-			b.dropLocked(rec, err)
-			calls = append(calls, func() { durable(err) })
-		} else {
-			calls = append(calls, func() { durable(nil) })
+		// On disk at once, behind what memory holds (the spool's runs are written first).
+		spilled, err := b.spillLocked()
+		calls = append(calls, spilled...)
+		if err == nil {
+			_, err = b.spool.append([]store.RunRecord{rec}, b.cfg.MaxSpoolBytes)
 		}
+		if err == nil {
+			if b.memOnly {
+				b.memOnly = false
+				b.log.Info("spool: takes runs again")
+			}
+			calls = append(calls, func() { durable(nil) })
+			break
+		}
+		// The spool is full or failing: memory keeps the run while it has room, as a
+		// spill that fails does; the run is durable once written.
+		size := runSize(&rec)
+		if len(b.mem) >= b.cfg.MaxMemoryRuns || b.memBytes+size > b.cfg.MaxMemoryBytes {
+			b.dropLocked(rec, fmt.Errorf("memory is full too: %w", err))
+			calls = append(calls, func() { durable(err) })
+			break
+		}
+		if !b.memOnly {
+			b.memOnly = true
+			b.log.Error("spool: cannot write; runs wait in memory until the database or the spool takes them", "err", err, "memory_runs", b.cfg.MaxMemoryRuns, "memory_bytes", b.cfg.MaxMemoryBytes)
+		}
+		b.mem = append(b.mem, pendingRun{rec: rec, size: size, durable: durable})
+		b.memBytes += size
 	default:
 		size := runSize(&rec)
 		if len(b.mem) >= b.cfg.MaxMemoryRuns || b.memBytes+size > b.cfg.MaxMemoryBytes {
@@ -306,7 +371,7 @@ func (b *Buffer) Stats() BufferStats {
 }
 
 func (b *Buffer) statsLocked() BufferStats {
-	return BufferStats{Memory: len(b.mem), Spooled: b.spool.count, SpoolBytes: b.spool.size() - spoolHeaderSize, Dropped: b.dropped, Away: b.away}
+	return BufferStats{Memory: len(b.mem), Spooled: b.spool.count, SpoolBytes: b.spool.size() - spoolHeaderSize, Dropped: b.dropped, Corrupt: b.corrupt, Foreign: b.foreign, Away: b.away}
 }
 
 func (b *Buffer) report() { b.cfg.Metrics.bufferDepth(b.statsLocked()) }
@@ -415,6 +480,7 @@ func (b *Buffer) peek() []store.RunRecord {
 	defer b.mu.Unlock()
 	if b.spool.count > 0 {
 		recs, n, end, err := b.spool.read(b.cfg.BatchRuns, b.cfg.BatchBytes)
+		b.recovered(b.spool.path, spoolRecovery{corrupt: b.spool.takeDamaged()})
 		if err != nil {
 			// The file went bad under us; what cannot be read cannot be written.
 			b.log.Error("spool: unreadable; dropping its runs", "err", err, "runs", b.spool.count)
@@ -510,7 +576,7 @@ func (b *Buffer) dropInvalid(batch []store.RunRecord, dropped map[store.RunID]er
 }
 
 // goAway moves memory to the spool after a failed write: from now until a write succeeds,
-// every run is on disk as soon as it is added.
+// every run is on disk as soon as it is added, or in memory while the spool refuses it.
 func (b *Buffer) goAway() {
 	b.mu.Lock()
 	b.away = true

@@ -54,6 +54,9 @@ func openBuffer(t testing.TB, w RunWriter, cfg BufferConfig) *Buffer {
 	if cfg.Linger == 0 {
 		cfg.Linger = 5 * time.Millisecond
 	}
+	if cfg.Database == "" {
+		cfg.Database = testIdentity
+	}
 	b, err := OpenBuffer(w, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +185,7 @@ func TestBufferSpoolsWhileTheDatabaseIsAwayAndCatchesUp(t *testing.T) {
 			t.Errorf("run %s stored %d times, want once", r.ID, stored[r.ID])
 		}
 	}
-	if info, err := os.Stat(filepath.Join(dir, "w1.spool")); err != nil || info.Size() != spoolHeaderSize {
+	if info, err := os.Stat(spoolPath(dir, "w1", testIdentity)); err != nil || info.Size() != spoolHeaderSize {
 		t.Errorf("the drained spool file: %v, %v; want it cut back to its header", info, err)
 	}
 }
@@ -198,7 +201,7 @@ func TestBufferRestartWritesWhatTheSpoolHeld(t *testing.T) {
 	first := openBuffer(t, st, BufferConfig{Dir: dir, Name: "worker-a"})
 	runs := sampleRuns(25)
 	addAll(t, first, runs[:10])
-	if _, err := OpenBuffer(st, BufferConfig{Dir: dir, Name: "worker-a"}); !errors.Is(err, ErrSpoolBusy) {
+	if _, err := OpenBuffer(st, BufferConfig{Dir: dir, Name: "worker-a", Database: testIdentity}); !errors.Is(err, ErrSpoolBusy) {
 		t.Errorf("a second buffer on a live worker's spool: %v, want ErrSpoolBusy", err)
 	}
 	addAll(t, first, runs[10:])
@@ -315,6 +318,139 @@ func TestSpoolFileNameReplacesEachRunOfUnsafeCharactersOnce(t *testing.T) {
 	} {
 		if got := spoolFileName(in); got != want {
 			t.Errorf("spoolFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func identity(t testing.TB, st *store.Store) string {
+	t.Helper()
+	id, err := st.Identity(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// Two monitors of one user share the default spool directory, and a worker's name defaults
+// to the host's: runs spooled for database A must reach A, never B, where their server ids
+// name other servers or none.
+func TestBufferLeavesTheSpoolOfAnotherDatabaseAlone(t *testing.T) {
+	t.Parallel()
+	dbA, dbB := newTestDB(t), newTestDB(t)
+	stA := dbA.withProxy(t)
+	idA, idB := identity(t, dbA.direct), identity(t, dbB.direct)
+	if idA == idB {
+		t.Fatalf("two databases, one identity %q", idA)
+	}
+	dir := t.TempDir()
+
+	dbA.proxy.Cut()
+	a := openBuffer(t, stA, BufferConfig{Dir: dir, Name: "worker", Database: idA})
+	runsA := sampleRuns(8)
+	addAll(t, a, runsA)
+	closeBuffer(t, a, 2*time.Second)
+
+	b := openBuffer(t, dbB.direct, BufferConfig{Dir: dir, Name: "worker", Database: idB})
+	runB := sampleRun(1, time.Now())
+	addAll(t, b, []store.RunRecord{runB})
+	eventually(t, 30*time.Second, "B's own run stored", func() bool { n, _ := countRuns(t, dbB.direct); return n >= 1 })
+	if s := b.Stats(); s.Foreign != 1 {
+		t.Errorf("B's buffer counts %d foreign spool files, want A's", s.Foreign)
+	}
+	closeBuffer(t, b, 30*time.Second)
+	if stored := storedIDs(t, dbB.direct); len(stored) != 1 || stored[runB.ID] != 1 {
+		t.Errorf("database B holds %d runs, want its own one only (A's were adopted)", len(stored))
+	}
+
+	// A is back; a worker of A under another name takes A's spool over.
+	dbA.proxy.Restore()
+	a2 := openBuffer(t, dbA.direct, BufferConfig{Dir: dir, Name: "worker-2", Database: idA})
+	eventually(t, time.Minute, "A's spooled runs stored in A", func() bool { n, _ := countRuns(t, dbA.direct); return n == len(runsA) })
+	closeBuffer(t, a2, 30*time.Second)
+	if files := spoolFiles(t, dir); len(files) != 0 {
+		t.Errorf("spool files left after A's runs were written: %v", files)
+	}
+}
+
+// With the database away and the spool full (or its disk), a run waits in memory while
+// memory has room, as a failed spill leaves runs there, and is written once the database is
+// back; only a run that finds memory full too is dropped.
+func TestBufferKeepsRunsInMemoryWhenTheSpoolIsFull(t *testing.T) {
+	t.Parallel()
+	db := newTestDB(t)
+	st := db.withProxy(t)
+	db.proxy.Cut()
+	b := openBuffer(t, st, BufferConfig{Dir: t.TempDir(), Name: "w", MaxSpoolBytes: spoolHeaderSize + 100, MaxMemoryRuns: 6})
+	runs := sampleRuns(7)
+	results := make(chan error, len(runs))
+	b.Add(runs[0], func(err error) { results <- err })
+	eventually(t, 30*time.Second, "the buffer noticing the database away", func() bool { return b.Stats().Away })
+	for _, r := range runs[1:] {
+		b.Add(r, func(err error) { results <- err })
+	}
+	if s := b.Stats(); s.Dropped != 1 || s.Memory != 6 || s.Spooled != 0 {
+		t.Fatalf("with the spool full: %+v, want 6 runs in memory and the 7th, beyond memory, dropped", s)
+	}
+	if err := <-results; !errors.Is(err, ErrSpoolFull) {
+		t.Fatalf("the run beyond memory: %v, want dropped with ErrSpoolFull", err)
+	}
+	select {
+	case err := <-results:
+		t.Fatalf("a run in memory only was reported durable (%v)", err)
+	default:
+	}
+	db.proxy.Restore()
+	for range 6 {
+		select {
+		case err := <-results:
+			if err != nil {
+				t.Errorf("run kept in memory: %v", err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("runs kept in memory not written within a minute of the database's return")
+		}
+	}
+	closeBuffer(t, b, 30*time.Second)
+	stored := storedIDs(t, db.direct)
+	for _, r := range runs[:6] {
+		if stored[r.ID] != 1 {
+			t.Errorf("run %s stored %d times, want once", r.ID, stored[r.ID])
+		}
+	}
+}
+
+// One damaged record in a spool left by a crash costs that run only. (Before: recovery cut
+// the file at it, and 3 of 10 runs were stored; now 9 of 10.)
+func TestBufferWritesTheRunsAfterACorruptSpoolRecord(t *testing.T) {
+	t.Parallel()
+	db := newTestDB(t)
+	id := identity(t, db.direct)
+	dir := t.TempDir()
+	sp, _, err := openSpool(spoolPath(dir, "w", id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := sampleRuns(10)
+	ends, err := sp.append(runs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sp.f.WriteAt([]byte("#"), ends[2]+100); err != nil { // inside the 4th record
+		t.Fatal(err)
+	}
+	sp.close()
+
+	b := openBuffer(t, db.direct, BufferConfig{Dir: dir, Name: "w", Database: id})
+	eventually(t, time.Minute, "the spool written", func() bool { return b.Stats().Spooled == 0 })
+	if s := b.Stats(); s.Corrupt != 1 {
+		t.Errorf("%d corrupt records counted, want 1", s.Corrupt)
+	}
+	closeBuffer(t, b, 30*time.Second)
+	stored := storedIDs(t, db.direct)
+	t.Logf("runs stored after one corrupt record: %d of %d", len(stored), len(runs))
+	for i, r := range runs {
+		if want := map[bool]int{true: 0, false: 1}[i == 3]; stored[r.ID] != want {
+			t.Errorf("run %d stored %d times, want %d", i, stored[r.ID], want)
 		}
 	}
 }

@@ -25,6 +25,8 @@ type Metrics struct {
 	bufferRuns     *metrics.GaugeVec
 	spoolBytes     *metrics.Gauge
 	dropped        *metrics.Counter
+	spoolCorrupt   *metrics.Counter
+	spoolForeign   *metrics.Gauge
 	written        *metrics.Counter
 	alreadyStored  *metrics.Counter
 	writeErrors    *metrics.Counter
@@ -71,6 +73,12 @@ func NewMetrics(reg *metrics.Registry) (*Metrics, error) {
 		dropped: metrics.NewCounter(metrics.Opts{
 			Name: "mcpwatch_buffer_dropped_runs_total", Help: "Runs dropped: the spool was full or unwritable, or the store refused them as invalid.",
 		}),
+		spoolCorrupt: metrics.NewCounter(metrics.Opts{
+			Name: "mcpwatch_spool_corrupt_records_total", Help: "Damaged records found in spool files and skipped (the records after them are kept).",
+		}),
+		spoolForeign: metrics.NewGauge(metrics.Opts{
+			Name: "mcpwatch_spool_foreign_files", Help: "Spool files of other databases (or not saying which) found in the spool directory and left alone.",
+		}),
 		written: metrics.NewCounter(metrics.Opts{
 			Name: "mcpwatch_runs_written_total", Help: "Runs written to the database.",
 		}),
@@ -90,7 +98,7 @@ func NewMetrics(reg *metrics.Registry) (*Metrics, error) {
 		}, []string{"result"}),
 	}
 	for _, c := range []metrics.Collector{m.probes, m.probeDuration, m.stepLatency, m.lag, m.claimed,
-		m.claimErrors, m.claimConflicts, m.inFlight, m.bufferRuns, m.spoolBytes, m.dropped, m.written,
+		m.claimErrors, m.claimConflicts, m.inFlight, m.bufferRuns, m.spoolBytes, m.dropped, m.spoolCorrupt, m.spoolForeign, m.written,
 		m.alreadyStored, m.writeErrors, m.writeDuration, m.judgements} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("monitor: %w", err)
@@ -153,6 +161,14 @@ func (m *Metrics) bufferDepth(s BufferStats) {
 	m.bufferRuns.WithLabelValues("memory").Set(float64(s.Memory))
 	m.bufferRuns.WithLabelValues("spool").Set(float64(s.Spooled))
 	m.spoolBytes.Set(float64(s.SpoolBytes))
+	m.spoolForeign.Set(float64(s.Foreign))
+}
+
+func (m *Metrics) spoolCorruptRecord() {
+	if m == nil {
+		return
+	}
+	m.spoolCorrupt.Inc()
 }
 
 func (m *Metrics) runDropped() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -33,6 +34,7 @@ type Prober struct {
 	version     string
 	transcripts string
 	ruleProbes  time.Duration
+	limits      probe.Limits
 	logger      *slog.Logger
 }
 
@@ -56,7 +58,46 @@ type ProberConfig struct {
 	// headers, Origin, robustness, authorization, the unknown tool and cursor): once per
 	// window of this length, in the slot that opens it. 0 runs them in every probe.
 	RuleProbes time.Duration
-	Logger     *slog.Logger
+	// Concurrency is how many probes run at once (the worker's); MemoryBudget (default
+	// DefaultMemoryBudget) is what all of them together may read from servers and hold.
+	// Each probe's bounds are cut to its share (see ProbeLimits). Concurrency 0 leaves the
+	// probe's own bounds (64 MiB a connection).
+	Concurrency  int
+	MemoryBudget int64
+	Logger       *slog.Logger
+}
+
+// DefaultMemoryBudget bounds the bytes the probes of a monitor process hold at once: what
+// they read from servers and keep as evidence until the run is judged and recorded.
+const DefaultMemoryBudget = 512 << 20
+
+// Bounds of a probe's connections, as package probe applies them: a probe has its main
+// connection and up to ruleConns rule-probe connections, each allowed an eighth of the main
+// connection's bytes but at least ruleConnFloor.
+const (
+	ruleConns     = 11
+	ruleConnFloor = 1 << 20
+	maxProbeBytes = 64 << 20 // the probe's own bound of the main connection
+	minProbeBytes = 1 << 20
+)
+
+// ProbeLimits are the bounds of one probe when concurrency probes share budget bytes: the
+// main connection's byte bound is the largest that keeps the probe's worst case (that bound,
+// plus every rule-probe connection's) within budget/concurrency, between 1 MiB and 64 MiB.
+// worst is that worst case: concurrency × worst is what the probes can hold at once, budget
+// unless the budget is too small for the concurrency (less than some 12 MiB a probe).
+func ProbeLimits(budget int64, concurrency int) (l probe.Limits, worst int64) {
+	if budget <= 0 {
+		budget = DefaultMemoryBudget
+	}
+	share := budget / int64(max(concurrency, 1))
+	m := share * 8 / (8 + ruleConns) // every rule connection at an eighth of m
+	if m < 8*ruleConnFloor {
+		m = share - ruleConns*ruleConnFloor // every rule connection at its floor
+	}
+	m = min(max(m, minProbeBytes), maxProbeBytes)
+	l = probe.Limits{MaxTotalBytes: m, MaxMessageBytes: int(min(m, 16<<20))}.WithDefaults()
+	return l, m + ruleConns*max(ruleConnFloor, m/8)
 }
 
 // NewProber builds a Prober.
@@ -76,8 +117,23 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Prober{checks: cfg.Checks, lookupEnv: cfg.LookupEnv, guardedDial: cfg.GuardedDial, version: cfg.Version,
-		transcripts: cfg.Transcripts, ruleProbes: cfg.RuleProbes, logger: cfg.Logger}, nil
+	p := &Prober{checks: cfg.Checks, lookupEnv: cfg.LookupEnv, guardedDial: cfg.GuardedDial, version: cfg.Version,
+		transcripts: cfg.Transcripts, ruleProbes: cfg.RuleProbes, logger: cfg.Logger}
+	if cfg.Concurrency > 0 {
+		budget := cfg.MemoryBudget
+		if budget <= 0 {
+			budget = DefaultMemoryBudget
+		}
+		var worst int64
+		p.limits, worst = ProbeLimits(budget, cfg.Concurrency)
+		total := worst * int64(cfg.Concurrency)
+		log := cfg.Logger.Info
+		if total > budget {
+			log = cfg.Logger.Warn
+		}
+		log("probe bounds", "concurrency", cfg.Concurrency, "budget_bytes", budget, "probe_max_bytes", p.limits.MaxTotalBytes, "worst_case_bytes", total)
+	}
+	return p, nil
 }
 
 // Probe probes s once, for the slot due at due, for at most timeout, and returns the run to store and its
@@ -88,7 +144,8 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeout time.Duration, region, worker string) (store.RunRecord, alert.Observation) {
 	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts}
 	start := time.Now()
-	target, err := p.target(s)
+	target, secrets, err := p.target(s)
+	meta.Secrets = secrets
 	if err != nil {
 		rec := FailedRecord(start, meta, err)
 		return rec, alert.FromRun(s, &rec, nil, nil)
@@ -103,6 +160,7 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 		// several more connections, which every minute would cost the monitor three times
 		// the work and the server a stream of garbage, to learn what seldom changes.
 		RulesElsewhere: p.rulesElsewhere(s, due),
+		Limits:         p.limits,
 	}
 	if s.Source != store.SourceConfig {
 		opts.DialContext = p.guardedDial
@@ -113,8 +171,17 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 		return rec, alert.FromRun(s, &rec, nil, nil)
 	}
 	findings := p.checks.Evaluate(res)
+	red := report.NewRedactor(secrets...)
+	redactFindings(red, findings)
 	rec := Record(res, findings, meta)
-	return rec, alert.FromRun(s, &rec, res, findings)
+	obs := alert.FromRun(s, &rec, res, findings)
+	if obs.Tools != nil && red.Active() {
+		for i := range obs.Tools.Tools {
+			t := &obs.Tools.Tools[i]
+			t.Name, t.Description = red.String(t.Name), red.String(t.Description)
+		}
+	}
+	return rec, obs
 }
 
 // rulesElsewhere says why the probe of s for the slot due at due leaves the rule probes out,
@@ -142,39 +209,43 @@ func (p *Prober) rulesElsewhere(s store.Server, due time.Time) string {
 }
 
 // target builds what to probe, reading secrets from the environment now: they are never
-// stored, and the probe redacts header values from its transcript.
-func (p *Prober) target(s store.Server) (probe.Target, error) {
+// stored. secrets are the values read from the environment, header values and env values
+// alike, which the run must not show (the probe itself redacts header values from its HTTP
+// transcript; a stdio server can echo an env value anywhere).
+func (p *Prober) target(s store.Server) (t probe.Target, secrets []string, err error) {
 	if s.Transport == store.TransportStdio {
 		if s.Source != store.SourceConfig {
-			return probe.Target{}, fmt.Errorf("server %q (source %s): %w", s.Name, s.Source, ErrStdioNotFromConfig)
+			return probe.Target{}, nil, fmt.Errorf("server %q (source %s): %w", s.Name, s.Source, ErrStdioNotFromConfig)
 		}
-		t := probe.Target{Command: append([]string{s.Command}, s.Args...), Dir: s.Dir}
+		t = probe.Target{Command: append([]string{s.Command}, s.Args...), Dir: s.Dir}
 		for _, e := range s.Env {
 			value := e.Value
 			if e.FromEnv != "" {
 				v, ok := p.lookupEnv(e.FromEnv)
 				if !ok {
-					return probe.Target{}, fmt.Errorf("environment variable %s (for %s) is not set", e.FromEnv, e.Name)
+					return probe.Target{}, secrets, fmt.Errorf("environment variable %s (for %s) is not set", e.FromEnv, e.Name)
 				}
 				value = v
+				secrets = append(secrets, v)
 			}
 			t.Env = append(t.Env, e.Name+"="+value)
 		}
-		return t, nil
+		return t, secrets, nil
 	}
 	if s.Transport != TransportHTTP {
-		return probe.Target{}, fmt.Errorf("transport %q is not supported (only http and stdio)", s.Transport)
+		return probe.Target{}, nil, fmt.Errorf("transport %q is not supported (only http and stdio)", s.Transport)
 	}
-	t := probe.Target{URL: s.URL}
+	t = probe.Target{URL: s.URL}
 	for _, h := range s.Headers {
 		v, ok := p.lookupEnv(h.FromEnv)
 		if !ok {
-			return probe.Target{}, fmt.Errorf("environment variable %s (for header %s) is not set", h.FromEnv, h.Name)
+			return probe.Target{}, secrets, fmt.Errorf("environment variable %s (for header %s) is not set", h.FromEnv, h.Name)
 		}
 		if t.Header == nil {
 			t.Header = http.Header{}
 		}
 		t.Header.Add(h.Name, h.Prefix+v)
+		secrets = append(secrets, h.Prefix+v, v)
 	}
-	return t, nil
+	return t, secrets, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -27,6 +28,11 @@ type RunMeta struct {
 	// DefaultMaxTranscriptBytes). A server that floods the probe up to its frame limit would
 	// otherwise cost seconds of encoding and megabytes of storage on every run.
 	MaxTranscriptBytes int
+	// Secrets are the values the probe sent that must be neither stored nor shown: header
+	// values and environment values taken from the monitor's environment (fromEnv). A server
+	// can echo them anywhere (its serverInfo, an error, a tool's description, its stderr),
+	// so they are replaced by [redacted] in every string of the run and in its transcript.
+	Secrets []string
 }
 
 // DefaultMaxTranscriptBytes bounds a stored transcript: a conformant probe records some
@@ -124,23 +130,82 @@ func Record(res *probe.Result, findings []checks.Finding, meta RunMeta) store.Ru
 		rec.Outcome = store.OutcomeUp
 	}
 
+	red := report.NewRedactor(meta.Secrets...)
 	limit := meta.MaxTranscriptBytes
 	if limit <= 0 {
 		limit = DefaultMaxTranscriptBytes
 	}
 	if keepTranscript(meta.Transcripts, rec.Outcome) && recordingSize(res) <= limit {
-		var buf bytes.Buffer
-		if err := probe.WriteRecording(&buf, res); err == nil {
-			rec.Transcript = buf.Bytes()
+		rec.Transcript = recording(res, red)
+	}
+	redactRun(red, &rec)
+	return rec
+}
+
+// recording is the transcript to store, with secrets replaced; nil when it cannot be made
+// so (a secret that took the place of a JSON token would leave it unreadable).
+func recording(res *probe.Result, red *report.Redactor) []byte {
+	if red.Active() {
+		// Frames that are not UTF-8 are stored in base64, where the bytes replacement below
+		// would not see a secret: replace it in them first.
+		cp := *res
+		cp.Frames = slices.Clone(res.Frames)
+		for i := range cp.Frames {
+			cp.Frames[i].Raw = red.Bytes(cp.Frames[i].Raw)
+			cp.Frames[i].Detail = red.String(cp.Frames[i].Detail)
+		}
+		cp.Processes = slices.Clone(res.Processes)
+		for i := range cp.Processes {
+			cp.Processes[i].Stderr = red.Bytes(cp.Processes[i].Stderr)
+		}
+		res = &cp
+	}
+	var buf bytes.Buffer
+	if err := probe.WriteRecording(&buf, res); err != nil {
+		return nil
+	}
+	out := buf.Bytes()
+	if red.Active() {
+		if out = red.Bytes(out); !bytes.Equal(out, buf.Bytes()) {
+			if _, err := probe.ReadRecording(bytes.NewReader(out)); err != nil {
+				return nil
+			}
 		}
 	}
-	return rec
+	return out
+}
+
+// redactRun replaces secrets in every string of a run the store keeps and pages show.
+func redactRun(red *report.Redactor, rec *store.RunRecord) {
+	if !red.Active() {
+		return
+	}
+	rec.ServerName, rec.ServerVersion, rec.Error = red.String(rec.ServerName), red.String(rec.ServerVersion), red.String(rec.Error)
+	rec.ProtocolVersion = red.String(rec.ProtocolVersion)
+	for i := range rec.Findings {
+		rec.Findings[i].Message = red.String(rec.Findings[i].Message)
+	}
+}
+
+// redactFindings replaces secrets in what findings say, before anything (the run, the alert
+// engine) reads them.
+func redactFindings(red *report.Redactor, findings []checks.Finding) {
+	if !red.Active() {
+		return
+	}
+	for i := range findings {
+		f := &findings[i]
+		f.Message, f.Hint = red.String(f.Message), red.String(f.Hint)
+		for j := range f.Evidence {
+			f.Evidence[j].Message, f.Evidence[j].Tool = red.String(f.Evidence[j].Message), red.String(f.Evidence[j].Tool)
+		}
+	}
 }
 
 // FailedRecord is the run of a probe that could not start: its target could not be built (an
 // environment variable is missing, say). It is down, and says why.
 func FailedRecord(start time.Time, meta RunMeta, err error) store.RunRecord {
-	return store.RunRecord{
+	rec := store.RunRecord{
 		ID:       store.NewRunID(start),
 		ServerID: meta.ServerID,
 		Region:   meta.Region,
@@ -150,6 +215,8 @@ func FailedRecord(start time.Time, meta RunMeta, err error) store.RunRecord {
 		Outcome:  store.OutcomeDown,
 		Error:    "probe not started: " + err.Error(),
 	}
+	redactRun(report.NewRedactor(meta.Secrets...), &rec)
+	return rec
 }
 
 // recordingSize estimates a recording's length from its frames (JSON escaping and the

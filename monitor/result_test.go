@@ -3,10 +3,12 @@ package monitor
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -209,20 +211,57 @@ func TestProbeReadsHeaderSecretsAtProbeTimeAndKeepsThemOut(t *testing.T) {
 	}
 }
 
+// An env value taken from the monitor's environment is a secret like a header value: a
+// server echoing it (in its serverInfo, a tool, an error, its stderr) must not put it into
+// the stored run, the findings, the transcript or what the alert engine sees.
+func TestProbeRedactsEnvValuesFromTheEnvironmentEverywhere(t *testing.T) {
+	t.Parallel()
+	const token = "tok-3f9a8c7e51d2"
+	script, err := filepath.Abs("testdata/echo_env_server.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := store.Server{ID: 1, Name: "echo", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "sh", Args: []string{script},
+		Env: []store.EnvVar{{Name: "TOKEN", FromEnv: "MCP_TOKEN"}}, Schedule: "@every 1m", Timeout: 10 * time.Second, Enabled: true}
+	rec, obs := testProber(t, map[string]string{"MCP_TOKEN": token}, TranscriptsAll).Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w")
+	if rec.Outcome == store.OutcomeDown {
+		t.Fatalf("the echoing server is down: %s", rec.Error)
+	}
+	if rec.ServerName != "echo [redacted]" || rec.ServerVersion != "1.0 [redacted]" {
+		t.Errorf("serverInfo stored as %q %q, want the token redacted", rec.ServerName, rec.ServerVersion)
+	}
+	if rec.Transcript == nil {
+		t.Fatal("no transcript kept")
+	}
+	if _, err := probe.ReadRecording(bytes.NewReader(rec.Transcript)); err != nil {
+		t.Errorf("the redacted transcript does not read back: %v", err)
+	}
+	stored, _ := json.Marshal(rec)
+	seen, _ := json.Marshal(obs)
+	for what, b := range map[string][]byte{"run": stored, "transcript": rec.Transcript, "observation": seen} {
+		if bytes.Contains(b, []byte(token)) {
+			t.Errorf("the %s holds the env value: %s", what, b[max(0, bytes.Index(b, []byte(token))-80):bytes.Index(b, []byte(token))+len(token)])
+		}
+	}
+	if !bytes.Contains(rec.Transcript, []byte("[redacted]")) {
+		t.Error("the transcript shows no redaction: did the server echo at all?")
+	}
+}
+
 func TestProbeRefusesStdioServersThatDidNotComeFromTheConfig(t *testing.T) {
 	t.Parallel()
 	marker := t.TempDir() + "/ran"
 	server := store.Server{ID: 1, Name: "injected", Source: store.SourceAPI, Transport: store.TransportStdio,
 		Command: "sh", Args: []string{"-c", "touch " + marker}, Schedule: "@every 1m", Timeout: 5 * time.Second, Enabled: true}
 	p := testProber(t, nil, TranscriptsAll)
-	if _, err := p.target(server); !errors.Is(err, ErrStdioNotFromConfig) {
+	if _, _, err := p.target(server); !errors.Is(err, ErrStdioNotFromConfig) {
 		t.Fatalf("target of an API stdio server: %v, want ErrStdioNotFromConfig", err)
 	}
 	rec, _ := p.Probe(t.Context(), server, time.Time{}, 5*time.Second, "eu", "w")
 	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "configuration file") {
 		t.Errorf("run %s %q, want down saying why", rec.Outcome, rec.Error)
 	}
-	if _, err := p.target(store.Server{Name: "env", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "true",
+	if _, _, err := p.target(store.Server{Name: "env", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "true",
 		Env: []store.EnvVar{{Name: "KEY", FromEnv: "UNSET_VARIABLE"}}}); err == nil || !strings.Contains(err.Error(), "UNSET_VARIABLE") {
 		t.Errorf("a stdio env reference to an unset variable: %v", err)
 	}
@@ -297,5 +336,73 @@ func TestProbesOfRegisteredServersGoThroughTheGuard(t *testing.T) {
 	p.guardedDial = allowed.DialContext
 	if rec, _ := p.Probe(t.Context(), registered, time.Time{}, 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
 		t.Errorf("a registered server in an allowed range: %s %q, want up", rec.Outcome, rec.Error)
+	}
+}
+
+func TestProbeLimitsShareTheBudgetBetweenConcurrentProbes(t *testing.T) {
+	t.Parallel()
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		budget      int64
+		concurrency int
+		max, worst  int64
+	}{
+		{512 * mib, 32, 5 * mib, 16 * mib},    // the defaults: the rule connections at their floor
+		{512 * mib, 1, 64 * mib, 152 * mib},   // one probe: the probe's own bound
+		{4096 * mib, 32, 53 * mib, 127 * mib}, // every rule connection at an eighth
+		{512 * mib, 1000, 1 * mib, 12 * mib},  // too small a budget: the least a probe needs
+		{0, 32, 5 * mib, 16 * mib},            // the default budget
+	} {
+		l, worst := ProbeLimits(tc.budget, tc.concurrency)
+		if l.MaxTotalBytes/mib != tc.max/mib || worst/mib != tc.worst/mib {
+			t.Errorf("ProbeLimits(%d MiB, %d) = %d MiB, worst %d MiB; want %d MiB, %d MiB",
+				tc.budget/mib, tc.concurrency, l.MaxTotalBytes/mib, worst/mib, tc.max/mib, tc.worst/mib)
+		}
+		if tc.budget >= int64(tc.concurrency)*12*mib && worst*int64(tc.concurrency) > max(tc.budget, DefaultMemoryBudget) {
+			t.Errorf("budget %d MiB, concurrency %d: worst case %d MiB a probe exceeds the budget", tc.budget/mib, tc.concurrency, worst/mib)
+		}
+		if int64(l.MaxMessageBytes) > l.MaxTotalBytes {
+			t.Errorf("a message bound of %d above the probe's %d", l.MaxMessageBytes, l.MaxTotalBytes)
+		}
+	}
+}
+
+// A server that floods its answer costs a probe of a monitor running 32 probes at once its
+// share of the memory budget, not the 64 MiB a lone probe may read.
+func TestProbeOfAFloodingServerReadsItsShareOfTheBudget(t *testing.T) {
+	t.Parallel()
+	event := []byte(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", 1<<20) + `"}}` + "\n\n")
+	var mu sync.Mutex
+	var most int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		var sent int64
+		defer func() { mu.Lock(); most = max(most, sent); mu.Unlock() }()
+		for sent < 256<<20 {
+			n, err := w.Write(event)
+			sent += int64(n)
+			if err != nil {
+				return
+			}
+		}
+	}))
+	defer ts.Close()
+	p := testProberWith(t, nil, ProberConfig{Transcripts: TranscriptsAll, Concurrency: 32})
+	rec, _ := p.Probe(t.Context(), httpTarget("flood", ts.URL+"/mcp"), time.Time{}, 20*time.Second, "eu", "w")
+	if rec.Outcome != store.OutcomeDown {
+		t.Errorf("the flooding server is %s, want down", rec.Outcome)
+	}
+	ts.CloseClientConnections()
+	ts.Close() // waits for the handlers
+	limit, _ := ProbeLimits(DefaultMemoryBudget, 32)
+	mu.Lock()
+	defer mu.Unlock()
+	// What the server got written is what the probe read plus what the sockets buffered.
+	if most > limit.MaxTotalBytes+16<<20 {
+		t.Errorf("the server wrote %d MiB on one connection before the probe gave up, want about the probe's share (%d MiB)", most>>20, limit.MaxTotalBytes>>20)
 	}
 }

@@ -131,8 +131,13 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		}
 		spoolDir = filepath.Join(cache, "mcpwatch", "spool")
 	}
+	database, err := st.Identity(ctx)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
+		return exitFailed
+	}
 	buffer, err := monitor.OpenBuffer(st, monitor.BufferConfig{
-		Dir: spoolDir, Name: worker, MaxSpoolBytes: cfg.Spool.MaxBytes, Logger: log, Metrics: workerMetrics,
+		Dir: spoolDir, Name: worker, Database: database, MaxSpoolBytes: cfg.Spool.MaxBytes, Logger: log, Metrics: workerMetrics,
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
@@ -152,6 +157,7 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 	}
 	prober, err := monitor.NewProber(monitor.ProberConfig{
 		LookupEnv: e.lookupEnv, Version: buildVersion(), Transcripts: cfg.Transcripts, RuleProbes: cfg.RuleProbes, Logger: log,
+		Concurrency: cfg.Concurrency, MemoryBudget: f.memoryBudget,
 		GuardedDial: netguard.New(netguard.Config{Allow: f.allowPrivate}).DialContext,
 	})
 	if err == nil {

@@ -24,6 +24,7 @@ type runFlags struct {
 	dashboardURL                                               string
 	allowPrivate                                               []netip.Prefix
 	concurrency                                                int
+	memoryBudget                                               int64
 	migrate                                                    bool
 	level                                                      slog.Level
 	set                                                        map[string]bool
@@ -44,6 +45,7 @@ func parseRunArgs(args []string) (*runFlags, error) {
 	fs.StringVar(&f.dashboardURL, "dashboard-url", "", "")
 	level := fs.String("log-level", "info", "")
 	allow := fs.String("allow-private", "", "")
+	budget := fs.String("memory-budget", "", "")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return nil, errHelpShown
 	} else if err != nil {
@@ -66,6 +68,13 @@ func parseRunArgs(args []string) (*runFlags, error) {
 		if u, err := url.Parse(f.dashboardURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("--dashboard-url %q: want the http(s) URL of the dashboard, such as https://status.example.com", f.dashboardURL)
 		}
+	}
+	if f.set["memory-budget"] {
+		n, err := monitor.ParseSize(*budget)
+		if err != nil || n < 16<<20 {
+			return nil, fmt.Errorf("--memory-budget %q: want a size of at least 16MiB, such as 1GiB", *budget)
+		}
+		f.memoryBudget = n
 	}
 	if err := f.level.UnmarshalText([]byte(*level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level)
@@ -134,6 +143,8 @@ Flags:
                         (default: off)
   --spool-dir DIR       where results wait while the database is away (default: the
                         file's spool.dir, else the user cache directory)
+  --memory-budget SIZE  what all probes together may read from servers and hold, shared
+                        between the concurrent probes (default 512MiB; see docs/monitor.md)
   --dashboard-url URL   where people read about a server: the base URL of the dashboard
                         that 'api' serves, e.g. https://status.example.com. Alert messages
                         link to URL/servers/NAME, the page of the server with its runs and

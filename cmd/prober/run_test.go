@@ -250,6 +250,7 @@ func TestRunUsageAndConfigErrors(t *testing.T) {
 		{"no database", []string{"--config", good}, exitUsage, "no database"},
 		{"a bad concurrency", []string{"--config", good, "--concurrency", "0"}, exitUsage, "--concurrency 0"},
 		{"a bad log level", []string{"--config", good, "--log-level", "loud"}, exitUsage, "--log-level"},
+		{"a memory budget too small", []string{"--config", good, "--memory-budget", "1MiB"}, exitUsage, `--memory-budget "1MiB"`},
 		{"an argument", []string{"--config", good, "extra"}, exitUsage, `unexpected argument "extra"`},
 		{"an unparsable database URL", []string{"--config", good, "--database-url", "postgres://%zz"}, exitUsage, "--database-url"},
 		{"help", []string{"--help"}, exitOK, "prober run: monitor the servers of a configuration file"},
