@@ -8,6 +8,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/mcpwatch/mcpwatch/store"
 )
 
 // MaxBodyBytes bounds a request body: a server definition is a few hundred bytes.
@@ -76,4 +78,33 @@ func jsonKind(goKind string) string {
 		return "a value of another type"
 	}
 	return "a number"
+}
+
+// refuseUnstorableInput answers 400 to a request whose path or query parameters hold a NUL
+// or bytes that are not UTF-8: names and parameters reach the database as text, which cannot
+// hold them, and a query failing on them would be answered as the server's own failure (500).
+// It serves the dashboard's paths too.
+func (s *Server) refuseUnstorableInput(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !store.StorableText(r.URL.Path) {
+			s.writeError(w, r, errorf(http.StatusBadRequest, codeBadRequest,
+				"the path holds a NUL or bytes that are not UTF-8; names are UTF-8 text without control characters"))
+			return
+		}
+		for key, values := range r.URL.Query() {
+			if !store.StorableText(key) {
+				s.writeError(w, r, errorf(http.StatusBadRequest, codeBadRequest,
+					"a query parameter's name holds a NUL or bytes that are not UTF-8"))
+				return
+			}
+			for _, v := range values {
+				if !store.StorableText(v) {
+					s.writeError(w, r, errorf(http.StatusBadRequest, codeBadRequest,
+						fmt.Sprintf("query parameter %q holds a NUL or bytes that are not UTF-8", key)))
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
