@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/store"
@@ -56,7 +57,11 @@ func decodeError(err error) error {
 		if field == "" {
 			field = "the body"
 		}
-		return errorf(http.StatusBadRequest, codeInvalidJSON, fmt.Sprintf("%s must be %s, not %s", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value))
+		want := jsonKind(typeErr.Type.Kind())
+		if want == "a whole number" && strings.HasSuffix(field, "Ms") {
+			want += " of milliseconds"
+		}
+		return errorf(http.StatusBadRequest, codeInvalidJSON, fmt.Sprintf("%s must be %s, not %s", field, want, jsonValueWords(typeErr.Value)))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		// encoding/json has no type for this one; its message names the field.
 		return errorf(http.StatusBadRequest, codeUnknownField, strings.TrimPrefix(err.Error(), "json: ")+"; the OpenAPI document lists the fields")
@@ -64,20 +69,42 @@ func decodeError(err error) error {
 	return errorf(http.StatusBadRequest, codeInvalidJSON, "malformed JSON: "+err.Error())
 }
 
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
+// jsonKind names the JSON values a Go field of kind k takes.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
 		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "a value of another type"
+}
+
+// jsonValueWords names the value an UnmarshalTypeError found: encoding/json gives its JSON
+// type ("string", "bool", "array", "object", "number") or, for a number that does not fit the
+// field (1500.0 for an integer), "number " and the number as sent.
+func jsonValueWords(value string) string {
+	if n, ok := strings.CutPrefix(value, "number "); ok {
+		return n
+	}
+	switch value {
 	case "bool":
 		return "a boolean"
-	case "map", "struct":
-		return "an object"
-	case "slice", "array":
-		return "an array"
-	case "ptr":
-		return "a value of another type"
+	case "array", "object":
+		return "an " + value
+	case "":
+		return "another type"
 	}
-	return "a number"
+	return "a " + value
 }
 
 // refuseUnstorableInput answers 400 to a request whose path or query parameters hold a NUL
