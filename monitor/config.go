@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/internal/envname"
 	"github.com/mcpwatch/mcpwatch/internal/httptoken"
+	"github.com/mcpwatch/mcpwatch/internal/yamlsyntax"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -177,7 +178,7 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	d := &configDecoder{file: path}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, ConfigErrors{d.syntaxError(err)}
+		return nil, ConfigErrors{d.syntaxError(data, err)}
 	}
 	cfg := d.decode(&doc)
 	if len(d.errs) > 0 {
@@ -255,10 +256,12 @@ func (d *configDecoder) fail(n *yaml.Node, field, format string, args ...any) {
 	d.errs = append(d.errs, e)
 }
 
-// syntaxError keeps the YAML library's own message: its line numbers count from where the
-// construct it could not finish began, which is not always the line at fault.
-func (d *configDecoder) syntaxError(err error) *ConfigError {
-	return &ConfigError{File: d.file, Problem: "not valid YAML: " + err.Error()}
+// syntaxError places a YAML syntax error at the line and column where the parser stopped:
+// the library's own line is where the construct it could not finish began (line 1 for a key
+// indented wrongly further down).
+func (d *configDecoder) syntaxError(data []byte, err error) *ConfigError {
+	at := yamlsyntax.Locate(data, err)
+	return &ConfigError{File: d.file, Line: at.Line, Column: at.Column, Problem: "not valid YAML: " + at.Problem}
 }
 
 // resolve follows an alias (*name) to the node it names.
@@ -745,7 +748,16 @@ func (d *configDecoder) env(n *yaml.Node, field string) []store.EnvVar {
 func (d *configDecoder) labels(n *yaml.Node, field string) map[string]string {
 	out := map[string]string{}
 	d.mapping(n, field, func(key string, k, v *yaml.Node) {
-		if s, ok := d.str(v, join(field, key)); ok {
+		if hasControl(key) {
+			d.fail(k, field, "a key holds a NUL or another control character")
+			return
+		}
+		s, ok := d.str(v, join(field, key))
+		switch {
+		case !ok:
+		case hasControl(s):
+			d.fail(v, join(field, key), "holds a NUL or another control character")
+		default:
 			out[key] = s
 		}
 	})
@@ -775,12 +787,16 @@ func checkName(s string) error {
 	if len(s) > maxNameLen {
 		return fmt.Errorf("longer than %d bytes", maxNameLen)
 	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return errors.New("holds a control character")
-		}
+	if hasControl(s) {
+		return errors.New("holds a NUL or another control character")
 	}
 	return nil
+}
+
+// hasControl reports whether s holds a C0 control character (NUL, a line break, a tab...) or
+// DEL: none belongs in a one-line name or label, and the database refuses NUL.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 // checkURL accepts absolute http and https URLs.
