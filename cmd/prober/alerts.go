@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpwatch/mcpwatch/alert"
+	"github.com/mcpwatch/mcpwatch/internal/yamlsyntax"
 )
 
 func writeAlertsHelp(w io.Writer) {
@@ -145,6 +146,13 @@ func loadAlertsConfig(path string) (*alert.Config, error) {
 		Alerts *alert.Config `yaml:"alerts"`
 	}
 	if err := yaml.Unmarshal(raw, &file); err != nil {
+		var ce alert.ConfigErrors
+		var te *yaml.TypeError
+		if !errors.As(err, &ce) && !errors.As(err, &te) {
+			// A syntax error: the library names the line where the construct began.
+			at := yamlsyntax.Locate(raw, err)
+			return nil, fmt.Errorf("%s:%d:%d: not valid YAML: %s", path, at.Line, at.Column, at.Problem)
+		}
 		return nil, fileErrors(path, err)
 	}
 	if file.Alerts == nil {

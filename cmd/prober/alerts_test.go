@@ -142,6 +142,8 @@ func TestAlertsTestFailures(t *testing.T) {
 			exitFailed, "mcpwatch.yaml:4: alerts.channels[0].type: must be slack or webhook"},
 		{"an unknown key names the file and line", "alerts:\n  reminder: 1h\n", nil, nil,
 			exitFailed, "mcpwatch.yaml:2: alerts.reminder: unknown key"},
+		{"a syntax error names the line and column at fault", "alerts:\n  channels:\n    - name: ops\n   type: slack\n", nil, nil,
+			exitFailed, "mcpwatch.yaml:4:4: not valid YAML: did not find expected key\n"},
 		{"a file without alerts", "servers: []\n", nil, nil, exitFailed, "has no alerts section"},
 		{"no channels", "alerts: {}\n", nil, nil, exitFailed, "has no channels"},
 		{"an unknown channel", alertsConfig, nil, []string{"--channel", "nope"}, exitUsage, `--channel "nope"`},
