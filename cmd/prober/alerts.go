@@ -164,15 +164,18 @@ func loadAlertsConfig(path string) (*alert.Config, error) {
 	return file.Alerts, nil
 }
 
-// fileErrors puts the file name in front of each problem: "mcpwatch.yaml:12: alerts.x: ...".
+// fileErrors puts the file name in front of each problem: "mcpwatch.yaml:12:5: alerts.x: ...".
 func fileErrors(path string, err error) error {
 	var ce alert.ConfigErrors
 	if errors.As(err, &ce) {
 		lines := make([]string, len(ce))
 		for i, fe := range ce {
-			if fe.Line > 0 {
+			switch {
+			case fe.Line > 0 && fe.Column > 0:
+				lines[i] = fmt.Sprintf("%s:%d:%d: %s: %s", path, fe.Line, fe.Column, fe.Field, fe.Msg)
+			case fe.Line > 0:
 				lines[i] = fmt.Sprintf("%s:%d: %s: %s", path, fe.Line, fe.Field, fe.Msg)
-			} else {
+			default:
 				lines[i] = fmt.Sprintf("%s: %s: %s", path, fe.Field, fe.Msg)
 			}
 		}
