@@ -181,9 +181,8 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		return nil, ConfigErrors{d.syntaxError(data, err)}
 	}
 	cfg := d.decode(&doc)
-	if len(d.errs) > 0 {
-		slices.SortStableFunc(d.errs, func(a, b *ConfigError) int { return cmp.Or(a.Line-b.Line, a.Column-b.Column) })
-		return nil, d.errs
+	if err := d.problems(); err != nil {
+		return nil, err
 	}
 	cfg.Path = path
 	return cfg, nil
@@ -246,6 +245,15 @@ func (c *Config) MaxTimeout() time.Duration {
 type configDecoder struct {
 	file string
 	errs ConfigErrors
+}
+
+// problems is the problems found, in file order; nil when there are none.
+func (d *configDecoder) problems() error {
+	if len(d.errs) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(d.errs, func(a, b *ConfigError) int { return cmp.Or(a.Line-b.Line, a.Column-b.Column) })
+	return d.errs
 }
 
 func (d *configDecoder) fail(n *yaml.Node, field, format string, args ...any) {

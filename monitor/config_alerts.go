@@ -132,3 +132,32 @@ func yamlValueWords(tag, value string) string {
 	}
 	return strings.TrimSpace(strings.TrimPrefix(tag, "!!") + " " + value)
 }
+
+// ParseAlerts reads the alerts: section of a configuration file alone (`prober alerts test`
+// needs no servers), with its problems in the form ParseConfig gives them: ConfigErrors, each
+// with its file, line, column and field. It is nil, nil when the file has no alerts section.
+func ParseAlerts(path string, data []byte) (*alert.Config, error) {
+	d := &configDecoder{file: path}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, ConfigErrors{d.syntaxError(data, err)}
+	}
+	var section *yaml.Node
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
+		if root := resolve(doc.Content[0]); root.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(root.Content); i += 2 {
+				if root.Content[i].Value == alert.SectionName {
+					section = root.Content[i+1]
+				}
+			}
+		}
+	}
+	if section == nil {
+		return nil, nil
+	}
+	cfg := d.alerts(section)
+	if err := d.problems(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
