@@ -341,6 +341,12 @@ func (d *configDecoder) str(n *yaml.Node, field string) (string, bool) {
 		d.fail(n, field, "want a string, got %s", describe(n))
 		return "", false
 	}
+	if strings.IndexByte(n.Value, 0) >= 0 {
+		// Only a "\0" escape makes one. No setting can hold it: neither the database's text
+		// nor a command's arguments and environment.
+		d.fail(n, field, "holds a NUL character")
+		return "", false
+	}
 	return n.Value, true
 }
 

@@ -156,9 +156,16 @@ func TestLoadConfigErrorsNameFileLineAndField(t *testing.T) {
 			"12:10: servers[1].url: credentials do not belong in the URL",
 		}, "pw@"},
 		{"no-servers.yaml", []string{"1:1: servers: missing: list the servers to probe"}, ""},
+		// A NUL is said to be a NUL wherever it is: the database and exec would refuse it.
+		{"nul-strings.yaml", []string{
+			"3:23: servers[0].command[1]: holds a NUL character",
+			"4:10: servers[0].dir: holds a NUL character",
+			"6:14: servers[0].env.TOKEN: holds a NUL character",
+			"7:11: servers[1].name: holds a NUL character",
+		}, ""},
 		// A NUL is said to be a NUL, not a length; the database would refuse it.
 		{"label-control.yaml", []string{
-			"5:13: servers[0].labels.team: holds a NUL or another control character",
+			"5:13: servers[0].labels.team: holds a NUL character",
 			"6:13: servers[0].labels.note: holds a NUL or another control character",
 			"7:7: servers[0].labels: a key holds a NUL or another control character",
 		}, ""},
