@@ -1,6 +1,7 @@
 package yamlsyntax
 
 import (
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -49,5 +50,19 @@ func TestLocateNamesTheLineAndColumnAtFault(t *testing.T) {
 				t.Errorf("got  %s\nwant %s\n(library: %v)", got, tc.want, err)
 			}
 		})
+	}
+}
+
+// Past the bound, the search is not made: the library's line stands, without a column.
+func TestLocateKeepsTheLibrarysLineInAHugeDocument(t *testing.T) {
+	t.Parallel()
+	doc := []byte("servers:\n" + strings.Repeat("  - name: s\n    url: http://127.0.0.1:1/mcp\n", maxSearchBytes/40) + "   timeout: 5s\n")
+	var n yaml.Node
+	err := yaml.Unmarshal(doc, &n)
+	if err == nil {
+		t.Fatal("the document parses")
+	}
+	if got := Locate(doc, err); got.Line != 1 || got.Column != 0 || got.Problem != "did not find expected '-' indicator" {
+		t.Errorf("got %+v (library: %v)", got, err)
 	}
 }
