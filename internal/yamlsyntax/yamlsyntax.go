@@ -108,9 +108,3 @@ func Locate(data []byte, err error) *Error {
 	}
 	return e
 }
-
-// Located is err with the position Locate gives, as one message: "line 4, column 4: did
-// not find expected '-' indicator".
-func Located(data []byte, err error) string {
-	return Locate(data, err).Error()
-}

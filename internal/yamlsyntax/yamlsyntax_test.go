@@ -46,7 +46,7 @@ func TestLocateNamesTheLineAndColumnAtFault(t *testing.T) {
 			if err == nil {
 				t.Fatal("the document parses")
 			}
-			if got := Located([]byte(tc.doc), err); got != tc.want {
+			if got := Locate([]byte(tc.doc), err).Error(); got != tc.want {
 				t.Errorf("got  %s\nwant %s\n(library: %v)", got, tc.want, err)
 			}
 		})
