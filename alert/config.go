@@ -39,9 +39,12 @@ type Config struct {
 
 	Delivery DeliveryConfig `yaml:"delivery"`
 
-	// lines maps a key's path ("channels[1].type") to its line in the YAML file.
-	lines map[string]int
+	// lines maps a key's path ("channels[1].type") to its place in the YAML file.
+	lines map[string]position
 }
+
+// position is a place in the YAML file: line and column, from 1.
+type position struct{ line, column int }
 
 // FlappingConfig holds open an alert that resolved Threshold times within Window: the
 // Threshold-th resolution is not sent, and the alert resolves once fewer than Threshold
@@ -214,14 +217,18 @@ func DefaultLatencySteps() []string {
 }
 
 // FieldError is one problem in the configuration, at a key path such as
-// "alerts.channels[1].token-env" and, when the config came from YAML, its line.
+// "alerts.channels[1].token-env" and, when the config came from YAML, its line and column.
 type FieldError struct {
-	Line  int
-	Field string
-	Msg   string
+	Line   int
+	Column int
+	Field  string
+	Msg    string
 }
 
 func (e *FieldError) Error() string {
+	if e.Line > 0 && e.Column > 0 {
+		return fmt.Sprintf("line %d, column %d: %s: %s", e.Line, e.Column, e.Field, e.Msg)
+	}
 	if e.Line > 0 {
 		return fmt.Sprintf("line %d: %s: %s", e.Line, e.Field, e.Msg)
 	}
@@ -247,24 +254,24 @@ func (es ConfigErrors) Unwrap() error { return ErrInvalidConfig }
 // SectionName is the key of the section in the monitor's file; error paths start with it.
 const SectionName = "alerts"
 
-// validator collects problems with the line of their key.
+// validator collects problems with the place of their key.
 type validator struct {
-	lines map[string]int
+	lines map[string]position
 	errs  ConfigErrors
 }
 
 func (v *validator) fail(field, format string, args ...any) {
-	line := v.lines[field]
-	for p := field; line == 0 && p != ""; {
+	at := v.lines[field]
+	for p := field; at.line == 0 && p != ""; {
 		// A key left out has no line: name the enclosing one's.
 		i := strings.LastIndexAny(p, ".[")
 		if i < 0 {
 			break
 		}
 		p = p[:i]
-		line = v.lines[p]
+		at = v.lines[p]
 	}
-	v.errs = append(v.errs, &FieldError{Line: line, Field: SectionName + "." + field, Msg: fmt.Sprintf(format, args...)})
+	v.errs = append(v.errs, &FieldError{Line: at.line, Column: at.column, Field: SectionName + "." + field, Msg: fmt.Sprintf(format, args...)})
 }
 
 // ValidateAndSetDefaults fills unset keys with their defaults and reports every invalid one

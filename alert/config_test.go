@@ -94,18 +94,18 @@ func TestConfigErrorsNameTheLineAndKey(t *testing.T) {
 alerts:
   down:
     failure-treshold: 3
-`, []string{"line 4: alerts.down.failure-treshold: unknown key (known: enabled, failure-threshold, quorum, region-expiry, success-threshold)"}},
+`, []string{"line 4, column 5: alerts.down.failure-treshold: unknown key (known: enabled, failure-threshold, quorum, region-expiry, success-threshold)"}},
 		{"unknown key in a list item", `
 alerts:
   channels:
     - name: ops
       type: slack
       webhook-url: https://hooks.slack.com/services/x
-`, []string{"line 6: alerts.channels[0].webhook-url: unknown key"}},
+`, []string{"line 6, column 7: alerts.channels[0].webhook-url: unknown key"}},
 		{"reminder below the minimum", `
 alerts:
   reminder-interval: 1m
-`, []string{"line 3: alerts.reminder-interval: must be 0 (no reminders) or at least 5m0s, not 1m0s"}},
+`, []string{"line 3, column 3: alerts.reminder-interval: must be 0 (no reminders) or at least 5m0s, not 1m0s"}},
 		{"slack channel without a secret, webhook without url, unknown type", `
 alerts:
   channels:
@@ -116,9 +116,9 @@ alerts:
     - name: mail
       type: email
 `, []string{
-			"line 4: alerts.channels[0]: a slack channel needs webhook-url-env or token-env (one of them)",
-			"line 6: alerts.channels[1]: a webhook channel needs url or url-env (one of them)",
-			"line 9: alerts.channels[2].type: must be slack or webhook, not \"email\"",
+			"line 4, column 7: alerts.channels[0]: a slack channel needs webhook-url-env or token-env (one of them)",
+			"line 6, column 7: alerts.channels[1]: a webhook channel needs url or url-env (one of them)",
+			"line 9, column 7: alerts.channels[2].type: must be slack or webhook, not \"email\"",
 		}},
 		{"bot token without a channel; a variable name that is not one", `
 alerts:
@@ -127,8 +127,8 @@ alerts:
       type: slack
       token-env: "$SLACK_TOKEN"
 `, []string{
-			"line 4: alerts.channels[0].channel: a slack channel with token-env needs the channel to post to",
-			"line 6: alerts.channels[0].token-env: \"$SLACK_TOKEN\" is not an environment variable name",
+			"line 4, column 7: alerts.channels[0].channel: a slack channel with token-env needs the channel to post to",
+			"line 6, column 7: alerts.channels[0].token-env: \"$SLACK_TOKEN\" is not an environment variable name",
 		}},
 		{"routes name channels that exist", `
 alerts:
@@ -140,10 +140,10 @@ alerts:
       channels: [elsewhere]
       slack-channel: "#x"
 `, []string{
-			"line 5: alerts.default-channels[1]: no channel is named \"nowhere\"",
-			"line 8: alerts.routes[0].channels[0]: no channel is named \"elsewhere\"",
-			"line 7: alerts.routes[0].servers[0]: \"pay[ments\" is not a name pattern",
-			"line 9: alerts.routes[0].slack-channel: only a Slack channel with token-env can post to another channel; this route sends to none",
+			"line 5, column 27: alerts.default-channels[1]: no channel is named \"nowhere\"",
+			"line 8, column 18: alerts.routes[0].channels[0]: no channel is named \"elsewhere\"",
+			"line 7, column 17: alerts.routes[0].servers[0]: \"pay[ments\" is not a name pattern",
+			"line 9, column 7: alerts.routes[0].slack-channel: only a Slack channel with token-env can post to another channel; this route sends to none",
 		}},
 		{"maintenance windows", `
 alerts:
@@ -155,10 +155,10 @@ alerts:
     - schedule: "@every 1h"
       duration: 1h
 `, []string{
-			"line 4: alerts.maintenance[0].schedule: schedule \"61 2 * * *\": end of range (61) above maximum (59): 61",
-			"line 7: alerts.maintenance[1].timezone: unknown time zone \"Mars/Olympus\"",
-			"line 6: alerts.maintenance[1].duration: a window needs a positive duration such as 2h, not 0s",
-			"line 8: alerts.maintenance[2].schedule: \"@every 1h\": a window starts at times of day; use a cron expression",
+			"line 4, column 7: alerts.maintenance[0].schedule: schedule \"61 2 * * *\": end of range (61) above maximum (59): 61",
+			"line 7, column 7: alerts.maintenance[1].timezone: unknown time zone \"Mars/Olympus\"",
+			"line 6, column 7: alerts.maintenance[1].duration: a window needs a positive duration such as 2h, not 0s",
+			"line 8, column 7: alerts.maintenance[2].schedule: \"@every 1h\": a window starts at times of day; use a cron expression",
 		}},
 		{"thresholds", `
 alerts:
@@ -168,13 +168,13 @@ alerts:
   certificate: {days: 400}
   conformance: {checks: ["Tools list"]}
 `, []string{
-			"line 3: alerts.flapping.threshold: must be 0 (off) or more, not -1",
-			"line 4: alerts.down.failure-threshold: must be at least 1, not -2",
-			"line 4: alerts.down.quorum: must be at least 1, not -1",
-			"line 7: alerts.conformance.checks[0]: \"Tools list\" is not a check id or a prefix such as tools.*",
-			"line 5: alerts.latency.baseline-ratio: must be 0 (none) or above 1, not 0.5",
-			"line 5: alerts.latency.baseline-days: must be between 1 and 30, not 90",
-			"line 6: alerts.certificate.days: must be between 1 and 365, not 400",
+			"line 3, column 14: alerts.flapping.threshold: must be 0 (off) or more, not -1",
+			"line 4, column 10: alerts.down.failure-threshold: must be at least 1, not -2",
+			"line 4, column 33: alerts.down.quorum: must be at least 1, not -1",
+			"line 7, column 26: alerts.conformance.checks[0]: \"Tools list\" is not a check id or a prefix such as tools.*",
+			"line 5, column 13: alerts.latency.baseline-ratio: must be 0 (none) or above 1, not 0.5",
+			"line 5, column 34: alerts.latency.baseline-days: must be between 1 and 30, not 90",
+			"line 6, column 17: alerts.certificate.days: must be between 1 and 365, not 400",
 		}},
 	}
 	for _, tt := range tests {

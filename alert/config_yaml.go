@@ -13,10 +13,10 @@ import (
 
 // UnmarshalYAML decodes the section strictly (an unknown key is an error, with its line, as a
 // misspelt key silently ignored would be a setting silently not applied) and remembers the
-// line of every key for the errors of ValidateAndSetDefaults.
+// line and column of every key for the errors of ValidateAndSetDefaults.
 func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 	type plain Config // without this method
-	lines := map[string]int{}
+	lines := map[string]position{}
 	var errs ConfigErrors
 	walkYAML(n, reflect.TypeFor[plain](), "", lines, &errs)
 	if len(errs) > 0 {
@@ -31,9 +31,9 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 
 var durationType = reflect.TypeFor[time.Duration]()
 
-// walkYAML records the line of each key under n, named by its path, and reports keys that the
-// Go type t has no field for.
-func walkYAML(n *yaml.Node, t reflect.Type, at string, lines map[string]int, errs *ConfigErrors) {
+// walkYAML records the place of each key under n, named by its path, and reports keys that
+// the Go type t has no field for.
+func walkYAML(n *yaml.Node, t reflect.Type, at string, lines map[string]position, errs *ConfigErrors) {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
@@ -44,7 +44,7 @@ func walkYAML(n *yaml.Node, t reflect.Type, at string, lines map[string]int, err
 		t = t.Elem()
 	}
 	if at != "" {
-		lines[at] = n.Line
+		lines[at] = position{n.Line, n.Column}
 	}
 	switch {
 	case t == durationType:
@@ -54,12 +54,12 @@ func walkYAML(n *yaml.Node, t reflect.Type, at string, lines map[string]int, err
 			key, value := n.Content[i], n.Content[i+1]
 			ft, ok := fields[key.Value]
 			if !ok {
-				*errs = append(*errs, &FieldError{Line: key.Line, Field: SectionName + "." + joinPath(at, key.Value),
+				*errs = append(*errs, &FieldError{Line: key.Line, Column: key.Column, Field: SectionName + "." + joinPath(at, key.Value),
 					Msg: fmt.Sprintf("unknown key (known: %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))})
 				continue
 			}
 			walkYAML(value, ft, joinPath(at, key.Value), lines, errs)
-			lines[joinPath(at, key.Value)] = key.Line // the key's line, not its value's
+			lines[joinPath(at, key.Value)] = position{key.Line, key.Column} // the key's place, not its value's
 		}
 	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
 		for i, item := range n.Content {

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/internal/envname"
 	"github.com/mcpwatch/mcpwatch/internal/httptoken"
+	"github.com/mcpwatch/mcpwatch/internal/yamlsyntax"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -177,12 +178,11 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	d := &configDecoder{file: path}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, ConfigErrors{d.syntaxError(err)}
+		return nil, ConfigErrors{d.syntaxError(data, err)}
 	}
 	cfg := d.decode(&doc)
-	if len(d.errs) > 0 {
-		slices.SortStableFunc(d.errs, func(a, b *ConfigError) int { return cmp.Or(a.Line-b.Line, a.Column-b.Column) })
-		return nil, d.errs
+	if err := d.problems(); err != nil {
+		return nil, err
 	}
 	cfg.Path = path
 	return cfg, nil
@@ -247,6 +247,15 @@ type configDecoder struct {
 	errs ConfigErrors
 }
 
+// problems is the problems found, in file order; nil when there are none.
+func (d *configDecoder) problems() error {
+	if len(d.errs) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(d.errs, func(a, b *ConfigError) int { return cmp.Or(a.Line-b.Line, a.Column-b.Column) })
+	return d.errs
+}
+
 func (d *configDecoder) fail(n *yaml.Node, field, format string, args ...any) {
 	e := &ConfigError{File: d.file, Field: field, Problem: fmt.Sprintf(format, args...)}
 	if n != nil {
@@ -255,10 +264,12 @@ func (d *configDecoder) fail(n *yaml.Node, field, format string, args ...any) {
 	d.errs = append(d.errs, e)
 }
 
-// syntaxError keeps the YAML library's own message: its line numbers count from where the
-// construct it could not finish began, which is not always the line at fault.
-func (d *configDecoder) syntaxError(err error) *ConfigError {
-	return &ConfigError{File: d.file, Problem: "not valid YAML: " + err.Error()}
+// syntaxError places a YAML syntax error at the line and column where the parser stopped:
+// the library's own line is where the construct it could not finish began (line 1 for a key
+// indented wrongly further down).
+func (d *configDecoder) syntaxError(data []byte, err error) *ConfigError {
+	at := yamlsyntax.Locate(data, err)
+	return &ConfigError{File: d.file, Line: at.Line, Column: at.Column, Problem: "not valid YAML: " + at.Problem}
 }
 
 // resolve follows an alias (*name) to the node it names.
@@ -328,6 +339,12 @@ func (d *configDecoder) str(n *yaml.Node, field string) (string, bool) {
 	n = resolve(n)
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		d.fail(n, field, "want a string, got %s", describe(n))
+		return "", false
+	}
+	if strings.IndexByte(n.Value, 0) >= 0 {
+		// Only a "\0" escape makes one. No setting can hold it: neither the database's text
+		// nor a command's arguments and environment.
+		d.fail(n, field, "holds a NUL character")
 		return "", false
 	}
 	return n.Value, true
@@ -745,7 +762,16 @@ func (d *configDecoder) env(n *yaml.Node, field string) []store.EnvVar {
 func (d *configDecoder) labels(n *yaml.Node, field string) map[string]string {
 	out := map[string]string{}
 	d.mapping(n, field, func(key string, k, v *yaml.Node) {
-		if s, ok := d.str(v, join(field, key)); ok {
+		if hasControl(key) {
+			d.fail(k, field, "a key holds a NUL or another control character")
+			return
+		}
+		s, ok := d.str(v, join(field, key))
+		switch {
+		case !ok:
+		case hasControl(s):
+			d.fail(v, join(field, key), "holds a NUL or another control character")
+		default:
 			out[key] = s
 		}
 	})
@@ -775,12 +801,16 @@ func checkName(s string) error {
 	if len(s) > maxNameLen {
 		return fmt.Errorf("longer than %d bytes", maxNameLen)
 	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return errors.New("holds a control character")
-		}
+	if hasControl(s) {
+		return errors.New("holds a NUL or another control character")
 	}
 	return nil
+}
+
+// hasControl reports whether s holds a C0 control character (NUL, a line break, a tab...) or
+// DEL: none belongs in a one-line name or label, and the database refuses NUL.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 // checkURL accepts absolute http and https URLs.

@@ -48,11 +48,11 @@ func (d *configDecoder) alertProblems(section *yaml.Node, err error) {
 	switch {
 	case errors.As(err, &fields):
 		for _, fe := range fields {
-			line := fe.Line
+			line, column := fe.Line, fe.Column
 			if line == 0 {
-				line = section.Line // a default that cannot hold: name the section
+				line, column = section.Line, section.Column // a default that cannot hold: name the section
 			}
-			d.errs = append(d.errs, &ConfigError{File: d.file, Line: line, Field: fe.Field, Problem: fe.Msg})
+			d.errs = append(d.errs, &ConfigError{File: d.file, Line: line, Column: column, Field: fe.Field, Problem: fe.Msg})
 		}
 	case errors.As(err, &types):
 		typeProblem := regexp.MustCompile(typeProblem)
@@ -60,8 +60,8 @@ func (d *configDecoder) alertProblems(section *yaml.Node, err error) {
 			e := &ConfigError{File: d.file, Line: section.Line, Field: alert.SectionName, Problem: msg}
 			if m := typeProblem.FindStringSubmatch(msg); m != nil {
 				e.Line, _ = strconv.Atoi(m[1])
-				if path := pathAtLine(section, alert.SectionName, e.Line, m[2]); path != "" {
-					e.Field = path
+				if path, n := pathAtLine(section, alert.SectionName, e.Line, m[2]); n != nil {
+					e.Field, e.Column = path, n.Column
 				}
 				e.Problem = fmt.Sprintf("want %s, got %s", goTypeWords(m[4]), yamlValueWords(m[2], m[3]))
 			}
@@ -74,27 +74,28 @@ func (d *configDecoder) alertProblems(section *yaml.Node, err error) {
 
 // pathAtLine finds the value that starts on line with the YAML tag the library complained
 // of (the outermost one, for a flow list of strings such as [a, b] has both on one line) and
-// returns its key as a field path such as alerts.channels[0].type; "" when there is none.
-func pathAtLine(n *yaml.Node, at string, line int, tag string) string {
+// returns its key as a field path such as alerts.channels[0].type, and the value's node
+// (for its column); nil when there is none.
+func pathAtLine(n *yaml.Node, at string, line int, tag string) (string, *yaml.Node) {
 	n = resolve(n)
 	if n.Line == line && n.ShortTag() == tag {
-		return at
+		return at, n
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if p := pathAtLine(n.Content[i+1], join(at, n.Content[i].Value), line, tag); p != "" {
-				return p
+			if p, v := pathAtLine(n.Content[i+1], join(at, n.Content[i].Value), line, tag); v != nil {
+				return p, v
 			}
 		}
 	case yaml.SequenceNode:
 		for i, item := range n.Content {
-			if p := pathAtLine(item, fmt.Sprintf("%s[%d]", at, i), line, tag); p != "" {
-				return p
+			if p, v := pathAtLine(item, fmt.Sprintf("%s[%d]", at, i), line, tag); v != nil {
+				return p, v
 			}
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // goTypeWords says what a Go type of the alert configuration accepts.
@@ -130,4 +131,33 @@ func yamlValueWords(tag, value string) string {
 		return fmt.Sprintf("the string %q", value)
 	}
 	return strings.TrimSpace(strings.TrimPrefix(tag, "!!") + " " + value)
+}
+
+// ParseAlerts reads the alerts: section of a configuration file alone (`prober alerts test`
+// needs no servers), with its problems in the form ParseConfig gives them: ConfigErrors, each
+// with its file, line, column and field. It is nil, nil when the file has no alerts section.
+func ParseAlerts(path string, data []byte) (*alert.Config, error) {
+	d := &configDecoder{file: path}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, ConfigErrors{d.syntaxError(data, err)}
+	}
+	var section *yaml.Node
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
+		if root := resolve(doc.Content[0]); root.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(root.Content); i += 2 {
+				if root.Content[i].Value == alert.SectionName {
+					section = root.Content[i+1]
+				}
+			}
+		}
+	}
+	if section == nil {
+		return nil, nil
+	}
+	cfg := d.alerts(section)
+	if err := d.problems(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }

@@ -84,46 +84,46 @@ func TestLoadConfigAlertErrorsNameFileLineAndField(t *testing.T) {
 		{"a misspelt key", servers + `alerts:
   down:
     failure-treshold: 3
-`, []string{"6: alerts.down.failure-treshold: unknown key"}},
+`, []string{"6:5: alerts.down.failure-treshold: unknown key"}},
 		{"a value out of range", servers + `alerts:
   down:
     failure-threshold: -1
-`, []string{"6: alerts.down.failure-threshold: must be at least 1, not -1"}},
+`, []string{"6:5: alerts.down.failure-threshold: must be at least 1, not -1"}},
 		{"reminders too often", servers + `alerts:
   reminder-interval: 1m
-`, []string{"5: alerts.reminder-interval: must be 0 (no reminders) or at least 5m0s"}},
+`, []string{"5:3: alerts.reminder-interval: must be 0 (no reminders) or at least 5m0s"}},
 		{"a duration that is a word", servers + `alerts:
   reminder-interval: soon
-`, []string{`5: alerts.reminder-interval: want a duration such as 90s, 15m or 4h, got the string "soon"`}},
+`, []string{`5:22: alerts.reminder-interval: want a duration such as 90s, 15m or 4h, got the string "soon"`}},
 		{"a duration without a unit", servers + `alerts:
   latency:
     window: 15
-`, []string{"6: alerts.latency.window: want a duration such as 90s, 15m or 4h, got int 15"}},
+`, []string{"6:13: alerts.latency.window: want a duration such as 90s, 15m or 4h, got int 15"}},
 		{"a list where a string goes", servers + `alerts:
   channels:
     - name: ops
       type: slack
       webhook-url-env: [A, B]
-`, []string{"8: alerts.channels[0].webhook-url-env: want a string, got a list"}},
+`, []string{"8:24: alerts.channels[0].webhook-url-env: want a string, got a list"}},
 		{"a channel without its secret", servers + `alerts:
   channels:
     - name: ops
       type: slack
-`, []string{"6: alerts.channels[0]: a slack channel needs webhook-url-env or token-env"}},
+`, []string{"6:7: alerts.channels[0]: a slack channel needs webhook-url-env or token-env"}},
 		{"a route to a channel that does not exist", servers + `alerts:
   channels:
     - {name: ops, type: webhook, url-env: HOOK}
   routes:
     - servers: ["payments-*"]
       channels: [oncall]
-`, []string{`9: alerts.routes[0].channels[0]: no channel is named "oncall"`}},
+`, []string{`9:18: alerts.routes[0].channels[0]: no channel is named "oncall"`}},
 		{"not a mapping", servers + "alerts: yes\n", []string{"4:9: alerts: want a mapping of alert settings"}},
 		{"problems of both sections, in file order", `concurrency: 0
 alerts:
   send-on-resolved: maybe
 ` + servers + "    timeout: 1h\n", []string{
 			"1:14: concurrency: 0 is out of range",
-			`3: alerts.send-on-resolved: want true or false, got the string "maybe"`,
+			`3:21: alerts.send-on-resolved: want true or false, got the string "maybe"`,
 			"7:14: servers[0].timeout: 1h0m0s is out of range",
 		}},
 	}

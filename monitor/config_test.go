@@ -152,10 +152,23 @@ func TestLoadConfigErrorsNameFileLineAndField(t *testing.T) {
 			"6:13: spool.maxBytes: 10KiB is below the minimum of 1MiB",
 			`9:10: servers[0].url: "ftp://127.0.0.1/mcp" is not an http:// or https:// URL`,
 			"10:14: servers[0].timeout: 1h0m0s is out of range [100ms, 10m0s]",
-			"11:11: servers[1].name: holds a control character",
+			"11:11: servers[1].name: holds a NUL or another control character",
 			"12:10: servers[1].url: credentials do not belong in the URL",
 		}, "pw@"},
 		{"no-servers.yaml", []string{"1:1: servers: missing: list the servers to probe"}, ""},
+		// A NUL is said to be a NUL wherever it is: the database and exec would refuse it.
+		{"nul-strings.yaml", []string{
+			"3:23: servers[0].command[1]: holds a NUL character",
+			"4:10: servers[0].dir: holds a NUL character",
+			"6:14: servers[0].env.TOKEN: holds a NUL character",
+			"7:11: servers[1].name: holds a NUL character",
+		}, ""},
+		// A NUL is said to be a NUL, not a length; the database would refuse it.
+		{"label-control.yaml", []string{
+			"5:13: servers[0].labels.team: holds a NUL character",
+			"6:13: servers[0].labels.note: holds a NUL or another control character",
+			"7:7: servers[0].labels: a key holds a NUL or another control character",
+		}, ""},
 		{"rule-probes.yaml", []string{"1:13: ruleProbes: 30s is shorter than a minute: say 0 to run them in every probe"}, ""},
 	}
 	for _, tt := range tests {
@@ -200,7 +213,8 @@ func TestLoadConfigReportsUnreadableFiles(t *testing.T) {
 		file, want string
 	}{
 		{"empty.yaml", "empty.yaml: the file is empty"},
-		{"syntax.yaml", "syntax.yaml: not valid YAML: yaml: line"},
+		// The key indented one space too little on line 4; the library itself says "line 1".
+		{"syntax.yaml", "syntax.yaml:4:4: not valid YAML: did not find expected '-' indicator"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

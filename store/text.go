@@ -31,3 +31,10 @@ func cleanText(s string, limit int) string {
 	}
 	return s[:cut]
 }
+
+// StorableText reports whether Postgres text can hold s as it is: valid UTF-8 without NUL.
+// Input that a client sends (a name in a path, a query parameter) and that is not storable is
+// the client's mistake, to refuse before a query fails on it.
+func StorableText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}

@@ -10,12 +10,10 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/mcpwatch/mcpwatch/alert"
+	"github.com/mcpwatch/mcpwatch/monitor"
 )
 
 func writeAlertsHelp(w io.Writer) {
@@ -135,42 +133,20 @@ func (e environment) alertsTest(ctx context.Context, args []string) int {
 }
 
 // loadAlertsConfig reads the alerts section of the monitor's file, with errors that name the
-// file and line.
+// file, line, column and key as `prober run` gives them.
 func loadAlertsConfig(path string) (*alert.Config, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var file struct {
-		Alerts *alert.Config `yaml:"alerts"`
+	cfg, err := monitor.ParseAlerts(path, raw)
+	if err != nil {
+		return nil, err
 	}
-	if err := yaml.Unmarshal(raw, &file); err != nil {
-		return nil, fileErrors(path, err)
-	}
-	if file.Alerts == nil {
+	if cfg == nil {
 		return nil, fmt.Errorf("%s has no alerts section", path)
 	}
-	if err := file.Alerts.ValidateAndSetDefaults(); err != nil {
-		return nil, fileErrors(path, err)
-	}
-	return file.Alerts, nil
-}
-
-// fileErrors puts the file name in front of each problem: "mcpwatch.yaml:12: alerts.x: ...".
-func fileErrors(path string, err error) error {
-	var ce alert.ConfigErrors
-	if errors.As(err, &ce) {
-		lines := make([]string, len(ce))
-		for i, fe := range ce {
-			if fe.Line > 0 {
-				lines[i] = fmt.Sprintf("%s:%d: %s: %s", path, fe.Line, fe.Field, fe.Msg)
-			} else {
-				lines[i] = fmt.Sprintf("%s: %s: %s", path, fe.Field, fe.Msg)
-			}
-		}
-		return errors.New(strings.Join(lines, "\n"))
-	}
-	return fmt.Errorf("%s: %w", path, err)
+	return cfg, nil
 }
 
 func channelKind(ch alert.ChannelConfig) string {

@@ -98,7 +98,7 @@ alerts:
 		{"a channel whose secret is not set", []string{"--config", config, "--database-url", db}, nil,
 			"channel ops: webhook-url-env names $SLACK_WEBHOOK_URL, which is empty or unset"},
 		{"an invalid alerts section", []string{"--config", badAlerts, "--database-url", db}, nil,
-			badAlerts + ":6: alerts.down.failure-threshold: must be at least 1"},
+			badAlerts + ":6:5: alerts.down.failure-threshold: must be at least 1"},
 		{"a dashboard URL that is not one", []string{"--config", config, "--database-url", db, "--dashboard-url", "status.example.com"},
 			map[string]string{"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/x"}, `--dashboard-url "status.example.com": want the http(s) URL`},
 	}

@@ -48,7 +48,7 @@ func testGuard() *netguard.Guard {
 
 // world is a database seeded with servers and runs, and an API over it.
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	st      *store.Store
 	api     *Server
 	http    *httptest.Server
@@ -65,7 +65,7 @@ type world struct {
 type worldOption func(*Config)
 
 // newWorld seeds a fresh schema and serves the API over it on loopback.
-func newWorld(t *testing.T, opts ...worldOption) *world {
+func newWorld(t testing.TB, opts ...worldOption) *world {
 	t.Helper()
 	_, pool := pgtest.Migrated(t)
 	w := &world{t: t, st: store.New(pool), now: time.Now().UTC(), catalog: testCatalog(t)}
@@ -106,7 +106,7 @@ func newWorld(t *testing.T, opts ...worldOption) *world {
 	return w
 }
 
-func testCatalog(t *testing.T) *checks.Registry {
+func testCatalog(t testing.TB) *checks.Registry {
 	t.Helper()
 	reg, err := checks.Default()
 	if err != nil {

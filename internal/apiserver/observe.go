@@ -75,9 +75,10 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection (flush, deadlines).
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// accessLog logs one line per request and counts it in the metrics. The route pattern, not
-// the path, labels metrics, so that paths cannot grow them without bound. Query strings and
-// headers are not logged: a token could be in them.
+// accessLog logs one line per request and counts it in the metrics. Every label value is of a
+// fixed set whatever the request holds: the route pattern, not the path; the method, or
+// "other" for one no route knows; the status code. Query strings and headers are not logged:
+// a token could be in them.
 func (s *Server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -91,7 +92,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		if route == "" {
 			route = "unmatched"
 		}
-		s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(rw.status)).Inc()
+		s.metrics.requests.WithLabelValues(route, methodLabel(r.Method), codeLabel(rw.status)).Inc()
 		s.metrics.duration.WithLabelValues(route).Observe(took.Seconds())
 		level := slog.LevelInfo
 		if rw.status >= 500 {
@@ -120,4 +121,25 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	return nil
+}
+
+// methodLabel is the method as a metric label: one of the methods of RFC 9110 section 9 (and
+// PATCH), or "other". The method is whatever the client sent, and every distinct label value
+// is a series kept for the life of the process.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "other"
+}
+
+// codeLabel is the status code as a metric label: the code when it is a valid one (100..599),
+// "other" otherwise.
+func codeLabel(status int) string {
+	if status < 100 || status > 599 {
+		return "other"
+	}
+	return strconv.Itoa(status)
 }

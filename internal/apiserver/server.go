@@ -174,7 +174,7 @@ func New(cfg Config) (*Server, error) {
 	} else {
 		s.mux.HandleFunc("/", s.unrouted)
 	}
-	s.handler = s.accessLog(s.recoverPanics(s.mux))
+	s.handler = s.accessLog(s.recoverPanics(s.refuseUnstorableInput(s.mux)))
 	return s, nil
 }
 

@@ -72,6 +72,12 @@ func invalid(format string, args ...any) error {
 	return errorf(http.StatusUnprocessableEntity, codeValidation, fmt.Sprintf(format, args...))
 }
 
+// hasControl reports whether s holds a C0 control character (NUL, a line break, a tab...) or
+// DEL: none belongs in a one-line value shown on a page or sent in a header.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
 // apply checks the input and writes it onto v.
 func (s *Server) apply(r *http.Request, in serverInput, v *store.Server) error {
 	if in.URL != nil {
@@ -115,8 +121,10 @@ func (s *Server) apply(r *http.Request, in serverInput, v *store.Server) error {
 				return invalid("headers[%d].name: %s is given twice", i, h.Name)
 			case !envNamePattern.MatchString(h.FromEnv) || !strings.HasPrefix(h.FromEnv, s.cfg.HeaderEnvPrefix):
 				return invalid("headers[%d].fromEnv: name an environment variable of the prober that starts with %s (the value is read there at probe time and never sent to the API)", i, s.cfg.HeaderEnvPrefix)
-			case len(h.Prefix) > 64 || strings.ContainsAny(h.Prefix, "\r\n\x00"):
-				return invalid("headers[%d].prefix: at most 64 bytes on one line", i)
+			case hasControl(h.Prefix):
+				return invalid("headers[%d].prefix: holds a NUL or another control character", i)
+			case len(h.Prefix) > 64:
+				return invalid("headers[%d].prefix: longer than 64 bytes", i)
 			}
 			seen[strings.ToLower(h.Name)] = true
 			v.Headers = append(v.Headers, store.HeaderRef{Name: h.Name, FromEnv: h.FromEnv, Prefix: h.Prefix})
@@ -145,7 +153,10 @@ func (s *Server) apply(r *http.Request, in serverInput, v *store.Server) error {
 			if !labelKeyPattern.MatchString(k) {
 				return invalid("labels: key %s must be 1-64 letters, digits and . _ / -", quote(k))
 			}
-			if len(val) > 256 || strings.ContainsAny(val, "\x00") {
+			if hasControl(val) {
+				return invalid("labels: value of %s holds a NUL or another control character", k)
+			}
+			if len(val) > 256 {
 				return invalid("labels: value of %s is longer than 256 bytes", k)
 			}
 			v.Labels[k] = val

@@ -221,3 +221,42 @@ func TestPrivateServerNeedsTheTokenToRead(t *testing.T) {
 		}
 	}
 }
+
+// The message of a refused write names what is wrong with the value sent, not another fault.
+func TestWriteErrorsSayWhatIsWrong(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		code, msg  string
+	}{
+		{"fractional timeout", `{"name":"x","url":"https://public.test/","timeoutMs":1500.0}`, 400, codeInvalidJSON,
+			"timeoutMs must be a whole number of milliseconds, not 1500.0"},
+		{"timeout in exponent form", `{"name":"x","url":"https://public.test/","timeoutMs":1.5e3}`, 400, codeInvalidJSON,
+			"timeoutMs must be a whole number of milliseconds, not 1.5e3"},
+		{"timeout as a string", `{"name":"x","url":"https://public.test/","timeoutMs":"1500"}`, 400, codeInvalidJSON,
+			"timeoutMs must be a whole number of milliseconds, not a string"},
+		{"name as a number", `{"name":5,"url":"https://public.test/"}`, 400, codeInvalidJSON,
+			"name must be a string, not a number"},
+		{"paused as a string", `{"name":"x","url":"https://public.test/","paused":"yes"}`, 400, codeInvalidJSON,
+			"paused must be a boolean, not a string"},
+		{"NUL in a label", `{"name":"x","url":"https://public.test/","labels":{"team":"a\u0000b"}}`, 422, codeValidation,
+			"labels: value of team holds a NUL or another control character"},
+		{"line break in a label", `{"name":"x","url":"https://public.test/","labels":{"team":"a\nb"}}`, 422, codeValidation,
+			"labels: value of team holds a NUL or another control character"},
+		{"long label", `{"name":"x","url":"https://public.test/","labels":{"team":"` + strings.Repeat("x", 257) + `"}}`, 422, codeValidation,
+			"labels: value of team is longer than 256 bytes"},
+		{"NUL in a header prefix", `{"name":"x","url":"https://public.test/","headers":[{"name":"X-Key","fromEnv":"MCPWATCH_HEADER_K","prefix":"a\u0000"}]}`, 422, codeValidation,
+			"headers[0].prefix: holds a NUL or another control character"},
+		{"long header prefix", `{"name":"x","url":"https://public.test/","headers":[{"name":"X-Key","fromEnv":"MCPWATCH_HEADER_K","prefix":"` + strings.Repeat("x", 65) + `"}]}`, 422, codeValidation,
+			"headers[0].prefix: longer than 64 bytes"},
+	} {
+		resp := w.do(t, req{method: "POST", path: "/api/v1/servers", token: testToken, body: tc.body})
+		var e errorBody
+		resp.json(t, &e)
+		if resp.status != tc.status || e.Error.Code != tc.code || e.Error.Message != tc.msg {
+			t.Errorf("%s: %d %s %q, want %d %s %q", tc.name, resp.status, e.Error.Code, e.Error.Message, tc.status, tc.code, tc.msg)
+		}
+	}
+}
