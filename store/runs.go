@@ -28,7 +28,8 @@ const (
 
 // RunRecord is one probe run of one server from one region, as written and as read back.
 type RunRecord struct {
-	// ID is made by the writer with NewRunID before the first attempt to write.
+	// ID is made by the writer before the first attempt to write: SlotRunID for the run of
+	// a schedule slot, NewRunID otherwise. One run is stored per id.
 	ID       RunID
 	ServerID int64
 	Region   string
@@ -170,8 +171,9 @@ func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
 
 // WriteRuns stores runs with their steps, findings and transcripts and updates the hourly
 // rollups, all in one transaction, and returns how many runs were new. A run whose id is
-// stored already is skipped whole, so a batch retried after an unknown outcome (a timeout on
-// commit, say) is never counted twice.
+// stored already, whatever its start, is skipped whole, so a batch retried after an unknown
+// outcome (a timeout on commit, say) is never counted twice, nor a slot probed by two workers
+// (SlotRunID).
 func (s *Store) WriteRuns(ctx context.Context, runs []RunRecord) (int, error) {
 	if len(runs) == 0 {
 		return 0, nil
