@@ -271,27 +271,28 @@ func (w *Worker) runsWritten() bool {
 	return !s.Away && s.Spooled == 0
 }
 
-// catchUpAlerts hands the queued observations (of server only, when only is not 0) to the
-// alert engine, oldest first, once their runs are written; false if some are left.
-func (w *Worker) catchUpAlerts(ctx context.Context, only int64) bool {
-	if w.catchUp.n.Load() == 0 {
-		return true
-	}
-	if !w.runsWritten() {
-		return false
-	}
-	for ctx.Err() == nil {
+// catchUpAlerts hands the queued observations to the alert engine, oldest first, once their
+// runs are written.
+func (w *Worker) catchUpAlerts(ctx context.Context) {
+	for ctx.Err() == nil && w.catchUp.n.Load() > 0 && w.runsWritten() {
 		w.catchUp.turn.Lock()
-		obs, ok := w.catchUp.pop(only)
-		if ok {
+		if obs, ok := w.catchUp.pop(0); ok {
 			w.observe(ctx, obs, w.cfg.AlertTimeout)
 		}
 		w.catchUp.turn.Unlock()
-		if !ok {
-			return true
-		}
 	}
-	return false
+}
+
+// catchUpServer hands the queued observations of one server to the engine, oldest first,
+// once their runs are written. The caller holds catchUp.turn.
+func (w *Worker) catchUpServer(ctx context.Context, server int64) {
+	for ctx.Err() == nil && w.runsWritten() {
+		obs, ok := w.catchUp.pop(server)
+		if !ok {
+			return
+		}
+		w.observe(ctx, obs, w.cfg.AlertTimeout)
+	}
 }
 
 // observe hands one observation to the engine within timeout and counts the result.

@@ -253,7 +253,7 @@ func (w *Worker) Run(ctx context.Context, stop <-chan struct{}) error {
 		go func() {
 			defer finishing.Done()
 			defer w.catchUp.draining.Store(false)
-			w.catchUpAlerts(finishCtx, 0)
+			w.catchUpAlerts(finishCtx)
 		}()
 	})
 	w.stopping.Store(true)
@@ -552,11 +552,13 @@ func (w *Worker) judge(ctx context.Context, obs alert.Observation, lease store.L
 	}
 	// The runs of this server made while the database was away go first: the engine
 	// ignores a run older than the last one it judged.
-	if w.catchUp.n.Load() > 0 {
+	if w.catchUp.n.Load() > 0 || w.catchUp.draining.Load() {
+		w.catchUp.turn.Lock()
+		defer w.catchUp.turn.Unlock()
 		cctx, cancel := context.WithTimeout(ctx, time.Until(lease.Until)/2)
-		caughtUp := w.catchUpAlerts(cctx, obs.ServerID)
+		w.catchUpServer(cctx, obs.ServerID)
 		cancel()
-		if !caughtUp || w.catchUp.has(obs.ServerID) {
+		if w.catchUp.has(obs.ServerID) {
 			w.queueForAlerts(obs)
 			return
 		}
