@@ -210,7 +210,7 @@ func (q *catchUpQueue) has(server int64) bool {
 	return false
 }
 
-// handOffline runs one slot of a cached server without a lease, while the database is away:
+// handleOffline runs one slot of a cached server without a lease, while the database is away:
 // probe, spool the run, queue its observation for the alert engine.
 func (w *Worker) handleOffline(ctx, probeCtx, finishCtx context.Context, c store.Claimed, probing, finishing *sync.WaitGroup) {
 	defer finishing.Done()

@@ -354,9 +354,11 @@ func (w *Worker) claimLoop(ctx context.Context, stop <-chan struct{}, start func
 
 		lease := time.Duration(w.maxTimeout.Load()) + w.cfg.LeaseMargin
 		timeout := 10 * time.Second
-		if at, ok := w.cache.soonest(); offline && ok {
+		if offline {
 			// A database that does not answer must not hold up the slots probed offline.
-			timeout = min(timeout, max(time.Until(at), time.Second))
+			if at, ok := w.cache.soonest(); ok {
+				timeout = min(timeout, max(time.Until(at), time.Second))
+			}
 		}
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		claimed, err := w.claim(cctx, free, lease)
