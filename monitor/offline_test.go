@@ -165,3 +165,70 @@ func slotCounts(m map[int64][]Event) map[int64]int {
 	}
 	return out
 }
+
+// When the database is away for one worker only (a partition), the other workers take its
+// servers over once its leases expire while it goes on probing them offline: both probe the
+// same slots, and each slot is stored once.
+func TestAPartitionedWorkerAndTheOthersStoreEachSlotOnce(t *testing.T) {
+	t.Parallel()
+	db := newTestDB(t)
+	st := db.withProxy(t)
+	farm := newFixtureFarm(t, 0)
+	syncServers(t, db.direct, "eu", farm.servers("srv", 2, "@every 1s", 2*time.Second))
+	rec := newRecorder()
+	cfg := WorkerConfig{Concurrency: 4, MaxTimeout: 2 * time.Second, LeaseMargin: time.Second, MaxJitter: -1, Trace: rec.trace}
+	cfg.Name = "cut"
+	cutOff := startWorker(t, st, cfg)
+	rec.waitFor(t, time.Minute, "two probes of each server by the worker to be cut off", func(r *recorder) bool {
+		per := r.perServer()
+		return len(per) == 2 && minCount(per) >= 2
+	})
+	db.proxy.Cut()
+	cfg.Name = "other"
+	other := startWorker(t, db.direct, cfg)
+	rec.waitFor(t, time.Minute, "both workers probing the same slots", func(r *recorder) bool {
+		offline, leased := map[string]bool{}, map[string]bool{}
+		for _, e := range r.of(EventProbeFinished) {
+			key := e.Server + "@" + e.Lease.Due.UTC().Format(time.RFC3339Nano)
+			if e.Offline {
+				offline[key] = true
+			} else if e.Worker == "other" {
+				leased[key] = true
+			}
+		}
+		both := 0
+		for k := range offline {
+			if leased[k] {
+				both++
+			}
+		}
+		return both >= 4
+	})
+	db.proxy.Restore()
+	eventually(t, time.Minute, "the cut-off worker's spool written", func() bool {
+		s := cutOff.buf.Stats()
+		return s.Spooled == 0 && s.Memory == 0 && !s.Away
+	})
+	cutOff.stop(t)
+	other.stop(t)
+
+	runs, slots := map[store.RunID]bool{}, map[string]bool{}
+	probes := 0
+	for _, e := range rec.of(EventProbeFinished) {
+		runs[e.Run] = true
+		slots[e.Server+"@"+e.Lease.Due.UTC().Format(time.RFC3339Nano)] = true
+		probes++
+	}
+	stored := storedIDs(t, db.direct)
+	for id, n := range stored {
+		if n != 1 {
+			t.Errorf("run %s stored %d times", id, n)
+		}
+		if !runs[id] {
+			t.Errorf("stored run %s is no finished probe's", id)
+		}
+	}
+	if len(stored) != len(slots) {
+		t.Errorf("%d runs stored for %d slots probed (%d probes)", len(stored), len(slots), probes)
+	}
+}
