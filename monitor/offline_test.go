@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -230,5 +231,62 @@ func TestAPartitionedWorkerAndTheOthersStoreEachSlotOnce(t *testing.T) {
 	}
 	if len(stored) != len(slots) {
 		t.Errorf("%d runs stored for %d slots probed (%d probes)", len(stored), len(slots), probes)
+	}
+}
+
+// The schedule cache keeps a server while this worker is the one holding it, and lets it go
+// once it is lost or another worker has it.
+func TestTheScheduleCacheKeepsOnlyTheServersThisWorkerHolds(t *testing.T) {
+	t.Parallel()
+	const lease = 3 * time.Second
+	now := time.Now()
+	srv := store.Server{ID: 1, Name: "a"}
+	for _, tc := range []struct {
+		name  string
+		after func(c *scheduleCache)
+		kept  bool
+	}{
+		{"completed, next slot to come", func(c *scheduleCache) { c.ended(1, now, now.Add(time.Second), true, false) }, true},
+		{"lease lost", func(c *scheduleCache) { c.ended(1, now, now.Add(time.Second), false, true) }, false},
+		{"next slot passed less than a lease ago", func(c *scheduleCache) { c.ended(1, now, now.Add(-lease/2), true, false) }, true},
+		{"next slot passed by more than a lease: another worker has it", func(c *scheduleCache) {
+			c.ended(1, now.Add(-2*lease), now.Add(-lease-time.Second), true, false)
+		}, false},
+		{"probed offline, not yet handed back", func(c *scheduleCache) {
+			c.claimed(srv, now)
+			c.probedOffline(1, now.Add(-2*lease), now.Add(-lease-time.Second))
+		}, true},
+		{"being probed", func(c *scheduleCache) { c.claimed(srv, now.Add(-2*lease)) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c scheduleCache
+			c.claimed(srv, now.Add(-time.Second))
+			tc.after(&c)
+			c.forgetPassed(now, lease)
+			if kept := c.len() == 1; kept != tc.kept {
+				t.Errorf("kept = %v, want %v", kept, tc.kept)
+			}
+		})
+	}
+}
+
+// Observations waiting for the engine are bounded: the oldest go first, and are counted.
+func TestTheCatchUpQueueDropsTheOldestBeyondItsBound(t *testing.T) {
+	t.Parallel()
+	var q catchUpQueue
+	dropped := 0
+	for i := range maxCatchUp + 3 {
+		if q.add(alert.Observation{ServerID: int64(i%2 + 1), RunID: fmt.Sprint(i)}) {
+			dropped++
+		}
+	}
+	if dropped != 3 || q.n.Load() != maxCatchUp {
+		t.Fatalf("dropped %d, holds %d; want 3 dropped, %d held", dropped, q.n.Load(), maxCatchUp)
+	}
+	if o, _ := q.pop(0); o.RunID != "3" {
+		t.Errorf("oldest left is run %s, want 3", o.RunID)
+	}
+	if o, _ := q.pop(1); o.RunID != "4" || o.ServerID != 1 {
+		t.Errorf("oldest of server 1 is run %s, want 4", o.RunID)
 	}
 }
