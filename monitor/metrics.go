@@ -94,7 +94,7 @@ func NewMetrics(reg *metrics.Registry) (*Metrics, error) {
 		}),
 		judgements: metrics.NewCounterVec(metrics.Opts{
 			Name: "mcpwatch_alert_judgements_total",
-			Help: "Runs handed to the alert engine, by result: ok, failed (an error or the timeout), invalid (the engine cannot read the run), skipped (the database was away).",
+			Help: "Runs handed to the alert engine, by result: ok, failed (an error or the timeout), invalid (the engine cannot read the run), skipped (the lease was ending), dropped (too many waited while the database was away).",
 		}, []string{"result"}),
 	}
 	for _, c := range []metrics.Collector{m.probes, m.probeDuration, m.stepLatency, m.lag, m.claimed,
@@ -229,6 +229,7 @@ const (
 	judgedFailed  = "failed"
 	judgedInvalid = "invalid"
 	judgedSkipped = "skipped"
+	judgedDropped = "dropped"
 )
 
 func (m *Metrics) judged(result string) {

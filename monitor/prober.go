@@ -142,7 +142,7 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 // that cannot start (a missing environment variable, a refused command) is a down run that
 // says why.
 func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeout time.Duration, region, worker string) (store.RunRecord, alert.Observation) {
-	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts}
+	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts, Due: due}
 	start := time.Now()
 	target, secrets, err := p.target(s)
 	meta.Secrets = secrets

@@ -33,6 +33,17 @@ type RunMeta struct {
 	// can echo them anywhere (its serverInfo, an error, a tool's description, its stderr),
 	// so they are replaced by [redacted] in every string of the run and in its transcript.
 	Secrets []string
+	// Due is the slot the run probes, when it probes one: the run then gets the slot's id
+	// (store.SlotRunID), so that the store keeps one run per slot whoever probed it; zero
+	// gives a fresh id.
+	Due time.Time
+}
+
+func (m RunMeta) runID(start time.Time) store.RunID {
+	if m.Due.IsZero() {
+		return store.NewRunID(start)
+	}
+	return store.SlotRunID(m.ServerID, m.Region, m.Due)
 }
 
 // DefaultMaxTranscriptBytes bounds a stored transcript: a conformant probe records some
@@ -75,7 +86,7 @@ func capabilities(init json.RawMessage) map[string]json.RawMessage {
 // the first failing check cites, or else the first basic request that failed.
 func Record(res *probe.Result, findings []checks.Finding, meta RunMeta) store.RunRecord {
 	rec := store.RunRecord{
-		ID:              store.NewRunID(res.Start),
+		ID:              meta.runID(res.Start),
 		ServerID:        meta.ServerID,
 		Region:          meta.Region,
 		Worker:          meta.Worker,
@@ -206,7 +217,7 @@ func redactFindings(red *report.Redactor, findings []checks.Finding) {
 // environment variable is missing, say). It is down, and says why.
 func FailedRecord(start time.Time, meta RunMeta, err error) store.RunRecord {
 	rec := store.RunRecord{
-		ID:       store.NewRunID(start),
+		ID:       meta.runID(start),
 		ServerID: meta.ServerID,
 		Region:   meta.Region,
 		Worker:   meta.Worker,

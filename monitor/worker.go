@@ -120,6 +120,9 @@ type Event struct {
 	Lag      time.Duration
 	Run      store.RunID
 	Outcome  string
+	// Offline: the slot was probed without a lease, the database being away (Lease holds
+	// only the server and the due time).
+	Offline bool
 }
 
 // AlertObserver judges finished runs; *alert.Engine is one.
@@ -153,6 +156,9 @@ type Worker struct {
 	sleepUntil atomic.Int64
 	dbOK       atomic.Bool
 	stopping   atomic.Bool
+
+	cache   scheduleCache
+	catchUp catchUpQueue
 }
 
 // NewWorker builds a worker that probes with p and hands runs to buf.
@@ -231,10 +237,24 @@ func (w *Worker) Run(ctx context.Context, stop <-chan struct{}) error {
 	var probing, finishing sync.WaitGroup
 
 	w.log.Info("worker started", "concurrency", w.cfg.Concurrency)
-	w.claimLoop(ctx, stop, func(c store.Claimed) {
+	w.claimLoop(ctx, stop, func(c store.Claimed, offline bool) {
 		probing.Add(1)
 		finishing.Add(1)
+		if offline {
+			go w.handleOffline(ctx, probeCtx, finishCtx, c, &probing, &finishing)
+			return
+		}
 		go w.handle(ctx, probeCtx, finishCtx, c, &probing, &finishing)
+	}, func() {
+		if w.catchUp.n.Load() == 0 || !w.catchUp.draining.CompareAndSwap(false, true) {
+			return
+		}
+		finishing.Add(1)
+		go func() {
+			defer finishing.Done()
+			defer w.catchUp.draining.Store(false)
+			w.catchUpAlerts(finishCtx)
+		}()
 	})
 	w.stopping.Store(true)
 	if ctx.Err() != nil {
@@ -306,9 +326,15 @@ func sleep(ctx context.Context, stop <-chan struct{}, wake <-chan struct{}, d ti
 // heartbeat bounds every wait of the claim loop, so that Health sees it turning.
 const heartbeat = 5 * time.Second
 
-func (w *Worker) claimLoop(ctx context.Context, stop <-chan struct{}, start func(store.Claimed)) {
+// claimLoop claims due slots and starts them. While the database is away for longer than a
+// lease, every lease this worker held has expired and no other worker can have claimed since
+// (if the database is away for it too): the worker is offline, and starts the slots of the
+// servers it held last (its schedule cache) itself, without leases, until a claim succeeds.
+// catchUp hands the alert engine what it missed meanwhile.
+func (w *Worker) claimLoop(ctx context.Context, stop <-chan struct{}, start func(c store.Claimed, offline bool), catchUp func()) {
 	var backoff time.Duration
 	var failingSince time.Time
+	offline := false
 	for {
 		w.lastLoop.Store(time.Now().UnixNano())
 		if closed(stop) || ctx.Err() != nil {
@@ -327,8 +353,15 @@ func (w *Worker) claimLoop(ctx context.Context, stop <-chan struct{}, start func
 		}
 
 		lease := time.Duration(w.maxTimeout.Load()) + w.cfg.LeaseMargin
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		claimed, err := w.st.Claim(cctx, w.cfg.Region, w.cfg.Name, free, lease)
+		timeout := 10 * time.Second
+		if offline {
+			// A database that does not answer must not hold up the slots probed offline.
+			if at, ok := w.cache.soonest(); ok {
+				timeout = min(timeout, max(time.Until(at), time.Second))
+			}
+		}
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		claimed, err := w.claim(cctx, free, lease)
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -343,21 +376,41 @@ func (w *Worker) claimLoop(ctx context.Context, stop <-chan struct{}, start func
 				failingSince = time.Now()
 			}
 			backoff = min(max(2*backoff, 250*time.Millisecond), maxClaimBackoff)
-			if !sleep(ctx, stop, nil, backoff) {
+			wait := backoff
+			if !offline && time.Since(failingSince) > lease {
+				offline = true
+				w.log.Warn("database away for longer than a lease: probing the servers held last on their schedule, without leases",
+					"servers", w.cache.len())
+			}
+			if offline {
+				for _, c := range w.cache.due(time.Now(), free) {
+					c.Lease.Region, c.Lease.Worker = w.cfg.Region, w.cfg.Name
+					w.slots <- struct{}{} // never blocks: at most free are due
+					start(c, true)
+				}
+				if at, ok := w.cache.soonest(); ok {
+					wait = min(wait, max(time.Until(at), w.cfg.ClaimInterval))
+				}
+			}
+			// An offline probe that ends wakes the loop: its server's next slot may be sooner.
+			if !sleep(ctx, stop, w.wake, wait) {
 				return
 			}
 			continue
 		}
 		if !failingSince.IsZero() {
-			w.log.Info("claiming again", "after", time.Since(failingSince).Round(time.Millisecond))
-			failingSince = time.Time{}
+			w.log.Info("claiming again", "after", time.Since(failingSince).Round(time.Millisecond), "wasOffline", offline)
+			failingSince, offline = time.Time{}, false
 		}
+		w.cache.forgetPassed(time.Now(), lease)
+		catchUp()
 		w.dbOK.Store(true)
 		backoff = 0
 		w.cfg.Metrics.claims(len(claimed))
 		for _, c := range claimed {
+			w.cache.claimed(c.Server, c.Lease.Due)
 			w.slots <- struct{}{} // never blocks: at most free were claimed
-			start(c)
+			start(c, false)
 		}
 		if len(claimed) == free {
 			continue // more may be due
@@ -383,6 +436,19 @@ func (w *Worker) claimLoop(ctx context.Context, stop <-chan struct{}, start func
 
 const maxClaimBackoff = 5 * time.Second
 
+// claim first tells the database of the slots this worker probed while it was away, so that
+// no one claims them again, then claims.
+func (w *Worker) claim(ctx context.Context, free int, lease time.Duration) ([]store.Claimed, error) {
+	if slots := w.cache.toHandBack(); len(slots) > 0 {
+		if err := w.st.SkipProbed(ctx, w.cfg.Region, slots); err != nil {
+			return nil, err
+		}
+		w.cache.handedBack(slots)
+		w.log.Info("slots probed while the database was away are done in the schedule", "slots", len(slots))
+	}
+	return w.st.Claim(ctx, w.cfg.Region, w.cfg.Name, free, lease)
+}
+
 // handle runs one claimed slot: probe, make the run durable, complete the lease.
 func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claimed, probing, finishing *sync.WaitGroup) {
 	defer finishing.Done()
@@ -391,7 +457,9 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 		w.releaseSlot()
 		probing.Done()
 		ev.Lease.Due = slot
-		if lost := w.complete(finishCtx, c, slot); lost {
+		lost, completed := w.complete(finishCtx, c, slot)
+		w.cache.ended(c.Server.ID, time.Time{}, slot, completed, lost)
+		if lost {
 			w.trace(withKind(ev, EventLeaseLost))
 			return
 		}
@@ -411,7 +479,7 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 	judge := w.cfg.Alerts != nil
 	started := time.Now()
 	if timeout < minTimeout {
-		rec = FailedRecord(time.Now(), RunMeta{ServerID: c.Server.ID, Region: w.cfg.Region, Worker: w.cfg.Name},
+		rec = FailedRecord(time.Now(), RunMeta{ServerID: c.Server.ID, Region: w.cfg.Region, Worker: w.cfg.Name, Due: c.Lease.Due},
 			fmt.Errorf("the lease left no time to probe (claimed %v late)", ev.Lag.Round(time.Millisecond)))
 		// The worker was late, not the server down: paging its owner would be a lie.
 		judge = false
@@ -424,9 +492,11 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 
 	switch {
 	case ctx.Err() != nil:
+		w.cache.idle(c.Server.ID)
 		w.trace(withKind(ev, EventAbandoned))
 		return
 	case probeCtx.Err() != nil:
+		w.cache.idle(c.Server.ID)
 		w.release(ctx, c.Lease)
 		w.trace(withKind(ev, EventReleased))
 		return
@@ -443,6 +513,7 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 			judge = false // the history would cite a run that does not exist
 		}
 	case <-finishCtx.Done():
+		w.cache.idle(c.Server.ID)
 		return
 	}
 	if judge {
@@ -451,7 +522,9 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 	ev.Run, ev.Outcome = rec.ID, rec.Outcome
 	w.trace(withKind(ev, EventProbeFinished))
 	next := w.nextDue(c, started)
-	if lost := w.complete(finishCtx, c, next); lost {
+	lost, completed := w.complete(finishCtx, c, next)
+	w.cache.ended(c.Server.ID, c.Lease.Due, next, completed, lost)
+	if lost {
 		w.trace(withKind(ev, EventLeaseLost))
 		return
 	}
@@ -472,33 +545,35 @@ const DefaultAlertTimeout = 10 * time.Second
 // in a row, and the next run is judged against the state the last judged one left).
 func (w *Worker) judge(ctx context.Context, obs alert.Observation, lease store.Lease) {
 	log := w.log.With("server", obs.Server, "run", obs.RunID)
+	if w.buf != nil && w.buf.Stats().Away {
+		// The run waits in the spool for the database, which the engine needs as well: so
+		// does its observation, to be judged once the runs are written.
+		log.Debug("run judged for alerts once the database is back")
+		w.queueForAlerts(obs)
+		return
+	}
+	// The runs of this server made while the database was away go first: the engine
+	// ignores a run older than the last one it judged.
+	if w.catchUp.n.Load() > 0 || w.catchUp.draining.Load() {
+		w.catchUp.turn.Lock()
+		defer w.catchUp.turn.Unlock()
+		cctx, cancel := context.WithTimeout(ctx, time.Until(lease.Until)/2)
+		w.catchUpServer(cctx, obs.ServerID)
+		cancel()
+		if w.catchUp.has(obs.ServerID) {
+			w.queueForAlerts(obs)
+			return
+		}
+	}
 	// Half of what is left of the lease at most, the rest being for completing it: a slot
 	// whose lease ran out would be probed again by another worker.
 	timeout := min(w.cfg.AlertTimeout, time.Until(lease.Until)/2)
-	if w.buf != nil && w.buf.Stats().Away {
-		// The run waits in the spool for the database, which the engine needs as well; the
-		// outage is logged already, once, by the buffer.
-		log.Debug("run not judged for alerts: the database is away")
-		w.cfg.Metrics.judged(judgedSkipped)
-		return
-	}
 	if timeout < minTimeout {
 		log.Warn("run not judged for alerts: the lease is about to end", "outcome", obs.Outcome)
 		w.cfg.Metrics.judged(judgedSkipped)
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	switch err := w.cfg.Alerts.Observe(ctx, obs); {
-	case err == nil:
-		w.cfg.Metrics.judged(judgedOK)
-	case errors.Is(err, alert.ErrInvalidObservation):
-		log.Error("run not judged for alerts: the engine cannot read it", "err", err)
-		w.cfg.Metrics.judged(judgedInvalid)
-	default:
-		log.Warn("run not judged for alerts", "err", err)
-		w.cfg.Metrics.judged(judgedFailed)
-	}
+	w.observe(ctx, obs, timeout)
 }
 
 // releaseSlot gives a concurrency slot back and tells the claim loop.
@@ -570,8 +645,8 @@ func (w *Worker) nextDue(c store.Claimed, started time.Time) time.Time {
 }
 
 // complete ends the lease with the next due time, retrying while the database is away and
-// the lease lasts. It reports whether the lease had been lost.
-func (w *Worker) complete(ctx context.Context, c store.Claimed, next time.Time) (lost bool) {
+// the lease lasts. It reports whether the lease had been lost, and whether it was completed.
+func (w *Worker) complete(ctx context.Context, c store.Claimed, next time.Time) (lost, completed bool) {
 	backoff := 100 * time.Millisecond
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -579,19 +654,19 @@ func (w *Worker) complete(ctx context.Context, c store.Claimed, next time.Time) 
 		cancel()
 		switch {
 		case err == nil:
-			return false
+			return false, true
 		case errors.Is(err, store.ErrLeaseLost):
 			w.cfg.Metrics.leaseLost()
 			w.log.Warn("lease lost before completing: another worker took the slot over", "server", c.Server.Name)
-			return true
+			return true, false
 		case ctx.Err() != nil:
-			return false
+			return false, false
 		case time.Now().After(c.Lease.Until):
 			w.log.Warn("gave up completing the lease: it expired", "server", c.Server.Name, "err", err)
-			return false
+			return false, false
 		}
 		if !sleep(ctx, nil, nil, backoff) {
-			return false
+			return false, false
 		}
 		backoff = min(2*backoff, 5*time.Second)
 	}

@@ -149,3 +149,36 @@ func (s *Store) NextClaimable(ctx context.Context, region string) (at time.Time,
 	}
 	return at, true, nil
 }
+
+// ProbedSlot is a slot a worker probed without a lease, while it could not reach the
+// database, and the server's next slot after it.
+type ProbedSlot struct {
+	ServerID int64
+	Due      time.Time
+	Next     time.Time
+}
+
+// SkipProbed moves each server's next due time in region to its Next, where the slot due is
+// still waiting (next due at or before Due) and no lease on it is live: what a worker probed
+// while the database was away is not probed again by whoever claims next. A slot someone
+// else has claimed or completed since is left to them.
+func (s *Store) SkipProbed(ctx context.Context, region string, slots []ProbedSlot) error {
+	if len(slots) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(slots))
+	dues := make([]time.Time, len(slots))
+	nexts := make([]time.Time, len(slots))
+	for i, p := range slots {
+		ids[i], dues[i], nexts[i] = p.ServerID, p.Due, p.Next
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE schedule AS sc SET next_due = p.next
+		FROM unnest($2::bigint[], $3::timestamptz[], $4::timestamptz[]) AS p (server_id, due, next)
+		WHERE sc.region = $1 AND sc.server_id = p.server_id AND sc.next_due <= p.due
+			AND (sc.lease_until IS NULL OR sc.lease_until <= now())`,
+		region, ids, dues, nexts)
+	if err != nil {
+		return fmt.Errorf("store: skip probed slots in %q: %w", region, err)
+	}
+	return nil
+}

@@ -270,3 +270,52 @@ func TestRegisterRegionAndScheduleChangesDoNotDeadlock(t *testing.T) {
 	close(start)
 	wg.Wait()
 }
+
+// Slots a worker probed while the database was away are not claimed again, unless someone
+// else has the slot: a live lease, or a next due time already past the probed slot.
+func TestSkipProbedMovesOnlySlotsNobodyElseHas(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	if err := s.RegisterRegion(ctx, "eu"); err != nil {
+		t.Fatal(err)
+	}
+	seedServers(t, s, 3)
+	claimed, err := s.Claim(ctx, "eu", "w", 3, time.Minute)
+	if err != nil || len(claimed) != 3 {
+		t.Fatalf("Claim = %d, %v; want 3", len(claimed), err)
+	}
+	free, leased, later := claimed[0], claimed[1], claimed[2]
+	if err := s.Release(ctx, free.Lease); err != nil {
+		t.Fatal(err)
+	}
+	completedTo := time.Now().Add(time.Hour).Truncate(time.Microsecond)
+	if err := s.Complete(ctx, later.Lease, completedTo); err != nil {
+		t.Fatal(err)
+	}
+	probed := time.Now().Truncate(time.Microsecond)
+	next := probed.Add(10 * time.Minute)
+	var slots []ProbedSlot
+	for _, c := range claimed {
+		slots = append(slots, ProbedSlot{ServerID: c.Server.ID, Due: probed, Next: next})
+	}
+	if err := s.SkipProbed(ctx, "eu", slots); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		c    Claimed
+		want time.Time
+	}{
+		{"a slot nobody holds", free, next},
+		{"a slot leased by another worker", leased, leased.Lease.Due},
+		{"a slot completed past the probed one", later, completedTo},
+	} {
+		var got time.Time
+		if err := s.pool.QueryRow(ctx, `SELECT next_due FROM schedule WHERE server_id = $1 AND region = 'eu'`, tc.c.Server.ID).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equal(tc.want) {
+			t.Errorf("%s: next due %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

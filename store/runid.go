@@ -2,6 +2,7 @@ package store
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -24,6 +25,28 @@ func NewRunID(start time.Time) RunID {
 	binary.BigEndian.PutUint64(ts[:], ms)
 	copy(id[:6], ts[2:])
 	id[6] = 0x70 | id[6]&0x0f // version 7
+	id[8] = 0x80 | id[8]&0x3f // RFC 9562 variant
+	return id
+}
+
+// SlotRunID returns the id of the run of a server's slot in a region: every probe of the same
+// slot, by whichever worker, with or without the database, gets the same id, and the store
+// keeps one run per id (WriteRuns), so a slot probed twice is stored once. The leading bits
+// are the slot's due time in milliseconds, as NewRunID's are the start time; the rest is a
+// hash of the slot (version 8, a custom UUID), to the microsecond the database keeps of due.
+func SlotRunID(serverID int64, region string, due time.Time) RunID {
+	var key [16]byte
+	binary.BigEndian.PutUint64(key[:8], uint64(serverID))
+	binary.BigEndian.PutUint64(key[8:], uint64(due.UnixMicro()))
+	h := sha256.New()
+	h.Write(key[:])
+	h.Write([]byte(region))
+	var id RunID
+	copy(id[6:], h.Sum(nil))
+	var ts [8]byte
+	binary.BigEndian.PutUint64(ts[:], uint64(due.UnixMilli()))
+	copy(id[:6], ts[2:])
+	id[6] = 0x80 | id[6]&0x0f // version 8
 	id[8] = 0x80 | id[8]&0x3f // RFC 9562 variant
 	return id
 }

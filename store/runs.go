@@ -28,7 +28,8 @@ const (
 
 // RunRecord is one probe run of one server from one region, as written and as read back.
 type RunRecord struct {
-	// ID is made by the writer with NewRunID before the first attempt to write.
+	// ID is made by the writer before the first attempt to write: SlotRunID for the run of
+	// a schedule slot, NewRunID otherwise. One run is stored per id.
 	ID       RunID
 	ServerID int64
 	Region   string
@@ -170,8 +171,9 @@ func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
 
 // WriteRuns stores runs with their steps, findings and transcripts and updates the hourly
 // rollups, all in one transaction, and returns how many runs were new. A run whose id is
-// stored already is skipped whole, so a batch retried after an unknown outcome (a timeout on
-// commit, say) is never counted twice.
+// stored already, whatever its start, is skipped whole, so a batch retried after an unknown
+// outcome (a timeout on commit, say) is never counted twice, nor a slot probed by two workers
+// (SlotRunID).
 func (s *Store) WriteRuns(ctx context.Context, runs []RunRecord) (int, error) {
 	if len(runs) == 0 {
 		return 0, nil
@@ -240,12 +242,22 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 		errs[i] = r.Error
 		errorCodes[i], httpStatuses[i], exits[i], toolCounts[i] = r.ErrorCode, r.HTTPStatus, r.ExitStatus, r.ToolCount
 	}
+	// The key (id, started_at) makes a retried write idempotent; a slot's id (SlotRunID) may
+	// come again with another start (two workers probed the slot), which the NOT EXISTS
+	// catches. Writers of the same ids take turns on them, so that two such writes at once
+	// cannot both find the id free.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()) # k)
+		FROM (SELECT k FROM unnest($2::int[]) AS k ORDER BY k) AS keys`,
+		runIDLockClass, runIDLockKeys(ids)); err != nil {
+		return nil, fmt.Errorf("lock run ids: %w", err)
+	}
 	rows, err := tx.Query(ctx, `INSERT INTO runs (id, started_at, server_id, region, worker, duration_us,
 			outcome, protocol_version, server_name, server_version, error_code, http_status,
 			exit_status, tool_count, tool_fingerprint, error)
 		SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::text[], $5::text[],
 			$6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[],
-			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[])
+			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[]) AS u (id)
+		WHERE NOT EXISTS (SELECT FROM runs r WHERE r.id = u.id)
 		ON CONFLICT DO NOTHING
 		RETURNING id`,
 		ids, starts, serverIDs, regions, workers, durations, outcomes, protocols, names,
@@ -267,6 +279,25 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 	}
 	slices.Sort(fresh)
 	return fresh, nil
+}
+
+// runIDLockClass keys the advisory locks that writers of runs take on their ids.
+const runIDLockClass = 0x6d63_707b
+
+// runIDLockKeys maps ids onto at most 256 lock keys, distinct and sorted: a batch of runs
+// takes a bounded number of locks, and an unrelated id that shares a key only waits (the
+// schema's hash is mixed in, as for the other advisory locks, when the locks are taken).
+func runIDLockKeys(ids []RunID) []int32 {
+	var seen [256]bool
+	var keys []int32
+	for _, id := range ids {
+		if k := id[15]; !seen[k] {
+			seen[k] = true
+			keys = append(keys, int32(k))
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // copyDetails copies the steps, findings and transcripts of the fresh runs.

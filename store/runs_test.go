@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -207,5 +208,69 @@ func TestRunIDIsAVersion7UUIDThatRoundTrips(t *testing.T) {
 	}
 	if later := NewRunID(start.Add(time.Millisecond)); later.String() <= s {
 		t.Errorf("id of a later start %s does not sort after %s", later, s)
+	}
+}
+
+// Two workers that probed the same slot (one of them while the database was away) write
+// runs with the slot's id and different starts, possibly at the same moment: one is stored.
+func TestWriteRunsStoresOneRunPerSlotWhateverItsStart(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	due := time.Now().UTC().Truncate(time.Second)
+	var wg sync.WaitGroup
+	news := make([]int, 8)
+	for i := range news {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := sampleRun(1, "eu", due.Add(time.Duration(i)*time.Millisecond), OutcomeUp, time.Millisecond)
+			r.ID = SlotRunID(1, "eu", due)
+			n, err := s.WriteRuns(ctx, []RunRecord{r})
+			if err != nil {
+				t.Error(err)
+			}
+			news[i] = n
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, n := range news {
+		total += n
+	}
+	if total != 1 {
+		t.Errorf("WriteRuns counted %d new runs for one slot, want 1", total)
+	}
+	for query, want := range map[string]int{
+		`SELECT count(*) FROM runs`:             1,
+		`SELECT count(*) FROM run_finding_sets`: 1,
+		`SELECT sum(runs) FROM rollups`:         1,
+	} {
+		if got := count(t, ctx, s, query); got != want {
+			t.Errorf("%s = %d, want %d", query, got, want)
+		}
+	}
+}
+
+func TestSlotRunIDNamesOneSlot(t *testing.T) {
+	t.Parallel()
+	due := time.UnixMilli(1_700_000_000_123).Add(456 * time.Microsecond)
+	id := SlotRunID(7, "eu", due)
+	for _, tc := range []struct {
+		name  string
+		other RunID
+		same  bool
+	}{
+		{"the same slot read back from the database (microseconds)", SlotRunID(7, "eu", due.Add(789*time.Nanosecond).Truncate(time.Microsecond)), true},
+		{"another server", SlotRunID(8, "eu", due), false},
+		{"another region", SlotRunID(7, "us", due), false},
+		{"another slot", SlotRunID(7, "eu", due.Add(time.Microsecond)), false},
+	} {
+		if got := tc.other == id; got != tc.same {
+			t.Errorf("%s: same id = %v, want %v", tc.name, got, tc.same)
+		}
+	}
+	s := id.String()
+	if s[14] != '8' || !strings.ContainsRune("89ab", rune(s[19])) || !strings.HasPrefix(s, "018bcfe5-687b") {
+		t.Errorf("slot id %s is not a version 8 RFC 9562 UUID led by the due time in milliseconds", s)
 	}
 }

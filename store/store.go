@@ -11,10 +11,11 @@
 //   - announces its region with RegisterRegion, then loops: Claim due servers (as many as it
 //     has free probe slots, with a lease longer than the probe's timeout), probe each, and
 //     Complete the lease with the next due time from the server's schedule (Release on
-//     shutdown). NextClaimable says how long it may sleep when nothing is due;
-//   - buffers results as RunRecords (ID from NewRunID when the run starts) and writes them in
-//     batches with WriteRuns; a failed batch is retried as it is, and ids make the retry
-//     harmless. A batch failing with ErrInvalidRun will fail again: drop the run Validate
+//     shutdown). NextClaimable says how long it may sleep when nothing is due; SkipProbed
+//     hands back the slots it probed without a lease while the database was away;
+//   - buffers results as RunRecords (ID from SlotRunID of the slot probed, or NewRunID) and
+//     writes them in batches with WriteRuns; a failed batch is retried as it is, and ids make
+//     the retry harmless, and a slot probed twice stored once. A batch failing with ErrInvalidRun will fail again: drop the run Validate
 //     rejects.
 package store
 
