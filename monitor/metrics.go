@@ -83,7 +83,7 @@ func NewMetrics(reg *metrics.Registry) (*Metrics, error) {
 			Name: "mcpwatch_runs_written_total", Help: "Runs written to the database.",
 		}),
 		alreadyStored: metrics.NewCounter(metrics.Opts{
-			Name: "mcpwatch_runs_already_stored_total", Help: "Runs of retried writes that the database had stored already (not stored twice).",
+			Name: "mcpwatch_runs_already_stored_total", Help: "Runs the database had stored already, from a retried write or another probe of the same slot (not stored twice).",
 		}),
 		writeErrors: metrics.NewCounter(metrics.Opts{
 			Name: "mcpwatch_store_write_errors_total", Help: "Batch writes to the database that failed.",
