@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpwatch/mcpwatch/alert"
-	"github.com/mcpwatch/mcpwatch/internal/envname"
-	"github.com/mcpwatch/mcpwatch/internal/httptoken"
 	"github.com/mcpwatch/mcpwatch/internal/yamlsyntax"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -38,8 +35,8 @@ const (
 const (
 	maxConfigBytes = 32 << 20
 	maxConcurrency = 10_000
-	minTimeout     = 100 * time.Millisecond
-	maxTimeout     = 10 * time.Minute
+	minTimeout     = store.MinServerTimeout
+	maxTimeout     = store.MaxServerTimeout
 	maxNameLen     = 200
 	minSpoolBytes  = 1 << 20
 )
@@ -599,7 +596,7 @@ func (d *configDecoder) server(n *yaml.Node, field string, defaults ServerDefaul
 		case "name":
 			nameNode = v
 			if name, ok := d.str(v, f); ok {
-				if err := checkName(name); err != nil {
+				if err := store.CheckServerName(name); err != nil {
 					d.fail(v, f, "%v", err)
 				}
 				s.Name = name
@@ -607,7 +604,7 @@ func (d *configDecoder) server(n *yaml.Node, field string, defaults ServerDefaul
 		case "url":
 			urlNode = v
 			if u, ok := d.str(v, f); ok {
-				if err := checkURL(u); err != nil {
+				if err := store.CheckServerURL(u); err != nil {
 					d.fail(v, f, "%v", err)
 				}
 				s.URL = u
@@ -696,8 +693,8 @@ func (d *configDecoder) headers(n *yaml.Node, field string) []store.HeaderRef {
 	var out []store.HeaderRef
 	d.mapping(n, field, func(name string, k, v *yaml.Node) {
 		f := join(field, name)
-		if !httptoken.Valid(name) {
-			d.fail(k, f, "%q is not a valid HTTP header name", name)
+		if err := store.CheckHeaderName(name); err != nil {
+			d.fail(k, f, "%v", err)
 			return
 		}
 		if resolve(v).Kind != yaml.MappingNode {
@@ -712,7 +709,12 @@ func (d *configDecoder) headers(n *yaml.Node, field string) []store.HeaderRef {
 				given = true
 				h.FromEnv = d.envName(v, join(f, key))
 			case "prefix":
-				h.Prefix, _ = d.str(v, join(f, key))
+				if p, ok := d.str(v, join(f, key)); ok {
+					if err := store.CheckHeaderPrefix(p); err != nil {
+						d.fail(v, join(f, key), "%v", err)
+					}
+					h.Prefix = p
+				}
 			default:
 				d.fail(k, join(f, key), "unknown field (known: fromEnv, prefix)")
 			}
@@ -724,6 +726,10 @@ func (d *configDecoder) headers(n *yaml.Node, field string) []store.HeaderRef {
 			return
 		}
 		out = append(out, h)
+		if i := store.DuplicateHeader(out); i >= 0 {
+			d.fail(k, f, "%s is given twice (header names are case-insensitive)", name)
+			out = out[:i]
+		}
 	})
 	return out
 }
@@ -733,8 +739,8 @@ func (d *configDecoder) env(n *yaml.Node, field string) []store.EnvVar {
 	var out []store.EnvVar
 	d.mapping(n, field, func(name string, k, v *yaml.Node) {
 		f := join(field, name)
-		if !envname.Valid(name) {
-			d.fail(k, f, "%q is not an environment variable name", name)
+		if err := store.CheckEnvName(name); err != nil {
+			d.fail(k, f, "%v", err)
 			return
 		}
 		e := store.EnvVar{Name: name}
@@ -762,18 +768,19 @@ func (d *configDecoder) env(n *yaml.Node, field string) []store.EnvVar {
 func (d *configDecoder) labels(n *yaml.Node, field string) map[string]string {
 	out := map[string]string{}
 	d.mapping(n, field, func(key string, k, v *yaml.Node) {
-		if hasControl(key) {
-			d.fail(k, field, "a key holds a NUL or another control character")
+		if err := store.CheckLabelKey(key); err != nil {
+			d.fail(k, field, "a key %v", err)
 			return
 		}
 		s, ok := d.str(v, join(field, key))
-		switch {
-		case !ok:
-		case hasControl(s):
-			d.fail(v, join(field, key), "holds a NUL or another control character")
-		default:
-			out[key] = s
+		if !ok {
+			return
 		}
+		if err := store.CheckLabelValue(s); err != nil {
+			d.fail(v, join(field, key), "%v", err)
+			return
+		}
+		out[key] = s
 	})
 	if len(out) == 0 {
 		return nil
@@ -786,14 +793,15 @@ func (d *configDecoder) envName(n *yaml.Node, field string) string {
 	if !ok {
 		return ""
 	}
-	if !envname.Valid(s) {
-		d.fail(n, field, "%q is not an environment variable name", s)
+	if err := store.CheckFromEnv(s); err != nil {
+		d.fail(n, field, "%v", err)
 		return ""
 	}
 	return s
 }
 
-// checkName accepts names of servers and regions: printable, not too long.
+// checkName accepts the name of a region: printable, not too long. (A server's name follows
+// store.CheckServerName.)
 func checkName(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("empty")
@@ -801,65 +809,28 @@ func checkName(s string) error {
 	if len(s) > maxNameLen {
 		return fmt.Errorf("longer than %d bytes", maxNameLen)
 	}
-	if hasControl(s) {
+	if store.HasControl(s) {
 		return errors.New("holds a NUL or another control character")
 	}
 	return nil
 }
 
-// hasControl reports whether s holds a C0 control character (NUL, a line break, a tab...) or
-// DEL: none belongs in a one-line name or label, and the database refuses NUL.
-func hasControl(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
-}
-
-// checkURL accepts absolute http and https URLs.
-func checkURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil {
-		return fmt.Errorf("not a URL: %v", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%q is not an http:// or https:// URL", s)
-	}
-	if u.Host == "" {
-		return fmt.Errorf("%q has no host", s)
-	}
-	if u.User != nil {
-		return errors.New("credentials do not belong in the URL: use headers with fromEnv")
-	}
-	return nil
-}
-
 // CheckServer validates a server registered outside the configuration file (by `prober
-// servers add`, say) by the rules the file's servers follow: an HTTP server only, since a
-// command from anywhere but the file is never run.
+// servers add`, say) by the rules every server follows (store.Server.Validate) and the
+// schedule grammar the monitor reads; on top of them, only an HTTP server, since a command from
+// anywhere but the file is never run.
 func CheckServer(s store.Server) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: server %q: %s", ErrInvalidConfig, s.Name, fmt.Sprintf(format, args...))
 	}
-	if err := checkName(s.Name); err != nil {
-		return bad("name: %v", err)
-	}
 	if s.Transport != TransportHTTP || s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "" {
 		return bad("only HTTP servers are registered this way; stdio servers come from the configuration file")
-	}
-	if err := checkURL(s.URL); err != nil {
-		return bad("url: %v", err)
 	}
 	if _, err := ParseSchedule(s.Schedule, 0); err != nil {
 		return bad("schedule: %v", err)
 	}
-	if s.Timeout < minTimeout || s.Timeout > maxTimeout {
-		return bad("timeout %v is out of range [%v, %v]", s.Timeout, minTimeout, maxTimeout)
-	}
-	for _, h := range s.Headers {
-		if !httptoken.Valid(h.Name) {
-			return bad("%q is not a valid HTTP header name", h.Name)
-		}
-		if !envname.Valid(h.FromEnv) {
-			return bad("header %s: %q is not an environment variable name", h.Name, h.FromEnv)
-		}
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return nil
 }

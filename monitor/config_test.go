@@ -169,6 +169,17 @@ func TestLoadConfigErrorsNameFileLineAndField(t *testing.T) {
 			"6:13: servers[0].labels.note: holds a NUL or another control character",
 			"7:7: servers[0].labels: a key holds a NUL or another control character",
 		}, ""},
+		// The rules of every server, which the API follows too (store.Server.Validate).
+		{"server-rules.yaml", []string{
+			`3:11: servers[0].name: "my server" is not a server name: 1-64 letters, digits and . _ - starting with a letter or digit`,
+			`5:11: servers[1].name: "team/server" is not a server name`,
+			"8:7: servers[1].headers.Mcp-Session-Id: Mcp-Session-Id is set by the prober",
+			"9:47: servers[1].headers.Authorization.prefix: holds a NUL or another control character",
+			"10:7: servers[1].headers.authorization: authorization is given twice (header names are case-insensitive)",
+			`11:24: servers[1].headers.X-Key.fromEnv: "token": name the prober's environment variable in upper case (A-Z, 0-9 and _)`,
+			`15:29: servers[2].env.http_proxy.fromEnv: "proxy_url": name the prober's environment variable in upper case`,
+			`17:7: servers[2].labels: a key "team name" must be 1-64 letters, digits and . _ / -`,
+		}, ""},
 		{"rule-probes.yaml", []string{"1:13: ruleProbes: 30s is shorter than a minute: say 0 to run them in every probe"}, ""},
 	}
 	for _, tt := range tests {

@@ -63,40 +63,6 @@ type EnvVar struct {
 	FromEnv string `json:"fromEnv,omitempty"`
 }
 
-// Validate reports what makes a server unstorable, wrapping ErrInvalidServer.
-func (v Server) Validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w %q: %s", ErrInvalidServer, v.Name, fmt.Sprintf(format, args...))
-	}
-	switch {
-	case v.Name == "":
-		return bad("empty name")
-	case v.Source == "":
-		return bad("empty source")
-	case v.Transport == "":
-		return bad("empty transport")
-	case v.Schedule == "":
-		return bad("empty schedule")
-	case v.Timeout < time.Millisecond:
-		return bad("timeout %v is below 1ms", v.Timeout)
-	case v.Transport == TransportStdio && (v.Command == "" || v.URL != ""):
-		return bad("a stdio server needs a command and no URL")
-	case v.Transport != TransportStdio && (v.URL == "" || v.Command != "" || len(v.Args) > 0 || len(v.Env) > 0 || v.Dir != ""):
-		return bad("a %s server needs a URL and no command, args, env or dir", v.Transport)
-	}
-	for _, h := range v.Headers {
-		if h.Name == "" || h.FromEnv == "" {
-			return bad("header %q must name the environment variable holding its value", h.Name)
-		}
-	}
-	for _, e := range v.Env {
-		if e.Name == "" || (e.Value != "" && e.FromEnv != "") {
-			return bad("environment variable %q needs a name and a value or fromEnv, not both", e.Name)
-		}
-	}
-	return nil
-}
-
 // serverColumns lists a server's columns in the order scanServer reads them, for a query
 // that names the servers table v.
 const serverColumns = `v.id, v.name, v.source, v.transport, coalesce(v.url, ''), coalesce(v.command, ''),

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,6 +34,28 @@ func TestServerValidate(t *testing.T) {
 		}, httpServer("h"), false},
 		{"env with value and fromEnv", func(v *Server) { v.Env = []EnvVar{{Name: "A", Value: "1", FromEnv: "B"}} }, stdio, false},
 		{"env without name", func(v *Server) { v.Env = []EnvVar{{Value: "1"}} }, stdio, false},
+		// The rules every source follows: the configuration file, `prober servers add`, the API.
+		{"name with a space", func(v *Server) { v.Name = "my server" }, httpServer("h"), false},
+		{"name with a slash", func(v *Server) { v.Name = "team/server" }, httpServer("h"), false},
+		{"name starting with a dot", func(v *Server) { v.Name = ".h" }, httpServer("h"), false},
+		{"name of 65 bytes", func(v *Server) { v.Name = strings.Repeat("n", 65) }, httpServer("h"), false},
+		{"name of 64 bytes", func(v *Server) { v.Name = strings.Repeat("n", 64) }, httpServer("h"), true},
+		{"timeout below 100ms", func(v *Server) { v.Timeout = 99 * time.Millisecond }, httpServer("h"), false},
+		{"timeout above 10m", func(v *Server) { v.Timeout = 10*time.Minute + 1 }, httpServer("h"), false},
+		{"ftp URL", func(v *Server) { v.URL = "ftp://h.example.com/mcp" }, httpServer("h"), false},
+		{"credentials in the URL", func(v *Server) { v.URL = "https://u:p@h.example.com/mcp" }, httpServer("h"), false},
+		{"header the prober sets", func(v *Server) { v.Headers = []HeaderRef{{Name: "Mcp-Session-Id", FromEnv: "SESSION"}} }, httpServer("h"), false},
+		{"header that is no token", func(v *Server) { v.Headers = []HeaderRef{{Name: "X Key", FromEnv: "KEY"}} }, httpServer("h"), false},
+		{"header given twice in two cases", func(v *Server) {
+			v.Headers = []HeaderRef{{Name: "X-Key", FromEnv: "A"}, {Name: "x-key", FromEnv: "B"}}
+		}, httpServer("h"), false},
+		{"header read from a lower-case variable", func(v *Server) { v.Headers = []HeaderRef{{Name: "X-Key", FromEnv: "key"}} }, httpServer("h"), false},
+		{"header prefix on two lines", func(v *Server) { v.Headers = []HeaderRef{{Name: "X-Key", FromEnv: "KEY", Prefix: "a\nb"}} }, httpServer("h"), false},
+		{"env read from a lower-case variable", func(v *Server) { v.Env = []EnvVar{{Name: "KEY", FromEnv: "my_key"}} }, stdio, false},
+		{"env of a lower-case name", func(v *Server) { v.Env = []EnvVar{{Name: "http_proxy", Value: "http://proxy"}} }, stdio, true},
+		{"label key with a space", func(v *Server) { v.Labels = map[string]string{"team name": "core"} }, httpServer("h"), false},
+		{"label value with a NUL", func(v *Server) { v.Labels = map[string]string{"team": "a\x00b"} }, httpServer("h"), false},
+		{"label value with a line break", func(v *Server) { v.Labels = map[string]string{"team": "a\nb"} }, httpServer("h"), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

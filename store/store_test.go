@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func httpServer(name string) Server {
 		Source:    SourceConfig,
 		Transport: "http",
 		URL:       "https://" + name + ".example.com/mcp",
-		Headers:   []HeaderRef{{Name: "Authorization", FromEnv: "TOKEN_" + name, Prefix: "Bearer "}},
+		Headers:   []HeaderRef{{Name: "Authorization", FromEnv: "TOKEN_" + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name)), Prefix: "Bearer "}},
 		Schedule:  "@every 1m",
 		Timeout:   10 * time.Second,
 		Labels:    map[string]string{"team": "a"},

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -94,10 +93,6 @@ type route struct {
 	access  access
 	handle  func(w http.ResponseWriter, r *http.Request) error
 }
-
-// namePattern is what a server name registered through the API must look like: it is a path
-// segment of every URL about the server.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // New builds the server.
 func New(cfg Config) (*Server, error) {

@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/mcpwatch/mcpwatch/internal/httptoken"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -23,6 +21,8 @@ const (
 	maxTimeout      = 120 * time.Second
 	maxHeaders      = 10
 	maxLabels       = 20
+	// maxEnvNameLen bounds the name of the prober's variable a header is read from.
+	maxEnvNameLen = 128
 )
 
 // Transports a server registered through the API may use. stdio is not one: running a
@@ -51,36 +51,17 @@ type headerInput struct {
 	Prefix  string `json:"prefix"`
 }
 
-var (
-	envNamePattern  = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,127}$`)
-	labelKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`)
-)
-
-// reservedHeaders are set by the prober or the HTTP layer; a registered server may not
-// replace them.
-func reservedHeader(name string) bool {
-	switch strings.ToLower(name) {
-	case "host", "content-length", "content-type", "transfer-encoding", "connection", "upgrade",
-		"te", "trailer", "keep-alive", "proxy-authorization", "proxy-connection", "accept",
-		"mcp-session-id", "mcp-protocol-version", "last-event-id":
-		return true
-	}
-	return false
-}
-
 func invalid(format string, args ...any) error {
 	return errorf(http.StatusUnprocessableEntity, codeValidation, fmt.Sprintf(format, args...))
 }
 
-// hasControl reports whether s holds a C0 control character (NUL, a line break, a tab...) or
-// DEL: none belongs in a one-line value shown on a page or sent in a header.
-func hasControl(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
-}
-
-// apply checks the input and writes it onto v.
+// apply checks the input and writes it onto v: by the rules of every server (the store's),
+// and on top of them by the API's own for callers it does not trust: no address on an
+// internal network, no command, bounded sizes and frequencies, only variables of the prober
+// that the operator set aside for it.
 func (s *Server) apply(r *http.Request, in serverInput, v *store.Server) error {
 	if in.URL != nil {
+		// The guard's form rules hold the store's (store.CheckServerURL) and add its own.
 		if err := s.cfg.Guard.CheckURL(r.Context(), *in.URL); err != nil {
 			if errors.Is(err, netguard.ErrBlocked) {
 				return errorf(http.StatusUnprocessableEntity, codeForbiddenAddress,
@@ -110,24 +91,26 @@ func (s *Server) apply(r *http.Request, in serverInput, v *store.Server) error {
 			return invalid("headers: at most %d", maxHeaders)
 		}
 		v.Headers = nil
-		seen := map[string]bool{}
 		for i, h := range hs {
-			switch {
-			case len(h.Name) > 64 || !httptoken.Valid(h.Name):
+			switch err := store.CheckHeaderName(h.Name); {
+			case len(h.Name) > 64 || err != nil && !errors.Is(err, store.ErrReservedHeader):
 				return invalid("headers[%d].name: %s is not a header name", i, quote(h.Name))
-			case reservedHeader(h.Name):
-				return invalid("headers[%d].name: %s is set by the prober", i, h.Name)
-			case seen[strings.ToLower(h.Name)]:
+			case err != nil:
+				return invalid("headers[%d].name: %v", i, err)
+			}
+			v.Headers = append(v.Headers, store.HeaderRef{Name: h.Name, FromEnv: h.FromEnv, Prefix: h.Prefix})
+			if store.DuplicateHeader(v.Headers) >= 0 {
 				return invalid("headers[%d].name: %s is given twice", i, h.Name)
-			case !envNamePattern.MatchString(h.FromEnv) || !strings.HasPrefix(h.FromEnv, s.cfg.HeaderEnvPrefix):
+			}
+			if store.CheckFromEnv(h.FromEnv) != nil || len(h.FromEnv) > maxEnvNameLen || !strings.HasPrefix(h.FromEnv, s.cfg.HeaderEnvPrefix) {
 				return invalid("headers[%d].fromEnv: name an environment variable of the prober that starts with %s (the value is read there at probe time and never sent to the API)", i, s.cfg.HeaderEnvPrefix)
-			case hasControl(h.Prefix):
-				return invalid("headers[%d].prefix: holds a NUL or another control character", i)
-			case len(h.Prefix) > 64:
+			}
+			if err := store.CheckHeaderPrefix(h.Prefix); err != nil {
+				return invalid("headers[%d].prefix: %v", i, err)
+			}
+			if len(h.Prefix) > 64 {
 				return invalid("headers[%d].prefix: longer than 64 bytes", i)
 			}
-			seen[strings.ToLower(h.Name)] = true
-			v.Headers = append(v.Headers, store.HeaderRef{Name: h.Name, FromEnv: h.FromEnv, Prefix: h.Prefix})
 		}
 	}
 	if in.Schedule != nil {
@@ -150,11 +133,11 @@ func (s *Server) apply(r *http.Request, in serverInput, v *store.Server) error {
 		}
 		v.Labels = map[string]string{}
 		for k, val := range ls {
-			if !labelKeyPattern.MatchString(k) {
+			if store.CheckLabelKey(k) != nil {
 				return invalid("labels: key %s must be 1-64 letters, digits and . _ / -", quote(k))
 			}
-			if hasControl(val) {
-				return invalid("labels: value of %s holds a NUL or another control character", k)
+			if err := store.CheckLabelValue(val); err != nil {
+				return invalid("labels: value of %s %v", k, err)
 			}
 			if len(val) > 256 {
 				return invalid("labels: value of %s is longer than 256 bytes", k)
@@ -200,7 +183,7 @@ func (s *Server) createServer(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &in); err != nil {
 		return err
 	}
-	if in.Name == nil || !namePattern.MatchString(*in.Name) {
+	if in.Name == nil || store.CheckServerName(*in.Name) != nil {
 		return invalid("name: required, 1-64 letters, digits and . _ - starting with a letter or digit")
 	}
 	if in.URL == nil {
