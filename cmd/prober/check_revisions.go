@@ -48,10 +48,11 @@ func (rr *revisionsRun) mainFindings() []checks.Finding {
 	return rr.runs[rr.main].Findings
 }
 
-// annotate adds the other revisions to the main revision's report (nothing without all).
-func (rr *revisionsRun) annotate(rep *report.Report, o report.BuildOptions) {
+// all are every revision's run and which one the report is about, for report.Judge (none
+// without all).
+func (rr *revisionsRun) all() ([]report.RevisionRun, int) {
 	if rr == nil {
-		return
+		return nil, 0
 	}
-	report.AddRevisions(rep, rr.runs, rr.main, o)
+	return rr.runs, rr.main
 }
