@@ -8,13 +8,14 @@ import (
 	"html/template"
 
 	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/runreport"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
-// analysis is a stored run made readable again: its recording judged by the checks into the
-// report `prober check` would have printed for it.
+// analysis is a stored run made readable again: the report `prober check` would have printed
+// for it, from its recording.
 type analysis struct {
 	result *probe.Result
 	// report holds every frame (built verbose) for the transcript view.
@@ -29,9 +30,11 @@ type analysis struct {
 // errNoRecording means the run has no stored transcript (not recorded, too large, aged out).
 var errNoRecording = errors.New("the run has no stored recording")
 
-// analyse loads and judges the recording of a run; secretHeaders are the header names of its
-// server, whose values are never shown. Analyses are cached by run id: a run never changes.
-func (d *dashboard) analyse(ctx context.Context, id store.RunID, secretHeaders []string) (*analysis, error) {
+// analyse loads the recording of a run of srv (the zero Server when it was removed) and
+// gives its report by the policy every reader of stored runs shares (runreport): the stored
+// verdicts, with the recording's evidence and transcript. Analyses are cached by run id: a
+// run never changes.
+func (d *dashboard) analyse(ctx context.Context, id store.RunID, srv store.Server) (*analysis, error) {
 	if a, ok := d.analyses.get(id); ok {
 		return a, nil
 	}
@@ -46,13 +49,12 @@ func (d *dashboard) analyse(ctx context.Context, id store.RunID, secretHeaders [
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
 	}
-	rep := report.Build(res, d.checks.Evaluate(res), report.BuildOptions{
-		Verbose:       true,
-		Catalog:       d.checks,
-		Generator:     report.Generator{Name: "mcpwatch prober", Version: d.version},
-		Redactor:      report.NewRedactor(),
-		SecretHeaders: secretHeaders,
-	})
+	run, err := d.store.Run(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", id, err)
+	}
+	rep := runreport.Build(run, srv, res, runreport.Options{Catalog: d.checks, Verbose: true,
+		Generator: report.Generator{Name: "mcpwatch prober", Version: d.version}})
 	var text bytes.Buffer
 	if err := report.WriteText(&text, rep, report.TextOptions{Color: true}); err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
@@ -61,13 +63,4 @@ func (d *dashboard) analyse(ctx context.Context, id store.RunID, secretHeaders [
 	a.tools, a.toolsOK = toolsurface.FromResult(res)
 	d.analyses.put(id, a)
 	return a, nil
-}
-
-// headerNames lists a server's configured header names (their values are secrets).
-func headerNames(v store.Server) []string {
-	var out []string
-	for _, h := range v.Headers {
-		out = append(out, h.Name)
-	}
-	return out
 }
