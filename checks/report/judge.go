@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
@@ -30,7 +32,8 @@ type JudgeOptions struct {
 	RenewBaseline func(b *Baseline, r *Report) error
 	// Revisions, with Main, are the probes of every revision of a --protocol-version all
 	// run, Revisions[Main] being the result judged; they complete the report as
-	// AddRevisions says, judged by Build.Baseline.
+	// AddRevisions says, judged by Build.Baseline. Those without findings are judged by
+	// Checks, all at once.
 	Revisions []RevisionRun
 	Main      int
 }
@@ -63,7 +66,18 @@ func Findings(res *probe.Result, o JudgeOptions) ([]checks.Finding, error) {
 // report's checks and verdict by the baseline (the renewed one with RenewBaseline), and the
 // other revisions of a --protocol-version all run.
 func Judge(res *probe.Result, o JudgeOptions) (*Report, error) {
+	var wg sync.WaitGroup
+	if len(o.Revisions) > 0 && o.Checks != nil {
+		// On two cores judging every revision at once takes the time of the slowest.
+		o.Revisions = slices.Clone(o.Revisions)
+		for i := range o.Revisions {
+			if i != o.Main && o.Revisions[i].Findings == nil {
+				wg.Go(func() { o.Revisions[i].Findings = o.Checks.Evaluate(o.Revisions[i].Result) })
+			}
+		}
+	}
 	findings, err := Findings(res, o)
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}

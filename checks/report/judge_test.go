@@ -88,3 +88,25 @@ func TestJudgeByARenewedBaselineBuildsOnceWhatTwoBuildsGave(t *testing.T) {
 		t.Errorf("error %v, want the one saving the baseline gave", err)
 	}
 }
+
+// The other revisions of a --protocol-version all run are judged by the checks when they
+// come without findings, and complete the report as AddRevisions does.
+func TestJudgeJudgesTheOtherRevisions(t *testing.T) {
+	catalog, err := checks.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := stdioResult()
+	other.Requested, other.Negotiated, other.ProtocolVersion = "2025-03-26", "2025-03-26", "2025-03-26"
+	opts := BuildOptions{Catalog: catalog}
+	got, err := Judge(stdioResult(), JudgeOptions{Checks: catalog, Build: opts,
+		Revisions: []RevisionRun{{Result: stdioResult()}, {Result: other}}, Main: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Build(stdioResult(), catalog.Evaluate(stdioResult()), opts)
+	AddRevisions(want, []RevisionRun{{Result: stdioResult()}, {Result: other, Findings: catalog.Evaluate(other)}}, 0, opts)
+	if len(got.Revisions) != 2 || !reflect.DeepEqual(got, want) {
+		t.Errorf("revisions\n got %+v\nwant %+v", got.Revisions, want.Revisions)
+	}
+}

@@ -50,19 +50,17 @@ func (e environment) check(ctx context.Context, args []string) int {
 	opts.Logger = logger
 	opts.ClientVersion = version
 	logger.Info("probing", "target", cfg.target.String(), "transport", cfg.target.Kind(), "checks", len(selected.Checks()))
-	res, revisions, err := probeTarget(ctx, cfg, opts, selected)
+	res, revisions, err := probeTarget(ctx, cfg, opts)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
 	}
-	findings := revisions.mainFindings()
 	interrupted := ctx.Err() != nil
 	if interrupted {
 		res.Err = "interrupted before the probe finished"
-		findings = nil // judged again, with the interruption on record
 	}
 	jo := ci.judgeOptions(cfg.ci)
-	jo.Checks, jo.Findings = selected, findings
+	jo.Checks = selected
 	jo.Revisions, jo.Main = revisions.all()
 	jo.Build.FailOn, jo.Build.Verbose, jo.Build.Catalog = cfg.failOn, cfg.verbose, catalog
 	jo.Build.Generator = report.Generator{Name: "mcpwatch prober", Version: version}
