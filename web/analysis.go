@@ -27,7 +27,8 @@ type analysis struct {
 	toolsOK bool
 }
 
-// errNoRecording means the run has no stored transcript (not recorded, too large, aged out).
+// errNoRecording means the run has no stored transcript (not recorded, too large, aged out)
+// or one that cannot be read.
 var errNoRecording = errors.New("the run has no stored recording")
 
 // analyse loads the recording of a run of srv (the zero Server when it was removed) and
@@ -38,16 +39,16 @@ func (d *dashboard) analyse(ctx context.Context, id store.RunID, srv store.Serve
 	if a, ok := d.analyses.get(id); ok {
 		return a, nil
 	}
-	raw, err := d.store.Transcript(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	res, err := runreport.Recording(ctx, d.store, id)
+	if errors.Is(err, runreport.ErrUnreadable) {
+		d.log.WarnContext(ctx, "unreadable transcript", "run", id.String(), "err", err)
 		return nil, errNoRecording
 	}
 	if err != nil {
 		return nil, err
 	}
-	res, err := probe.ReadRecording(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
+	if res == nil {
+		return nil, errNoRecording
 	}
 	run, err := d.store.Run(ctx, id)
 	if err != nil {

@@ -79,3 +79,41 @@ func TestRunPageAndAPIGiveAStoredRunOneVerdict(t *testing.T) {
 		t.Errorf("run page does not name %s, which the stored run fails", changed)
 	}
 }
+
+// A recording that cannot be read back is, to the run page and the API alike, no recording:
+// both show the stored run and its stored verdicts rather than one of them an error.
+func TestRunPageAndAPIShowARunWithAnUnreadableRecordingByItsStoredVerdicts(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, withDashboard(t))
+	run := store.RunRecord{ID: store.NewRunID(w.now), ServerID: w.alpha.ID, Region: "eu", Worker: "w1",
+		Start: w.now.Add(-3 * time.Second), Duration: time.Second, Outcome: store.OutcomeDegraded, ProtocolVersion: "2025-06-18",
+		Steps:    []store.StepRecord{{Name: "initialize", Method: "initialize", Outcome: "ok", Latency: time.Millisecond}},
+		Findings: []store.FindingRecord{{CheckID: "tools.list", Status: "fail", Severity: "error", Message: "tools/list failed"}},
+		// Not a recording this version writes.
+		Transcript: []byte(`{"format":"something-else"`)}
+	if _, err := w.st.WriteRuns(t.Context(), []store.RunRecord{run}); err != nil {
+		t.Fatal(err)
+	}
+	var api struct {
+		Report struct {
+			Verdict string
+			Checks  []struct{ ID, Status string }
+		} `json:"report"`
+	}
+	resp := w.get(t, "/api/v1/runs/"+run.ID.String())
+	if resp.status != 200 {
+		t.Fatalf("API: status %d: %s", resp.status, resp.body)
+	}
+	resp.json(t, &api)
+	if api.Report.Verdict != "fail" || len(api.Report.Checks) != 1 || api.Report.Checks[0].Status != "fail" {
+		t.Errorf("API report %+v, want the stored fail of tools.list", api.Report)
+	}
+	page := w.get(t, "/runs/"+run.ID.String())
+	if page.status != 200 {
+		t.Fatalf("run page: status %d: %.500s", page.status, page.body)
+	}
+	body := string(page.body)
+	if !strings.Contains(body, "cannot be read") || !strings.Contains(body, `<span class="badge fail">fail</span></td><td><code>tools.list</code>`) {
+		t.Errorf("run page does not show the stored fail of tools.list: %.2000s", body)
+	}
+}

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"bytes"
 	"errors"
 	"net/http"
 	"strconv"
@@ -114,19 +113,12 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 }
 
 // recording reads a run's transcript: the probe recording the monitor stored. nil when there
-// is none.
+// is none or it cannot be read (the report then stands on the stored run).
 func (s *Server) recording(r *http.Request, id store.RunID) (*probe.Result, error) {
-	raw, err := s.cfg.Store.Transcript(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	res, err := probe.ReadRecording(bytes.NewReader(raw))
-	if err != nil {
+	res, err := runreport.Recording(r.Context(), s.cfg.Store, id)
+	if errors.Is(err, runreport.ErrUnreadable) {
 		s.log.WarnContext(r.Context(), "unreadable transcript", "run", id.String(), "err", err)
 		return nil, nil
 	}
-	return res, nil
+	return res, err
 }

@@ -14,6 +14,10 @@
 package runreport
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"path"
 	"strings"
 
@@ -130,4 +134,31 @@ func storedFindings(run store.RunRecord, res *probe.Result, catalog *checks.Regi
 		out = append(out, f)
 	}
 	return out
+}
+
+// Transcripts is where the recordings of runs are kept (a *store.Store).
+type Transcripts interface {
+	Transcript(ctx context.Context, id store.RunID) ([]byte, error)
+}
+
+// ErrUnreadable says a run's stored recording cannot be read back (written by another
+// version, or damaged): its report stands on the stored run, as if none were kept.
+var ErrUnreadable = errors.New("the run's recording cannot be read")
+
+// Recording reads the recording of run id: nil when none is kept (not recorded, too large,
+// aged out), nil and an error wrapping ErrUnreadable when it cannot be read. Either way
+// Build(run, srv, nil, o) is the run's report.
+func Recording(ctx context.Context, src Transcripts, id store.RunID) (*probe.Result, error) {
+	raw, err := src.Transcript(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := probe.ReadRecording(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%w: run %s: %w", ErrUnreadable, id, err)
+	}
+	return res, nil
 }
