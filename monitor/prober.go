@@ -170,7 +170,11 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 		rec := FailedRecord(start, meta, err)
 		return rec, alert.FromRun(s, &rec, nil, nil)
 	}
-	findings := p.checks.Evaluate(res)
+	findings, err := report.Findings(res, report.JudgeOptions{Checks: p.checks})
+	if err != nil {
+		rec := FailedRecord(start, meta, err)
+		return rec, alert.FromRun(s, &rec, nil, nil)
+	}
 	red := report.NewRedactor(secrets...)
 	redactFindings(red, findings)
 	rec := Record(res, findings, meta)

@@ -8,13 +8,14 @@ import (
 	"html/template"
 
 	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/runreport"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
-// analysis is a stored run made readable again: its recording judged by the checks into the
-// report `prober check` would have printed for it.
+// analysis is a stored run made readable again: the report `prober check` would have printed
+// for it, from its recording.
 type analysis struct {
 	result *probe.Result
 	// report holds every frame (built verbose) for the transcript view.
@@ -26,33 +27,35 @@ type analysis struct {
 	toolsOK bool
 }
 
-// errNoRecording means the run has no stored transcript (not recorded, too large, aged out).
+// errNoRecording means the run has no stored transcript (not recorded, too large, aged out)
+// or one that cannot be read.
 var errNoRecording = errors.New("the run has no stored recording")
 
-// analyse loads and judges the recording of a run; secretHeaders are the header names of its
-// server, whose values are never shown. Analyses are cached by run id: a run never changes.
-func (d *dashboard) analyse(ctx context.Context, id store.RunID, secretHeaders []string) (*analysis, error) {
+// analyse loads the recording of a run of srv (the zero Server when it was removed) and
+// gives its report by the policy every reader of stored runs shares (runreport): the stored
+// verdicts, with the recording's evidence and transcript. Analyses are cached by run id: a
+// run never changes.
+func (d *dashboard) analyse(ctx context.Context, id store.RunID, srv store.Server) (*analysis, error) {
 	if a, ok := d.analyses.get(id); ok {
 		return a, nil
 	}
-	raw, err := d.store.Transcript(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	res, err := runreport.Recording(ctx, d.store, id)
+	if errors.Is(err, runreport.ErrUnreadable) {
+		d.log.WarnContext(ctx, "unreadable transcript", "run", id.String(), "err", err)
 		return nil, errNoRecording
 	}
 	if err != nil {
 		return nil, err
 	}
-	res, err := probe.ReadRecording(bytes.NewReader(raw))
+	if res == nil {
+		return nil, errNoRecording
+	}
+	run, err := d.store.Run(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
 	}
-	rep := report.Build(res, d.checks.Evaluate(res), report.BuildOptions{
-		Verbose:       true,
-		Catalog:       d.checks,
-		Generator:     report.Generator{Name: "mcpwatch prober", Version: d.version},
-		Redactor:      report.NewRedactor(),
-		SecretHeaders: secretHeaders,
-	})
+	rep := runreport.Build(run, srv, res, runreport.Options{Catalog: d.checks, Verbose: true,
+		Generator: report.Generator{Name: "mcpwatch prober", Version: d.version}})
 	var text bytes.Buffer
 	if err := report.WriteText(&text, rep, report.TextOptions{Color: true}); err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
@@ -61,13 +64,4 @@ func (d *dashboard) analyse(ctx context.Context, id store.RunID, secretHeaders [
 	a.tools, a.toolsOK = toolsurface.FromResult(res)
 	d.analyses.put(id, a)
 	return a, nil
-}
-
-// headerNames lists a server's configured header names (their values are secrets).
-func headerNames(v store.Server) []string {
-	var out []string
-	for _, h := range v.Headers {
-		out = append(out, h.Name)
-	}
-	return out
 }

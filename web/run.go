@@ -65,17 +65,15 @@ func (d *dashboard) runPage(w http.ResponseWriter, r *http.Request) {
 	if run.ToolCount != nil {
 		data.Tools = strconv.Itoa(*run.ToolCount)
 	}
-	var secret []string
 	srv, err := d.store.Server(ctx, run.ServerID)
 	switch {
 	case err == nil:
 		data.Server, data.ServerHref = srv.Name, serverHref(srv.Name)
-		secret = headerNames(srv)
 	case !errors.Is(err, store.ErrNotFound):
 		d.fail(w, r, err)
 		return
 	}
-	a, err := d.analyse(ctx, run.ID, secret)
+	a, err := d.analyse(ctx, run.ID, srv)
 	switch {
 	case errors.Is(err, errNoRecording):
 		data.NoRecording = true

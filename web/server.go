@@ -120,7 +120,7 @@ func (d *dashboard) serverPage(w http.ResponseWriter, r *http.Request) {
 	}
 	var latest *analysis
 	if det.Latest != nil {
-		latest, err = d.analyse(ctx, det.Latest.ID, headerNames(srv))
+		latest, err = d.analyse(ctx, det.Latest.ID, srv)
 		if err != nil && !errors.Is(err, errNoRecording) {
 			d.fail(w, r, err)
 			return

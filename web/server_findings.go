@@ -17,8 +17,8 @@ type findingsView struct {
 	RunAt   string
 	Ago     string
 	Region  string
-	// Rebuilt says the findings come from judging the stored recording again (with evidence);
-	// otherwise they are the verdicts stored with the run (without).
+	// Rebuilt says the findings come with the evidence of the stored recording; otherwise
+	// they are the verdicts stored with the run, without it.
 	Rebuilt  bool
 	Problems []areaView
 	// Untested are the checks that applied but that the run could not judge: neither passed

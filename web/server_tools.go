@@ -109,7 +109,7 @@ func (d *dashboard) toolsOf(r *http.Request, srv store.Server, latest *store.Run
 // compareTools lists what changed between the run before a change and the change itself; ok
 // is false when either recording is gone.
 func (d *dashboard) compareTools(r *http.Request, srv store.Server, c store.ToolChange) (toolsurface.Diff, bool, error) {
-	load := func(id store.RunID) (*analysis, error) { return d.analyse(r.Context(), id, headerNames(srv)) }
+	load := func(id store.RunID) (*analysis, error) { return d.analyse(r.Context(), id, srv) }
 	before, err := load(c.Previous.RunID)
 	if errors.Is(err, errNoRecording) {
 		return toolsurface.Diff{}, false, nil

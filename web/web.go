@@ -32,8 +32,9 @@ type Deps struct {
 	Store *store.Store
 	// Logger receives errors that end a request (default: discarded).
 	Logger *slog.Logger
-	// Checks judge stored recordings again for the run and server pages (default:
-	// checks.Default(), which compiles the message schemas: pass one you have already).
+	// Checks describe the stored verdicts of the run and server pages and give them the
+	// evidence of the stored recording (default: checks.Default(), which compiles the
+	// message schemas: pass one you have already).
 	Checks *checks.Registry
 	// Now is the clock (default time.Now); tests pin it.
 	Now func() time.Time

@@ -77,15 +77,9 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 	}
 	for _, f := range findings {
 		c := b.check(f)
-		failing := failsAt(c, o.FailOn)
-		if failing {
-			c.Baselined, c.BaselineReason = o.Baseline.accepts(c, o.FailOn)
-			failing = !c.Baselined
-		}
 		r.Checks = append(r.Checks, c)
-		r.Summary.add(c, failing)
+		r.Summary.add(c, false)
 	}
-	r.Baseline = o.Baseline.use(r.Checks)
 	for _, s := range res.Steps {
 		r.Steps = append(r.Steps, b.step(s))
 	}
@@ -104,11 +98,36 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 			}
 		}
 	}
+	r.rejudge(o.Baseline)
+	return r
+}
+
+// rejudge reaches the verdict of the report's checks by baseline b: which failures it accepts,
+// what fails the verdict, which of its entries are stale. Build judges by BuildOptions.Baseline;
+// Judge again by a baseline it has just renewed from the report, rather than build it twice.
+func (r *Report) rejudge(b *Baseline) {
+	failOn := checks.Severity(r.FailOn)
+	r.Summary.Failing, r.Summary.Baselined = 0, 0
+	for i := range r.Checks {
+		c := &r.Checks[i]
+		c.Baselined, c.BaselineReason = false, ""
+		failing := failsAt(*c, failOn)
+		if failing {
+			c.Baselined, c.BaselineReason = b.accepts(*c, failOn)
+			failing = !c.Baselined
+		}
+		if failing {
+			r.Summary.Failing++
+		}
+		if c.Baselined {
+			r.Summary.Baselined++
+		}
+	}
+	r.Baseline = b.use(r.Checks)
 	r.Verdict = VerdictPass
 	if r.Summary.Failing > 0 || r.Error != "" {
 		r.Verdict = VerdictFail
 	}
-	return r
 }
 
 // remove takes back the count of one check's status (not Failing nor Baselined: the caller

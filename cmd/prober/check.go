@@ -50,32 +50,26 @@ func (e environment) check(ctx context.Context, args []string) int {
 	opts.Logger = logger
 	opts.ClientVersion = version
 	logger.Info("probing", "target", cfg.target.String(), "transport", cfg.target.Kind(), "checks", len(selected.Checks()))
-	res, revisions, err := probeTarget(ctx, cfg, opts, selected)
+	res, revisions, err := probeTarget(ctx, cfg, opts)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
 	}
-	findings := revisions.mainFindings()
 	interrupted := ctx.Err() != nil
 	if interrupted {
 		res.Err = "interrupted before the probe finished"
-		findings = nil // judged again, with the interruption on record
 	}
-	buildOpts := report.BuildOptions{
-		FailOn:        cfg.failOn,
-		Verbose:       cfg.verbose,
-		Catalog:       catalog,
-		Generator:     report.Generator{Name: "mcpwatch prober", Version: version},
-		Redactor:      red,
-		SecretHeaders: cfg.headerNames,
-	}
-	rep, err := ci.judge(cfg.ci, res, findings, selected, buildOpts)
+	jo := ci.judgeOptions(cfg.ci)
+	jo.Checks = selected
+	jo.Revisions, jo.Main = revisions.all()
+	jo.Build.FailOn, jo.Build.Verbose, jo.Build.Catalog = cfg.failOn, cfg.verbose, catalog
+	jo.Build.Generator = report.Generator{Name: "mcpwatch prober", Version: version}
+	jo.Build.Redactor, jo.Build.SecretHeaders = red, cfg.headerNames
+	rep, err := report.Judge(res, jo)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
 	}
-	buildOpts.Baseline = ci.baseline
-	revisions.annotate(rep, buildOpts)
 	wo := report.WriteOptions{Color: e.color(cfg, sink), Verbose: cfg.verbose, SARIFArtifact: cfg.ci.sarifArtifact}
 	err = cfg.format.Write(sink.w, rep, wo)
 	if err == nil {

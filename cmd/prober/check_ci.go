@@ -12,7 +12,6 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/checks/report"
-	"github.com/mcpwatch/mcpwatch/probe"
 )
 
 // ciFlags are the flags of `prober check` that fit it into CI: a baseline of accepted
@@ -119,28 +118,22 @@ func loadCIInputs(c ciFlags, catalog *checks.Registry) (ciInputs, error) {
 	return in, nil
 }
 
-// judge evaluates the checks on a probe result (unless findings has them already) and builds
-// its report: with the official schemas and the baseline when the flags ask for them, and,
-// with --write-baseline, writes the failures as the new baseline and judges the run by it.
-func (in ciInputs) judge(c ciFlags, res *probe.Result, findings []checks.Finding, selected *checks.Registry, opts report.BuildOptions) (*report.Report, error) {
-	if findings == nil {
-		findings = selected.Evaluate(res)
+// judgeOptions are how the CI flags judge a probe: with the official schemas and the
+// baseline when they ask for them, and, with --write-baseline, writing the run's failures as
+// the new baseline to judge the run by.
+func (in ciInputs) judgeOptions(c ciFlags) report.JudgeOptions {
+	o := report.JudgeOptions{Official: in.official, Schemas: in.ours}
+	o.Build.Baseline = in.baseline
+	if c.writeBaseline != "" {
+		o.RenewBaseline = func(nb *report.Baseline, rep *report.Report) error {
+			if err := writeBaselineFile(c.writeBaseline, nb, rep); err != nil {
+				return err
+			}
+			nb.File = c.writeBaseline
+			return nil
+		}
 	}
-	if in.official != nil {
-		findings = checks.CrossCheckOfficial(res, findings, in.ours, in.official)
-	}
-	opts.Baseline = in.baseline
-	rep := report.Build(res, findings, opts)
-	if c.writeBaseline == "" {
-		return rep, nil
-	}
-	nb := report.NewBaseline(rep, in.baseline)
-	if err := writeBaselineFile(c.writeBaseline, nb, rep); err != nil {
-		return rep, err
-	}
-	nb.File = c.writeBaseline
-	opts.Baseline = nb
-	return report.Build(res, findings, opts), nil
+	return o
 }
 
 // writeOutputs writes the --write reports.

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"sync"
 
-	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -18,9 +16,8 @@ type revisionsRun struct {
 
 // probeTarget runs the probe the flags ask for: one probe, or (--protocol-version all) one per
 // revision, returning the result the report is about (the newest revision the server
-// accepted) and, for all, every revision judged by the selected checks (the main one too,
-// in the same batch, rather than after the others: on two cores that is a millisecond).
-func probeTarget(ctx context.Context, cfg *checkConfig, opts probe.Options, selected *checks.Registry) (*probe.Result, *revisionsRun, error) {
+// accepted) and, for all, every revision (report.Judge judges them all at once).
+func probeTarget(ctx context.Context, cfg *checkConfig, opts probe.Options) (*probe.Result, *revisionsRun, error) {
 	if !cfg.allRevisions {
 		res, err := probe.Run(ctx, cfg.target, opts)
 		return res, nil, err
@@ -30,28 +27,17 @@ func probeTarget(ctx context.Context, cfg *checkConfig, opts probe.Options, sele
 		return nil, nil, err
 	}
 	rr := &revisionsRun{runs: make([]report.RevisionRun, len(results)), main: probe.NewestAccepted(results)}
-	var wg sync.WaitGroup
 	for i, res := range results {
 		rr.runs[i].Result = res
-		wg.Go(func() { rr.runs[i].Findings = selected.Evaluate(res) })
 	}
-	wg.Wait()
 	return results[rr.main], rr, nil
 }
 
-// mainFindings are the findings of the revision the report is about (nil without all: the
-// probe has not been judged yet).
-func (rr *revisionsRun) mainFindings() []checks.Finding {
+// all are every revision's run and which one the report is about, for report.Judge (none
+// without all).
+func (rr *revisionsRun) all() ([]report.RevisionRun, int) {
 	if rr == nil {
-		return nil
+		return nil, 0
 	}
-	return rr.runs[rr.main].Findings
-}
-
-// annotate adds the other revisions to the main revision's report (nothing without all).
-func (rr *revisionsRun) annotate(rep *report.Report, o report.BuildOptions) {
-	if rr == nil {
-		return
-	}
-	report.AddRevisions(rep, rr.runs, rr.main, o)
+	return rr.runs, rr.main
 }
