@@ -61,6 +61,7 @@ func openBuffer(t testing.TB, w RunWriter, cfg BufferConfig) *Buffer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	go b.Run(context.Background())
 	return b
 }
 
