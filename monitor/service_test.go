@@ -189,3 +189,30 @@ func TestServiceStartWaitsForTheDatabaseUntilItsContextEnds(t *testing.T) {
 		t.Errorf("gave up after %v, before its context ended", waited)
 	}
 }
+
+// A start that fails half-way stops what it had started: the spool file it took is let go,
+// so that the next start in the same directory gets it.
+func TestServiceStartThatFailsLetsGoOfWhatItStarted(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	cfg := serviceConfig(t, filepath.Join(dir, "mcpwatch.yaml"), fmt.Sprintf("spool:\n  dir: %s\nservers: []\n", filepath.Join(dir, "spool")))
+	opts := ServiceOptions{DatabaseURL: db.URL, Migrate: true, Worker: "w1", MetricsAddr: busy.Addr().String(),
+		LookupEnv: func(string) (string, bool) { return "", false }}
+	if _, err := Start(t.Context(), cfg, opts); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+		t.Fatalf("Start on a taken metrics address: %v, want a --metrics-addr error", err)
+	}
+	opts.MetricsAddr = ""
+	svc, err := Start(t.Context(), cfg, opts)
+	if err != nil {
+		t.Fatalf("the next start: %v", err)
+	}
+	if err := svc.Stop(t.Context()); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+}
