@@ -22,7 +22,8 @@
 //	// for every finished run, once it is written to the store, in the order of its region:
 //	err = eng.Observe(ctx, alert.FromRun(server, &record, result, findings))
 //
-// monitor.StartAlerting does the first three for `prober run`, and its worker the last.
+// monitor.NewAlerting does the first two for `prober run`, monitor.Service runs the
+// dispatcher, and its worker does the last.
 //
 // Observe writes the transitions and their notifications in one transaction; the dispatcher
 // sends them afterwards, so a slow or failing channel never slows probing, and a notification

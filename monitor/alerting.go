@@ -2,27 +2,27 @@ package monitor
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
-	"time"
+	"net/http"
 
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
 // Alerting is the alert side of one monitor process: the engine that its worker hands every
-// run to (WorkerConfig.Alerts), and the dispatcher that sends what the engine queued. The
-// dispatcher runs on a context of its own, stopped by Stop after the worker, so that it keeps
-// sending while the worker's last runs are judged.
+// run to (WorkerConfig.Alerts), and the dispatcher that sends what the engine queued. Its Run
+// is stopped after the worker's, so that the dispatcher keeps sending while the worker's last
+// runs are judged.
 type Alerting struct {
 	Engine *alert.Engine
 	disp   *alert.Dispatcher
-	cancel context.CancelFunc
-	done   chan struct{}
+	log    *slog.Logger
 }
 
-// StartAlerting builds the engine and the dispatcher of cfg (validated here if it was not)
-// and starts the dispatcher. opts.Logger, when set, also becomes the engine's.
-func StartAlerting(st *store.Store, cfg *alert.Config, opts alert.DispatcherOptions) (*Alerting, error) {
+// NewAlerting builds the engine and the dispatcher of cfg (validated here if it was not).
+// opts.Logger, when set, also becomes the engine's.
+func NewAlerting(st *store.Store, cfg *alert.Config, opts alert.DispatcherOptions) (*Alerting, error) {
 	disp, err := alert.NewDispatcher(st, cfg, opts)
 	if err != nil {
 		return nil, err
@@ -35,29 +35,28 @@ func StartAlerting(st *store.Store, cfg *alert.Config, opts alert.DispatcherOpti
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &Alerting{Engine: eng, disp: disp, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(a.done)
-		if err := disp.Run(ctx); err != nil {
-			logger.Error("alert dispatcher stopped", "err", err)
-		}
-	}()
-	return a, nil
+	return &Alerting{Engine: eng, disp: disp, log: logger}, nil
 }
 
-// Stop stops the dispatcher; call it once the worker has stopped. A send under way ends
-// within the delivery timeout and is recorded; what is still queued stays in the outbox, for
-// another process's dispatcher or this one's next start. It waits at most within, and
-// reports whether the dispatcher stopped in time.
-func (a *Alerting) Stop(within time.Duration) bool {
-	a.cancel()
-	timer := time.NewTimer(within)
-	defer timer.Stop()
-	select {
-	case <-a.done:
-		return true
-	case <-timer.C:
-		return false
+// Run sends what the engine queues until ctx ends; end it after the worker's Run. A send under
+// way ends within the delivery timeout and is recorded; what is still queued stays
+// in the outbox, for another process's dispatcher or this one's next start.
+func (a *Alerting) Run(ctx context.Context) {
+	if err := a.disp.Run(ctx); err != nil {
+		a.log.Error("alert dispatcher stopped", "err", err)
 	}
+}
+
+// CheckAlertSecrets makes sure that every alert channel of cfg finds its secret (webhook URL,
+// token, header value) in the environment: a monitor that started without being able to page
+// anyone would be found out at the first outage. Without an alerts section there is nothing
+// to check.
+func CheckAlertSecrets(cfg *Config, lookupEnv func(string) (string, bool)) error {
+	if cfg.Alerts == nil {
+		return nil
+	}
+	if _, err := alert.NewSenders(cfg.Alerts, lookupEnv, &http.Client{}); err != nil {
+		return fmt.Errorf("%s: alerts: %w", cfg.Path, err)
+	}
+	return nil
 }

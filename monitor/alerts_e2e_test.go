@@ -22,29 +22,48 @@ const dashboardURL = "https://status.example.com"
 // whose runs are judged by an engine, and a dispatcher, on a database pool of their own.
 type alertingWorker struct {
 	*runningWorker
-	alerting *Alerting
+	alerting     *Alerting
+	stopAlerting context.CancelFunc
+	alertingDone chan struct{}
 }
 
 func startAlertingWorker(t *testing.T, db testDB, cfg *Config, slack *alerttest.Slack, name string, trace func(Event)) *alertingWorker {
 	t.Helper()
 	st := openStore(t, db.URL)
-	a, err := StartAlerting(st, cfg.Alerts, alert.DispatcherOptions{Worker: name, LookupEnv: slack.Env(),
+	a, err := NewAlerting(st, cfg.Alerts, alert.DispatcherOptions{Worker: name, LookupEnv: slack.Env(),
 		HTTPClient: slack.Server.Client(), DashboardURL: dashboardURL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	aw := &alertingWorker{alerting: a}
-	t.Cleanup(func() { aw.alerting.Stop(30 * time.Second) })
+	ctx, cancel := context.WithCancel(context.Background())
+	aw := &alertingWorker{alerting: a, stopAlerting: cancel, alertingDone: make(chan struct{})}
+	go func() {
+		defer close(aw.alertingDone)
+		a.Run(ctx)
+	}()
+	t.Cleanup(func() { aw.stopDispatcher(30 * time.Second) })
 	aw.runningWorker = startWorker(t, st, WorkerConfig{Name: name, Region: cfg.Region, Concurrency: 2,
 		MaxTimeout: 5 * time.Second, MaxJitter: -1, Alerts: a.Engine, Trace: trace})
 	return aw
+}
+
+// stopDispatcher ends the dispatcher's Run and waits for it at most within; false if it did
+// not return in time.
+func (aw *alertingWorker) stopDispatcher(within time.Duration) bool {
+	aw.stopAlerting()
+	select {
+	case <-aw.alertingDone:
+		return true
+	case <-time.After(within):
+		return false
+	}
 }
 
 // stop shuts the process down as SIGTERM does: the worker, then the dispatcher.
 func (aw *alertingWorker) stop(t *testing.T) {
 	t.Helper()
 	aw.runningWorker.stop(t)
-	if !aw.alerting.Stop(30 * time.Second) {
+	if !aw.stopDispatcher(30 * time.Second) {
 		t.Error("the dispatcher did not stop within 30s")
 	}
 }

@@ -105,6 +105,7 @@ type Buffer struct {
 	spool    *spool
 	away     bool // the last write failed: runs go straight to the spool (or memory, see memOnly)
 	closed   bool
+	running  bool // Run has started: Close waits for it
 	inflight batchToken
 	dropped  int64
 	corrupt  int64
@@ -114,8 +115,7 @@ type Buffer struct {
 	wake    chan struct{}
 	quit    chan struct{}
 	stopped chan struct{}
-	ctx     context.Context // writes; cancelled when Close gives up waiting
-	cancel  context.CancelFunc
+	cancel  context.CancelFunc // of Run's writes: called when Close gives up waiting
 }
 
 type pendingRun struct {
@@ -147,8 +147,8 @@ type BufferStats struct {
 	Away bool
 }
 
-// OpenBuffer opens the spool in cfg.Dir, takes over orphaned spool files there, and starts
-// writing to w. Close it to stop.
+// OpenBuffer opens the spool in cfg.Dir and takes over orphaned spool files there. Run writes
+// what it holds to w; Close ends Run and keeps what is left in the spool.
 func OpenBuffer(w RunWriter, cfg BufferConfig) (*Buffer, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Dir == "" || cfg.Name == "" || cfg.Database == "" {
@@ -162,15 +162,12 @@ func OpenBuffer(w RunWriter, cfg BufferConfig) (*Buffer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("monitor: %w", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	b := &Buffer{
 		w: w, cfg: cfg, log: cfg.Logger, spool: sp,
 		wake: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{}),
-		ctx: ctx, cancel: cancel,
 	}
 	b.recovered(own, found)
 	if err := b.adoptOrphans(own); err != nil {
-		cancel()
 		sp.close()
 		return nil, err
 	}
@@ -178,7 +175,6 @@ func OpenBuffer(w RunWriter, cfg BufferConfig) (*Buffer, error) {
 		b.log.Info("spool: runs from before are waiting to be written", "runs", sp.count, "bytes", sp.size())
 	}
 	b.report()
-	go b.run()
 	return b, nil
 }
 
@@ -376,9 +372,25 @@ func (b *Buffer) statsLocked() BufferStats {
 
 func (b *Buffer) report() { b.cfg.Metrics.bufferDepth(b.statsLocked()) }
 
-// run writes batches until Close.
-func (b *Buffer) run() {
+// Run writes batches to the database until Close is called, then returns. Cancelling ctx
+// abandons the write under way and stops writing: what is queued stays for Close to spool.
+// Call it once; Close after Run never started only closes the spool.
+func (b *Buffer) Run(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b.mu.Lock()
+	if b.closed || b.running {
+		b.mu.Unlock()
+		return
+	}
+	b.running, b.cancel = true, cancel
+	b.mu.Unlock()
 	defer close(b.stopped)
+	b.write(ctx)
+}
+
+// write writes batches until Close.
+func (b *Buffer) write(runCtx context.Context) {
 	var batch []store.RunRecord
 	dropped := map[store.RunID]error{} // runs of the batch the store refused
 	backoff := time.Duration(0)
@@ -393,7 +405,7 @@ func (b *Buffer) run() {
 				continue
 			}
 		}
-		ctx, cancel := context.WithTimeout(b.ctx, b.cfg.WriteTimeout)
+		ctx, cancel := context.WithTimeout(runCtx, b.cfg.WriteTimeout)
 		started := time.Now()
 		n, err := b.w.WriteRuns(ctx, batch)
 		cancel()
@@ -424,7 +436,7 @@ func (b *Buffer) run() {
 				failingSince = time.Now()
 			}
 			b.goAway()
-			if b.closing() || b.ctx.Err() != nil {
+			if b.closing() || runCtx.Err() != nil {
 				return // Close keeps what is left on disk
 			}
 			backoff = min(max(2*backoff, 100*time.Millisecond), maxWriteBackoff)
@@ -600,15 +612,17 @@ func (b *Buffer) Close(ctx context.Context) error {
 		return nil
 	}
 	b.closed = true
+	running, cancelWrites := b.running, b.cancel
 	b.mu.Unlock()
 	close(b.quit)
-	select {
-	case <-b.stopped:
-	case <-ctx.Done():
-		b.cancel() // abandon the write under way; its runs are still queued
-		<-b.stopped
+	if running {
+		select {
+		case <-b.stopped:
+		case <-ctx.Done():
+			cancelWrites() // abandon the write under way; its runs are still queued
+			<-b.stopped
+		}
 	}
-	b.cancel()
 
 	b.mu.Lock()
 	calls, err := b.spillLocked()

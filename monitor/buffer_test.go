@@ -61,6 +61,7 @@ func openBuffer(t testing.TB, w RunWriter, cfg BufferConfig) *Buffer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	go b.Run(context.Background())
 	return b
 }
 
@@ -453,4 +454,39 @@ func TestBufferWritesTheRunsAfterACorruptSpoolRecord(t *testing.T) {
 			t.Errorf("run %d stored %d times, want %d", i, stored[r.ID], want)
 		}
 	}
+}
+
+// A buffer closed before its Run started (a monitor whose start failed after opening it)
+// keeps what it was given in the spool, durable, for the next start to write.
+func TestBufferClosedBeforeRunSpoolsWhatItHolds(t *testing.T) {
+	t.Parallel()
+	db := newTestDB(t)
+	dir := t.TempDir()
+	b, err := OpenBuffer(db.direct, BufferConfig{Dir: dir, Name: "w1", Database: testIdentity})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := sampleRuns(3)
+	durable := make(chan error, len(runs))
+	for _, r := range runs {
+		b.Add(r, func(err error) { durable <- err })
+	}
+	closeBuffer(t, b, 5*time.Second)
+	for range runs {
+		select {
+		case err := <-durable:
+			if err != nil {
+				t.Errorf("a run not made durable by Close: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Close did not make every run durable")
+		}
+	}
+	if files := spoolFiles(t, dir); len(files) != 1 {
+		t.Fatalf("spool files after Close without Run: %v, want one", files)
+	}
+
+	next := openBuffer(t, db.direct, BufferConfig{Dir: dir, Name: "w1"})
+	eventually(t, time.Minute, "the spooled runs written by the next buffer", func() bool { n, _ := countRuns(t, db.direct); return n == 3 })
+	closeBuffer(t, next, 30*time.Second)
 }

@@ -6,6 +6,11 @@
 // database going away (buffer.go, spool.go). Prometheus metrics and /healthz are in
 // metrics.go.
 //
+// A monitor process is a Service (service.go): Start connects, migrates, syncs the file's
+// servers and starts the parts, Reload applies a new file, Stop stops the parts in order.
+// Each part (Worker, Buffer, Alerting and its alert.Dispatcher) has a Run(ctx) that the
+// service drives; the command only parses flags and turns signals into Reload and Stop.
+//
 // Postgres is the only coordinator: there is no protocol between workers. A slot (server,
 // region) is leased to one worker at a time; a worker completes the lease only once the run
 // is durable (in the database or synced to the spool), so a run whose slot was completed is

@@ -189,7 +189,7 @@ func startWorker(t testing.TB, st *store.Store, cfg WorkerConfig) *runningWorker
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	rw := &runningWorker{w: w, buf: buf, stopCh: make(chan struct{}), cancel: cancel, done: make(chan error, 1)}
-	go func() { rw.done <- w.Run(ctx, rw.stopCh) }()
+	go func() { rw.done <- w.run(ctx, rw.stopCh) }()
 	t.Cleanup(func() { rw.kill(t) })
 	return rw
 }

@@ -220,16 +220,47 @@ func (w *Worker) trace(e Event) {
 	}
 }
 
-// Run claims and probes until stop is closed or ctx is done.
+// Run claims and probes until ctx is done, then shuts down gracefully: no more claims;
+// in-flight probes get ShutdownGrace to finish (then they are cancelled and their leases
+// released); finished runs are made durable and their leases completed, within
+// CompleteTimeout. The caller then closes the buffer. Run returns nil after a graceful stop.
 //
-// Closing stop shuts down gracefully: no more claims; in-flight probes get ShutdownGrace to
-// finish (then they are cancelled and their leases released); finished runs are made durable
-// and their leases completed. The caller then closes the buffer.
+// The stop is bounded: when it overruns its bounds by stopSlack (a probe or a write that
+// ignores cancellation), the probes still running are abandoned as if the process died, and
+// Run returns context.Canceled.
+func (w *Worker) Run(ctx context.Context) error {
+	killCtx, kill := context.WithCancel(context.WithoutCancel(ctx))
+	defer kill()
+	done := make(chan error, 1)
+	go func() { done <- w.run(killCtx, ctx.Done()) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	timer := time.NewTimer(w.cfg.ShutdownGrace + w.cfg.CompleteTimeout + stopSlack)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		w.log.Error("worker did not stop in time; abandoning its probes (their leases expire)")
+		kill()
+		return <-done
+	}
+}
+
+// stopSlack is what a graceful stop may take beyond ShutdownGrace and CompleteTimeout before
+// Run abandons it.
+const stopSlack = 5 * time.Second
+
+// run claims and probes until stop is closed or ctx is done.
 //
-// Cancelling ctx is a kill, as if the process died: probes are cancelled and neither their
-// runs nor their leases are touched again, so other workers take the slots over when the
-// leases expire. Run returns ctx.Err() then, nil after a graceful stop.
-func (w *Worker) Run(ctx context.Context, stop <-chan struct{}) error {
+// Closing stop shuts down gracefully (see Run). Cancelling ctx is a kill, as if the process
+// died: probes are cancelled and neither their runs nor their leases are touched again, so
+// other workers take the slots over when the leases expire. run returns ctx.Err() then, nil
+// after a graceful stop.
+func (w *Worker) run(ctx context.Context, stop <-chan struct{}) error {
 	probeCtx, cancelProbes := context.WithCancel(ctx)
 	defer cancelProbes()
 	finishCtx, cancelFinish := context.WithCancel(ctx)
