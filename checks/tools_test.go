@@ -719,3 +719,31 @@ func TestToolWithoutDescriptionIsAdviceInEveryRevision(t *testing.T) {
 		})
 	}
 }
+
+// pinnedToolsPage is a tool list whose strings need every kind of escape (newline, tab, a
+// control character, quotes, backslash, U+2028, non-ASCII) and whose schemas have unsorted
+// members and a number written with a trailing zero.
+const pinnedToolsPage = `{"tools":[` +
+	`{"name":"fetch","description":"Fetch a URL.\nReturns:\t\"text\" \\ \u2028 é \u0001 <b>&amp;</b>",` +
+	`"inputSchema":{"type":"object","properties":{"url":{"type":"string","description":"the URL\nto fetch"},"max":{"type":"number","default":1.50}},"required":["url"]},` +
+	`"outputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},` +
+	`{"name":"add","inputSchema":{"type":"object"}}]}`
+
+// TestToolFingerprintOfAFixedListIsPinned: monitors store fingerprints and compare them from
+// run to run, so the hash of a given tool list must never change with the code that computes
+// it. The value was computed by the prober before the tool surface had a package of its own.
+func TestToolFingerprintOfAFixedListIsPinned(t *testing.T) {
+	res := newToolProbe("2025-11-25", toolsCaps).page(pinnedToolsPage).result()
+	f := evaluateTools(t, newTestValidator(t), res)["tools.fingerprint"]
+	const want = "sha256:3b7404fefcac5b34e1d7ba98cb1e289eb4228e5861c98cb3960713db5cfe5ee9"
+	if f.Data["hash"] != want || f.Data["count"] != 2 {
+		t.Fatalf("fingerprint %v of %v tools, want %s of 2", f.Data["hash"], f.Data["count"], want)
+	}
+	wire, err := json.Marshal(f.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := `{"count":2,"hash":"` + want + `"}`; string(wire) != got {
+		t.Fatalf("finding data on the wire %s, want %s", wire, got)
+	}
+}
