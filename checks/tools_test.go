@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -550,36 +549,6 @@ func TestPageCacheStaysBounded(t *testing.T) {
 	if _, ok := c.get("2025-06-18", []byte(`{"tools":[],"n":49}`)); ok {
 		t.Error("a page was found under another revision")
 	}
-}
-
-func TestCanonicalJSONIgnoresMemberOrderAndSpacing(t *testing.T) {
-	tests := []struct{ a, b string }{
-		{`{"b":1,"a":[true,null,"x"]}`, ` { "a" : [ true , null , "x" ] , "b" : 1 } `},
-		{`{"s":"\u00e9\n\"q\"\u0001"}`, `{"s":"é\n\"q\"\u0001"}`},
-		{`{"n":1.50}`, `{"n":1.50}`},
-	}
-	for _, tt := range tests {
-		ca, cb := canonicalOf(t, tt.a), canonicalOf(t, tt.b)
-		if ca != cb {
-			t.Errorf("%s -> %s, %s -> %s", tt.a, ca, tt.b, cb)
-		}
-		if !json.Valid([]byte(ca)) {
-			t.Errorf("canonical form %s is not JSON", ca)
-		}
-	}
-	if got := canonicalOf(t, `{"b":{"d":1,"c":2},"a":"\u0000"}`); got != `{"a":"\u0000","b":{"c":2,"d":1}}` {
-		t.Errorf("canonical form %s", got)
-	}
-}
-
-func canonicalOf(t testing.TB, s string) string {
-	t.Helper()
-	doc, err := jsondoc.Parse([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c canonicalizer
-	return string(c.append(nil, doc.Root()))
 }
 
 // everythingTools is a 13-tool list shaped like the reference "everything" server's: zod

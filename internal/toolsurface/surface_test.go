@@ -1,4 +1,4 @@
-package alert
+package toolsurface
 
 import (
 	"context"
@@ -13,26 +13,6 @@ import (
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
-func TestShortDiff(t *testing.T) {
-	t.Parallel()
-	long := strings.Repeat("a", 60)
-	tests := []struct {
-		before, after, want string
-	}{
-		{"Fetch a page", "Fetch a web page", "Fetch a {+web +}page"},
-		{"Fetch a page", "Fetch a", "Fetch a[- page-]"},
-		{"Search", "Lookup", "[-Search-]{+Lookup+}"},
-		{long + " x " + long, long + " y " + long,
-			"…" + strings.Repeat("a", 39) + " [-x-]{+y+} " + strings.Repeat("a", 39) + "…"},
-		{"é", "è", "[-é-]{+è+}"},
-	}
-	for _, tt := range tests {
-		if got := shortDiff(tt.before, tt.after); got != tt.want {
-			t.Errorf("shortDiff(%q, %q) = %q, want %q", tt.before, tt.after, got, tt.want)
-		}
-	}
-}
-
 func TestSchemaHashIgnoresMemberOrderAndSpacing(t *testing.T) {
 	t.Parallel()
 	a := SchemaHash(json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`), nil)
@@ -44,135 +24,6 @@ func TestSchemaHashIgnoresMemberOrderAndSpacing(t *testing.T) {
 	}
 	if a == c || a == d {
 		t.Error("a changed schema kept its hash")
-	}
-}
-
-// listing is a probe result whose tools/list pages answered with the given results ("" for
-// a page that failed).
-func listing(initialize string, pages ...string) *probe.Result {
-	res := &probe.Result{Initialize: json.RawMessage(initialize)}
-	for i, p := range pages {
-		st := probe.Step{Name: probe.StepToolsList, Conn: probe.ConnMain, Page: i + 1, Outcome: probe.OutcomeOK, Result: json.RawMessage(p)}
-		if p == "" {
-			st.Outcome = probe.OutcomeError
-		}
-		res.Steps = append(res.Steps, st)
-	}
-	return res
-}
-
-// stateless is the result of a stateless probe: server/discover answered in place of
-// initialize.
-func stateless(discover string, pages ...string) *probe.Result {
-	res := listing(discover, pages...)
-	res.Initialize, res.Discover = nil, res.Initialize
-	return res
-}
-
-func TestToolSurfaceOf(t *testing.T) {
-	t.Parallel()
-	const withTools = `{"capabilities":{"tools":{}}}`
-	tests := []struct {
-		name string
-		res  *probe.Result
-		want string // tool names, or "unknown"
-	}{
-		{"two pages", listing(withTools, `{"tools":[{"name":"b","inputSchema":{}}],"nextCursor":"2"}`, `{"tools":[{"name":"a","description":"A"}]}`), "a,b"},
-		{"initialize failed", &probe.Result{}, "unknown"},
-		{"the second page failed", listing(withTools, `{"tools":[{"name":"b"}],"nextCursor":"2"}`, ""), "unknown"},
-		{"cut short: the last page has a cursor", listing(withTools, `{"tools":[{"name":"b"}],"nextCursor":"2"}`), "unknown"},
-		{"a tool without a name", listing(withTools, `{"tools":[{"description":"x"}]}`), "unknown"},
-		{"tools/list failed although declared", listing(withTools, ""), "unknown"},
-		{"no tools capability and tools/list refused: no tools", listing(`{"capabilities":{}}`, ""), ""},
-		{"a name listed twice counts once", listing(withTools, `{"tools":[{"name":"a"},{"name":"a","description":"again"}]}`), "a"},
-		{"stateless: the pages after server/discover", stateless(withTools, `{"tools":[{"name":"b"}],"nextCursor":"2"}`, `{"tools":[{"name":"a"}]}`), "a,b"},
-		{"stateless: no tools capability and tools/list refused", stateless(`{"capabilities":{}}`, ""), ""},
-		{"stateless: tools/list failed although declared", stateless(withTools, ""), "unknown"},
-		{"stateless: server/discover failed", &probe.Result{Steps: listing(withTools, `{"tools":[]}`).Steps}, "unknown"},
-	}
-	for _, tt := range tests {
-		s := ToolSurfaceOf(tt.res)
-		got := "unknown"
-		if s != nil {
-			var names []string
-			for _, tool := range s.Tools {
-				names = append(names, tool.Name)
-			}
-			got = strings.Join(names, ",")
-		}
-		if got != tt.want {
-			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestNewToolSurfaceBoundsWhatItKeeps(t *testing.T) {
-	t.Parallel()
-	huge := strings.Repeat("x", 100_000)
-	s := NewToolSurface([]Tool{{Name: "t", Description: huge}, {Name: "u", Description: huge + "y"}})
-	if len(s.Tools[0].Description) != maxDescriptionBytes {
-		t.Errorf("description kept to %d bytes, want %d", len(s.Tools[0].Description), maxDescriptionBytes)
-	}
-	// A change past the kept part is still a change.
-	d := diffSurfaces(NewToolSurface([]Tool{{Name: "t", Description: huge}}), NewToolSurface([]Tool{{Name: "t", Description: huge + "y"}}))
-	if len(d.Changed) != 1 || !d.Changed[0].Description {
-		t.Errorf("diff %+v misses a change past the kept part", d)
-	}
-}
-
-func TestCertificateOfTakesTheFirstToExpire(t *testing.T) {
-	t.Parallel()
-	later, sooner := t0.Add(90*24*time.Hour), t0.Add(10*24*time.Hour)
-	res := &probe.Result{Frames: []probe.Frame{
-		{HTTP: &probe.HTTPInfo{TLS: &probe.TLSInfo{Subject: "CN=a", NotAfter: later}}},
-		{HTTP: &probe.HTTPInfo{}},
-		{HTTP: &probe.HTTPInfo{TLS: &probe.TLSInfo{Subject: "CN=b", NotAfter: sooner}}},
-	}}
-	c := CertificateOf(res)
-	if c == nil || c.Subject != "CN=b" || !c.NotAfter.Equal(sooner) {
-		t.Errorf("certificate %+v", c)
-	}
-	if CertificateOf(&probe.Result{}) != nil {
-		t.Error("a result without TLS has a certificate")
-	}
-}
-
-// A real probe of a server that speaks only the stateless revision: its tool surface comes
-// from the listing that follows server/discover, as a session server's follows initialize.
-func TestToolSurfaceOfAProbedStatelessServer(t *testing.T) {
-	t.Parallel()
-	for _, statelessOnly := range []bool{false, true} {
-		srv, err := fixture.New(fixture.Config{StatelessOnly: statelessOnly})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts := httptest.NewServer(srv.Handler())
-		t.Cleanup(ts.Close)
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-		res, err := probe.Run(ctx, probe.Target{URL: ts.URL}, probe.Options{Timeout: 25 * time.Second})
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if statelessOnly && (res.Discover == nil || res.Initialize != nil) {
-			t.Fatalf("the stateless fixture was not probed statelessly: discover %s, initialize %s", res.Discover, res.Initialize)
-		}
-		s := ToolSurfaceOf(res)
-		if s == nil {
-			t.Fatalf("stateless only %v: the tool surface is unknown", statelessOnly)
-		}
-		var want []string
-		for _, tool := range fixture.DefaultTools() {
-			want = append(want, tool.Name)
-		}
-		slices.Sort(want)
-		var got []string
-		for _, tool := range s.Tools {
-			got = append(got, tool.Name)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("stateless only %v: tools %v, want %v", statelessOnly, got, want)
-		}
 	}
 }
 
@@ -199,6 +50,118 @@ func TestSchemaHashIsPinned(t *testing.T) {
 		}
 		if got := SchemaHash(in, out); got != tt.want {
 			t.Errorf("SchemaHash(%q, %q) = %s, want %s", tt.input, tt.output, got, tt.want)
+		}
+	}
+}
+
+// listing is a probe result whose tools/list pages answered with the given results ("" for
+// a page that failed).
+func listing(initialize string, pages ...string) *probe.Result {
+	res := &probe.Result{Initialize: json.RawMessage(initialize)}
+	for i, p := range pages {
+		st := probe.Step{Name: probe.StepToolsList, Conn: probe.ConnMain, Page: i + 1, Outcome: probe.OutcomeOK, Result: json.RawMessage(p)}
+		if p == "" {
+			st.Outcome = probe.OutcomeError
+		}
+		res.Steps = append(res.Steps, st)
+	}
+	return res
+}
+
+// stateless is the result of a stateless probe: server/discover answered in place of
+// initialize.
+func stateless(discover string, pages ...string) *probe.Result {
+	res := listing(discover, pages...)
+	res.Initialize, res.Discover = nil, res.Initialize
+	return res
+}
+
+func TestSurfaceOf(t *testing.T) {
+	t.Parallel()
+	const withTools = `{"capabilities":{"tools":{}}}`
+	tests := []struct {
+		name string
+		res  *probe.Result
+		want string // tool names, or "unknown"
+	}{
+		{"two pages", listing(withTools, `{"tools":[{"name":"b","inputSchema":{}}],"nextCursor":"2"}`, `{"tools":[{"name":"a","description":"A"}]}`), "a,b"},
+		{"initialize failed", &probe.Result{}, "unknown"},
+		{"the second page failed", listing(withTools, `{"tools":[{"name":"b"}],"nextCursor":"2"}`, ""), "unknown"},
+		{"cut short: the last page has a cursor", listing(withTools, `{"tools":[{"name":"b"}],"nextCursor":"2"}`), "unknown"},
+		{"a tool without a name", listing(withTools, `{"tools":[{"description":"x"}]}`), "unknown"},
+		{"tools/list failed although declared", listing(withTools, ""), "unknown"},
+		{"no tools capability and tools/list refused: no tools", listing(`{"capabilities":{}}`, ""), ""},
+		{"a name listed twice counts once", listing(withTools, `{"tools":[{"name":"a"},{"name":"a","description":"again"}]}`), "a"},
+		{"stateless: the pages after server/discover", stateless(withTools, `{"tools":[{"name":"b"}],"nextCursor":"2"}`, `{"tools":[{"name":"a"}]}`), "a,b"},
+		{"stateless: no tools capability and tools/list refused", stateless(`{"capabilities":{}}`, ""), ""},
+		{"stateless: tools/list failed although declared", stateless(withTools, ""), "unknown"},
+		{"stateless: server/discover failed", &probe.Result{Steps: listing(withTools, `{"tools":[]}`).Steps}, "unknown"},
+	}
+	for _, tt := range tests {
+		s := SurfaceOf(tt.res)
+		got := "unknown"
+		if s != nil {
+			var names []string
+			for _, tool := range s.Tools {
+				names = append(names, tool.Name)
+			}
+			got = strings.Join(names, ",")
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestNewSurfaceBoundsWhatItKeeps(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("x", 100_000)
+	s := NewSurface([]Entry{{Name: "t", Description: huge}, {Name: "u", Description: huge + "y"}})
+	if len(s.Tools[0].Description) != MaxDescriptionBytes {
+		t.Errorf("description kept to %d bytes, want %d", len(s.Tools[0].Description), MaxDescriptionBytes)
+	}
+	// A change past the kept part is still a change.
+	d := DiffSurfaces(NewSurface([]Entry{{Name: "t", Description: huge}}), NewSurface([]Entry{{Name: "t", Description: huge + "y"}}))
+	if len(d.Changed) != 1 || !d.Changed[0].Description {
+		t.Errorf("diff %+v misses a change past the kept part", d)
+	}
+}
+
+// A real probe of a server that speaks only the stateless revision: its tool surface comes
+// from the listing that follows server/discover, as a session server's follows initialize.
+func TestSurfaceOfAProbedStatelessServer(t *testing.T) {
+	t.Parallel()
+	for _, statelessOnly := range []bool{false, true} {
+		srv, err := fixture.New(fixture.Config{StatelessOnly: statelessOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv.Handler())
+		t.Cleanup(ts.Close)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		res, err := probe.Run(ctx, probe.Target{URL: ts.URL}, probe.Options{Timeout: 25 * time.Second})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if statelessOnly && (res.Discover == nil || res.Initialize != nil) {
+			t.Fatalf("the stateless fixture was not probed statelessly: discover %s, initialize %s", res.Discover, res.Initialize)
+		}
+		s := SurfaceOf(res)
+		if s == nil {
+			t.Fatalf("stateless only %v: the tool surface is unknown", statelessOnly)
+		}
+		var want []string
+		for _, tool := range fixture.DefaultTools() {
+			want = append(want, tool.Name)
+		}
+		slices.Sort(want)
+		var got []string
+		for _, tool := range s.Tools {
+			got = append(got, tool.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("stateless only %v: tools %v, want %v", statelessOnly, got, want)
 		}
 	}
 }
