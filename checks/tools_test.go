@@ -476,9 +476,11 @@ func TestToolFingerprint(t *testing.T) {
 		if f.Status != StatusInfo {
 			t.Fatalf("status %s: %s", f.Status, f.Message)
 		}
-		hash, _ := f.Data["hash"].(string)
-		count, _ := f.Data["count"].(int)
-		return hash, count
+		fp, count, ok := ToolFingerprint(f)
+		if !ok {
+			t.Fatalf("tools.fingerprint data %v", f.Data)
+		}
+		return fp.String(), count
 	}
 	base, n := fingerprint(toolsPage(echoTool, addTool))
 	if n != 2 || !strings.HasPrefix(base, "sha256:") || len(base) != len("sha256:")+64 {
@@ -714,5 +716,13 @@ func TestToolFingerprintOfAFixedListIsPinned(t *testing.T) {
 	}
 	if got := `{"count":2,"hash":"` + want + `"}`; string(wire) != got {
 		t.Fatalf("finding data on the wire %s, want %s", wire, got)
+	}
+	// A stored run gives the finding back from JSON: the typed reading is the same.
+	var stored Finding
+	if b, err := json.Marshal(f); err != nil || json.Unmarshal(b, &stored) != nil {
+		t.Fatalf("finding %+v does not survive JSON", f)
+	}
+	if fp, n, ok := ToolFingerprint(stored); !ok || fp.String() != want || n != 2 {
+		t.Fatalf("stored finding reads as %s of %d tools (ok %v), want %s of 2", fp, n, ok, want)
 	}
 }
