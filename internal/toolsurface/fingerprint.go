@@ -26,7 +26,10 @@ type Fingerprint [sha256.Size]byte
 const fingerprintPrefix = "sha256:"
 
 // String is the fingerprint's stored and published form, "sha256:" and 64 hex digits.
-func (f Fingerprint) String() string { return fingerprintPrefix + hex.EncodeToString(f[:]) }
+func (f Fingerprint) String() string {
+	var b [len(fingerprintPrefix) + 2*sha256.Size]byte
+	return string(hex.AppendEncode(append(b[:0], fingerprintPrefix...), f[:]))
+}
 
 // ParseFingerprint reads the form String writes.
 func ParseFingerprint(s string) (Fingerprint, error) {
