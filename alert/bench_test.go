@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -18,11 +19,11 @@ func benchObservation() Observation {
 	for i := range 28 {
 		o.Checks = append(o.Checks, CheckResult{ID: fmt.Sprintf("area.check-%02d", i), Status: CheckPass, Message: "ok"})
 	}
-	var tools []Tool
+	var tools []toolsurface.Entry
 	for i := range 10 {
-		tools = append(tools, Tool{Name: fmt.Sprintf("tool_%d", i), Description: "Does a thing with a longish description of its arguments and results.", SchemaHash: fmt.Sprint(i)})
+		tools = append(tools, toolsurface.Entry{Name: fmt.Sprintf("tool_%d", i), Description: "Does a thing with a longish description of its arguments and results.", SchemaHash: fmt.Sprint(i)})
 	}
-	o.Tools = NewToolSurface(tools)
+	o.Tools = toolsurface.NewSurface(tools)
 	o.Steps = []StepLatency{{"initialize", 30 * time.Millisecond}, {"tools/list", 20 * time.Millisecond}, {"ping", 5 * time.Millisecond}}
 	o.Certificate = &Certificate{Subject: "CN=x", NotAfter: t0.Add(90 * 24 * time.Hour)}
 	return o

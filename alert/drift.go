@@ -3,6 +3,8 @@ package alert
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 )
 
 // Bounds of a drift message.
@@ -23,9 +25,9 @@ func (e *evaluator) drift(obs *Observation, mem *driftMemory) []condition {
 	if before == nil {
 		return nil
 	}
-	d := diffSurfaces(before, obs.Tools)
+	d := toolsurface.DiffSurfaces(before, obs.Tools)
 	c := condition{kind: KindDrift, ev: Evidence{Regions: []string{obs.Region}}}
-	if d.empty() {
+	if d.Empty() {
 		c.state = condGood
 		c.ev.Summary = fmt.Sprintf("the tool surface is unchanged (%d tools)", len(obs.Tools.Tools))
 		return []condition{c}
@@ -65,7 +67,7 @@ func (e *evaluator) drift(obs *Observation, mem *driftMemory) []condition {
 			poisoned = append(poisoned, ch.Name)
 			diff := shortDiff(ch.Before.Description, ch.After.Description)
 			if ch.Before.Description == ch.After.Description {
-				diff = fmt.Sprintf("the change lies past the first %d bytes", maxDescriptionBytes)
+				diff = fmt.Sprintf("the change lies past the first %d bytes", toolsurface.MaxDescriptionBytes)
 			}
 			lines = append(lines, fmt.Sprintf("changed %s: description %s", ch.Name, diff))
 		}

@@ -4,19 +4,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 )
 
-func tools(specs ...string) *ToolSurface {
-	var ts []Tool
+func tools(specs ...string) *toolsurface.Surface {
+	var ts []toolsurface.Entry
 	for _, s := range specs {
 		name, rest, _ := strings.Cut(s, ":")
 		desc, schema, _ := strings.Cut(rest, "|")
-		ts = append(ts, Tool{Name: name, Description: desc, SchemaHash: schema})
+		ts = append(ts, toolsurface.Entry{Name: name, Description: desc, SchemaHash: schema})
 	}
-	return NewToolSurface(ts)
+	return toolsurface.NewSurface(ts)
 }
 
-func withTools(o Observation, t *ToolSurface) Observation {
+func withTools(o Observation, t *toolsurface.Surface) Observation {
 	o.Tools = t
 	return o
 }

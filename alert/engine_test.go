@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -25,12 +26,12 @@ func TestObserveStoresWhateverAServerSays(t *testing.T) {
 	}
 	hostile := "bad\x00text \xff\xfe " + strings.Repeat("long ", 10_000)
 	o := withChecks(obs(0, "eu", up), "lifecycle.ping", "pass")
-	o.Tools = NewToolSurface([]Tool{{Name: "t\x00", Description: hostile}})
+	o.Tools = toolsurface.NewSurface([]toolsurface.Entry{{Name: "t\x00", Description: hostile}})
 	observeAll(t, eng, o)
 
 	o = obs(time.Minute, "eu", degraded)
 	o.Checks = []CheckResult{{ID: "lifecycle.ping", Status: CheckFail, Message: hostile, Rule: "x\x00"}}
-	o.Tools = NewToolSurface([]Tool{{Name: "t\x00", Description: hostile + "!"}, {Name: "\xff", Description: hostile}})
+	o.Tools = toolsurface.NewSurface([]toolsurface.Entry{{Name: "t\x00", Description: hostile + "!"}, {Name: "\xff", Description: hostile}})
 	o.Certificate = &Certificate{Subject: "CN=\x00", NotAfter: t0}
 	observeAll(t, eng, o)
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 )
 
 // Memory parts, each a row of alert_memory written only when it changed: the latency samples
@@ -25,7 +27,7 @@ type memory struct {
 
 type driftMemory struct {
 	// Tools is the last complete surface seen; nil before the first.
-	Tools *ToolSurface `json:"tools"`
+	Tools *toolsurface.Surface `json:"tools"`
 }
 
 func decodeMemory(parts map[string][]byte) (*memory, error) {

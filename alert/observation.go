@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 )
 
 // Kind is a kind of alert.
@@ -65,7 +67,7 @@ type Observation struct {
 	// Tools is the complete tool surface the run listed; nil when the run could not list it
 	// completely (the server was down, tools/list failed or a page was missing), so that a
 	// failed listing is never taken for removed tools.
-	Tools *ToolSurface
+	Tools *toolsurface.Surface
 	// Steps are the latencies of the steps that succeeded, one per step name.
 	Steps []StepLatency
 	// Certificate is the server's TLS certificate (nil for plain HTTP and stdio).

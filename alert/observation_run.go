@@ -2,6 +2,7 @@ package alert
 
 import (
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -54,7 +55,7 @@ func FromRun(server store.Server, rec *store.RunRecord, res *probe.Result, findi
 		}
 	}
 	if res != nil {
-		o.Tools = ToolSurfaceOf(res)
+		o.Tools = toolsurface.SurfaceOf(res)
 		o.Certificate = CertificateOf(res)
 	}
 	return o

@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -60,9 +60,7 @@ type listedTool struct {
 	// page was parsed (when inputJudged and outputJudged say so; see judgeSchemas).
 	inputVerdict, outputVerdict error
 	inputJudged, outputJudged   bool
-	// digest identifies the tool's surface: sha256 of the canonical JSON of its name,
-	// description and schemas.
-	digest [sha256.Size]byte
+	digest                      toolsurface.ToolDigest
 }
 
 // tools yields every listed tool with the step of the page it came from.
@@ -191,14 +189,13 @@ func (l *toolLister) decodePage(rev, text string, judged *schemaBudget) *toolPag
 		return p
 	}
 	p.tools = make([]listedTool, entries.Len())
-	var c canonicalizer
+	var c toolsurface.Encoder
 	var buf []byte
 	for i, e := range entries.Elements() {
 		t := &p.tools[i]
 		t.index = i
 		if e.Kind() != jsondoc.Object {
-			buf = c.append(buf[:0], e)
-			t.digest = sha256.Sum256(buf)
+			t.digest, buf = c.DigestTool(buf, e, "", "")
 			continue
 		}
 		t.object = true
@@ -212,15 +209,14 @@ func (l *toolLister) decodePage(rev, text string, judged *schemaBudget) *toolPag
 		}
 		input, output := e.Get("inputSchema"), e.Get("outputSchema")
 		if input.Exists() {
-			buf = c.append(buf[:0], input)
+			buf = c.Append(buf[:0], input)
 			t.input = string(buf)
 		}
 		if output.Exists() {
-			buf = c.append(buf[:0], output)
+			buf = c.Append(buf[:0], output)
 			t.output = string(buf)
 		}
-		buf = appendSurface(buf[:0], &c, name, desc, t.input, t.output)
-		t.digest = sha256.Sum256(buf)
+		t.digest, buf = c.DigestTool(buf, e, t.input, t.output)
 		l.judgeSchemas(rev, t, input, output, judged)
 	}
 	return p
@@ -261,34 +257,6 @@ func (t *listedTool) outputSchemaVerdict(rev string, schemas *mcpschema.Validato
 		return t.outputVerdict
 	}
 	return schemas.ToolSchema(rev, []byte(t.output), true)
-}
-
-// appendSurface writes the canonical JSON of a tool's surface: the object of its name,
-// description, inputSchema and outputSchema (those present), members in name order. The
-// schemas come already in canonical form.
-func appendSurface(b []byte, c *canonicalizer, name, desc jsondoc.Value, input, output string) []byte {
-	b = append(b, '{')
-	sep := func() {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-	}
-	if desc.Exists() {
-		b = c.append(append(b, `"description":`...), desc)
-	}
-	if input != "" {
-		sep()
-		b = append(append(b, `"inputSchema":`...), input...)
-	}
-	if name.Exists() {
-		sep()
-		b = c.append(append(b, `"name":`...), name)
-	}
-	if output != "" {
-		sep()
-		b = append(append(b, `"outputSchema":`...), output...)
-	}
-	return append(b, '}')
 }
 
 // describeValue names a decoded JSON value for a message: its kind and its text, cut short.

@@ -1,16 +1,13 @@
 package checks
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -275,30 +272,27 @@ func checkToolDescriptions(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Vali
 	f.Pass("all %d tools have a description", n)
 }
 
-// fingerprintTools hashes the tool surface. The hash is over the sorted digests of the tools
-// (each the sha256 of the canonical JSON of its name, description, inputSchema and
-// outputSchema) and their count, so it ignores tool order, member order and whitespace, and
-// changes whenever a tool is added, removed, renamed, re-described or re-typed.
+// fingerprintTools publishes the Fingerprint of the tool surface and the tool count.
 func fingerprintTools(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
 	if l.failed >= 0 {
 		f.Untested("tools/list did not complete (page %d: %s), so the tool surface is unknown", l.failed+1, describeStep(l.steps[l.failed]))
 		return
 	}
-	var digests [][sha256.Size]byte
+	var digests []toolsurface.ToolDigest
 	l.tools(func(_ probe.Step, _ int, t *listedTool) { digests = append(digests, t.digest) })
-	sortDigests(digests)
-	h := sha256.New()
-	fmt.Fprintf(h, "mcpwatch tools v1\n%d\n", len(digests))
-	for _, d := range digests {
-		h.Write(d[:])
-	}
-	sum := "sha256:" + hex.EncodeToString(h.Sum(nil))
-	f.Data = map[string]any{"hash": sum, "count": len(digests)}
-	f.Info("%d tools, %s", len(digests), sum)
+	fp := toolsurface.FingerprintOf(digests)
+	f.Data = fp.Data(len(digests))
+	f.Info("%d tools, %s", len(digests), fp)
 }
 
-func sortDigests(ds [][sha256.Size]byte) {
-	slices.SortFunc(ds, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
+// ToolFingerprint reads the tool fingerprint and count a tools.fingerprint finding
+// published, also from a stored run; ok is false for any other finding.
+func ToolFingerprint(f Finding) (fp toolsurface.Fingerprint, count int, ok bool) {
+	if f.ID != "tools.fingerprint" {
+		return fp, 0, false
+	}
+	fp, count, err := toolsurface.FromData(f.Data)
+	return fp, count, err == nil
 }
 
 // describeStep says how a request failed: the exact error code, HTTP status or transport

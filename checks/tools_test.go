@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -477,9 +476,11 @@ func TestToolFingerprint(t *testing.T) {
 		if f.Status != StatusInfo {
 			t.Fatalf("status %s: %s", f.Status, f.Message)
 		}
-		hash, _ := f.Data["hash"].(string)
-		count, _ := f.Data["count"].(int)
-		return hash, count
+		fp, count, ok := ToolFingerprint(f)
+		if !ok {
+			t.Fatalf("tools.fingerprint data %v", f.Data)
+		}
+		return fp.String(), count
 	}
 	base, n := fingerprint(toolsPage(echoTool, addTool))
 	if n != 2 || !strings.HasPrefix(base, "sha256:") || len(base) != len("sha256:")+64 {
@@ -550,36 +551,6 @@ func TestPageCacheStaysBounded(t *testing.T) {
 	if _, ok := c.get("2025-06-18", []byte(`{"tools":[],"n":49}`)); ok {
 		t.Error("a page was found under another revision")
 	}
-}
-
-func TestCanonicalJSONIgnoresMemberOrderAndSpacing(t *testing.T) {
-	tests := []struct{ a, b string }{
-		{`{"b":1,"a":[true,null,"x"]}`, ` { "a" : [ true , null , "x" ] , "b" : 1 } `},
-		{`{"s":"\u00e9\n\"q\"\u0001"}`, `{"s":"é\n\"q\"\u0001"}`},
-		{`{"n":1.50}`, `{"n":1.50}`},
-	}
-	for _, tt := range tests {
-		ca, cb := canonicalOf(t, tt.a), canonicalOf(t, tt.b)
-		if ca != cb {
-			t.Errorf("%s -> %s, %s -> %s", tt.a, ca, tt.b, cb)
-		}
-		if !json.Valid([]byte(ca)) {
-			t.Errorf("canonical form %s is not JSON", ca)
-		}
-	}
-	if got := canonicalOf(t, `{"b":{"d":1,"c":2},"a":"\u0000"}`); got != `{"a":"\u0000","b":{"c":2,"d":1}}` {
-		t.Errorf("canonical form %s", got)
-	}
-}
-
-func canonicalOf(t testing.TB, s string) string {
-	t.Helper()
-	doc, err := jsondoc.Parse([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c canonicalizer
-	return string(c.append(nil, doc.Root()))
 }
 
 // everythingTools is a 13-tool list shaped like the reference "everything" server's: zod
@@ -717,5 +688,41 @@ func TestToolWithoutDescriptionIsAdviceInEveryRevision(t *testing.T) {
 				t.Errorf("tools.description = %s/%s %+v, want advice about tool bare", d.Status, d.Severity, d.Evidence)
 			}
 		})
+	}
+}
+
+// pinnedToolsPage is a tool list whose strings need every kind of escape (newline, tab, a
+// control character, quotes, backslash, U+2028, non-ASCII) and whose schemas have unsorted
+// members and a number written with a trailing zero.
+const pinnedToolsPage = `{"tools":[` +
+	`{"name":"fetch","description":"Fetch a URL.\nReturns:\t\"text\" \\ \u2028 é \u0001 <b>&amp;</b>",` +
+	`"inputSchema":{"type":"object","properties":{"url":{"type":"string","description":"the URL\nto fetch"},"max":{"type":"number","default":1.50}},"required":["url"]},` +
+	`"outputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},` +
+	`{"name":"add","inputSchema":{"type":"object"}}]}`
+
+// TestToolFingerprintOfAFixedListIsPinned: monitors store fingerprints and compare them from
+// run to run, so the hash of a given tool list must never change with the code that computes
+// it. The value was computed by the prober before the tool surface had a package of its own.
+func TestToolFingerprintOfAFixedListIsPinned(t *testing.T) {
+	res := newToolProbe("2025-11-25", toolsCaps).page(pinnedToolsPage).result()
+	f := evaluateTools(t, newTestValidator(t), res)["tools.fingerprint"]
+	const want = "sha256:3b7404fefcac5b34e1d7ba98cb1e289eb4228e5861c98cb3960713db5cfe5ee9"
+	if f.Data["hash"] != want || f.Data["count"] != 2 {
+		t.Fatalf("fingerprint %v of %v tools, want %s of 2", f.Data["hash"], f.Data["count"], want)
+	}
+	wire, err := json.Marshal(f.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := `{"count":2,"hash":"` + want + `"}`; string(wire) != got {
+		t.Fatalf("finding data on the wire %s, want %s", wire, got)
+	}
+	// A stored run gives the finding back from JSON: the typed reading is the same.
+	var stored Finding
+	if b, err := json.Marshal(f); err != nil || json.Unmarshal(b, &stored) != nil {
+		t.Fatalf("finding %+v does not survive JSON", f)
+	}
+	if fp, n, ok := ToolFingerprint(stored); !ok || fp.String() != want || n != 2 {
+		t.Fatalf("stored finding reads as %s of %d tools (ok %v), want %s of 2", fp, n, ok, want)
 	}
 }

@@ -14,9 +14,6 @@ import (
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
-// fingerprintCheck is the info finding that carries the tool surface's hash and count.
-const fingerprintCheck = "tools.fingerprint"
-
 // RunMeta is what a run record needs beyond the probe: whose run it is, and what to keep.
 type RunMeta struct {
 	ServerID int64
@@ -109,10 +106,9 @@ func Record(res *probe.Result, findings []checks.Finding, meta RunMeta) store.Ru
 		if f.Status == checks.StatusFail {
 			failing = append(failing, f)
 		}
-		if f.ID == fingerprintCheck && f.Status == checks.StatusInfo {
-			rec.ToolFingerprint, _ = f.Data["hash"].(string)
-			if n, ok := number(f.Data["count"]); ok {
-				rec.ToolCount = ptr(n)
+		if f.Status == checks.StatusInfo {
+			if fp, n, ok := checks.ToolFingerprint(f); ok {
+				rec.ToolFingerprint, rec.ToolCount = fp.String(), ptr(n)
 			}
 		}
 	}
@@ -259,19 +255,6 @@ func keepTranscript(policy, outcome string) bool {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// number reads a count that is an int in memory or a float64 after a JSON round trip.
-func number(v any) (int, bool) {
-	switch n := v.(type) {
-	case int:
-		return n, true
-	case int64:
-		return int(n), true
-	case float64:
-		return int(n), n == float64(int(n))
-	}
-	return 0, false
-}
 
 // handshake is the result that opened the main connection: the InitializeResult, or for a
 // stateless server the DiscoverResult, which declares the capabilities in its place (nil

@@ -138,7 +138,7 @@ func (v Value) Str() string {
 }
 
 // Plain reports whether a string value's content is the text between its quotes: no
-// escapes and valid UTF-8. Its JSON form (as appendJSONString writes it) is then its text.
+// escapes and valid UTF-8. Its canonical JSON form (minimal escapes) is then its text.
 func (v Value) Plain() bool { return v.Kind() == String && v.n().flags&escaped == 0 }
 
 func (d *Doc) str(i int32) string {

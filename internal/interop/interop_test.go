@@ -267,13 +267,13 @@ func runCase(t *testing.T, reg *checks.Registry, c serverCase, pids *pidLog, sur
 		}
 		t.Errorf("unexpected %s %s: %s%s", f.Status, f.ID, f.Message, evidenceFrames(f))
 	}
-	if fp, ok := byID["tools.fingerprint"]; ok && fp.Status == checks.StatusInfo {
-		if n, _ := fp.Data["count"].(int); n != c.tools {
-			t.Errorf("tools.fingerprint counts %v tools, want %d", fp.Data["count"], c.tools)
+	if f, ok := byID["tools.fingerprint"]; ok && f.Status == checks.StatusInfo {
+		fp, n, ok := checks.ToolFingerprint(f)
+		if !ok || n != c.tools {
+			t.Errorf("tools.fingerprint counts %v tools (data %v), want %d", n, f.Data, c.tools)
 		}
-		hash, _ := fp.Data["hash"].(string)
 		server, _, _ := strings.Cut(c.name, "/")
-		surfaces.add(server, res.Transport, hash)
+		surfaces.add(server, res.Transport, fp.String())
 	}
 	if c.more != nil {
 		c.more(t, res, byID)

@@ -1,4 +1,4 @@
-package alert
+package toolsurface
 
 import (
 	"context"
@@ -13,26 +13,6 @@ import (
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
-func TestShortDiff(t *testing.T) {
-	t.Parallel()
-	long := strings.Repeat("a", 60)
-	tests := []struct {
-		before, after, want string
-	}{
-		{"Fetch a page", "Fetch a web page", "Fetch a {+web +}page"},
-		{"Fetch a page", "Fetch a", "Fetch a[- page-]"},
-		{"Search", "Lookup", "[-Search-]{+Lookup+}"},
-		{long + " x " + long, long + " y " + long,
-			"…" + strings.Repeat("a", 39) + " [-x-]{+y+} " + strings.Repeat("a", 39) + "…"},
-		{"é", "è", "[-é-]{+è+}"},
-	}
-	for _, tt := range tests {
-		if got := shortDiff(tt.before, tt.after); got != tt.want {
-			t.Errorf("shortDiff(%q, %q) = %q, want %q", tt.before, tt.after, got, tt.want)
-		}
-	}
-}
-
 func TestSchemaHashIgnoresMemberOrderAndSpacing(t *testing.T) {
 	t.Parallel()
 	a := SchemaHash(json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`), nil)
@@ -44,6 +24,33 @@ func TestSchemaHashIgnoresMemberOrderAndSpacing(t *testing.T) {
 	}
 	if a == c || a == d {
 		t.Error("a changed schema kept its hash")
+	}
+}
+
+// TestSchemaHashIsPinned: the memory of every monitored server keeps its tools' schema hashes,
+// so a schema whose hash changed with the code would be reported as drift after an upgrade.
+// The values were computed before the tool surface had a package of its own.
+func TestSchemaHashIsPinned(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ input, output, want string }{
+		{"", "", "ebf7f51a13198bc6b01c07383ec42297533a06b9720e387eb214e359666e6c4a"},
+		{`null`, ``, "e496befaebe5d6d7757b58efca9edac771d0f0396660a818ca32f779ee97e529"},
+		{`{"type":"object","properties":{"url":{"type":"string","description":"the URL\nto fetch\t\"x\" \\ \u0001 \b\f\r <b>&amp;</b> \u2028\u2029 é"}}}`, `{"type":"object"}`, "bb4b5d4bc7cb41ee5b0b06b0d7b26c949208198ee698010cfede02c21ae7a2af"},
+		{`{"b":1.50,"a":[1e5,-0,true,null],"a":{"z":0}}`, ``, "c03d9f8381399eef35c7ddf807325a4476560e8826916e7467620ae79b8ab463"},
+		{"{\"s\":\"bad \xff\",\"\xfe\":1}", ``, "c276c54a84c9952cc4a47f1d879880e601bbd104da5305e242cb0f7c532f2d68"},
+		{`{"unclosed":`, `[]`, "1bbf4c4bde741d5287e43eb17ad744bb977303ea5cca36fcd38bc80c6d2b73af"},
+	}
+	for _, tt := range tests {
+		var in, out json.RawMessage
+		if tt.input != "" {
+			in = json.RawMessage(tt.input)
+		}
+		if tt.output != "" {
+			out = json.RawMessage(tt.output)
+		}
+		if got := SchemaHash(in, out); got != tt.want {
+			t.Errorf("SchemaHash(%q, %q) = %s, want %s", tt.input, tt.output, got, tt.want)
+		}
 	}
 }
 
@@ -69,7 +76,7 @@ func stateless(discover string, pages ...string) *probe.Result {
 	return res
 }
 
-func TestToolSurfaceOf(t *testing.T) {
+func TestSurfaceOf(t *testing.T) {
 	t.Parallel()
 	const withTools = `{"capabilities":{"tools":{}}}`
 	tests := []struct {
@@ -91,7 +98,7 @@ func TestToolSurfaceOf(t *testing.T) {
 		{"stateless: server/discover failed", &probe.Result{Steps: listing(withTools, `{"tools":[]}`).Steps}, "unknown"},
 	}
 	for _, tt := range tests {
-		s := ToolSurfaceOf(tt.res)
+		s := SurfaceOf(tt.res)
 		got := "unknown"
 		if s != nil {
 			var names []string
@@ -106,40 +113,23 @@ func TestToolSurfaceOf(t *testing.T) {
 	}
 }
 
-func TestNewToolSurfaceBoundsWhatItKeeps(t *testing.T) {
+func TestNewSurfaceBoundsWhatItKeeps(t *testing.T) {
 	t.Parallel()
 	huge := strings.Repeat("x", 100_000)
-	s := NewToolSurface([]Tool{{Name: "t", Description: huge}, {Name: "u", Description: huge + "y"}})
-	if len(s.Tools[0].Description) != maxDescriptionBytes {
-		t.Errorf("description kept to %d bytes, want %d", len(s.Tools[0].Description), maxDescriptionBytes)
+	s := NewSurface([]Entry{{Name: "t", Description: huge}, {Name: "u", Description: huge + "y"}})
+	if len(s.Tools[0].Description) != MaxDescriptionBytes {
+		t.Errorf("description kept to %d bytes, want %d", len(s.Tools[0].Description), MaxDescriptionBytes)
 	}
 	// A change past the kept part is still a change.
-	d := diffSurfaces(NewToolSurface([]Tool{{Name: "t", Description: huge}}), NewToolSurface([]Tool{{Name: "t", Description: huge + "y"}}))
+	d := DiffSurfaces(NewSurface([]Entry{{Name: "t", Description: huge}}), NewSurface([]Entry{{Name: "t", Description: huge + "y"}}))
 	if len(d.Changed) != 1 || !d.Changed[0].Description {
 		t.Errorf("diff %+v misses a change past the kept part", d)
 	}
 }
 
-func TestCertificateOfTakesTheFirstToExpire(t *testing.T) {
-	t.Parallel()
-	later, sooner := t0.Add(90*24*time.Hour), t0.Add(10*24*time.Hour)
-	res := &probe.Result{Frames: []probe.Frame{
-		{HTTP: &probe.HTTPInfo{TLS: &probe.TLSInfo{Subject: "CN=a", NotAfter: later}}},
-		{HTTP: &probe.HTTPInfo{}},
-		{HTTP: &probe.HTTPInfo{TLS: &probe.TLSInfo{Subject: "CN=b", NotAfter: sooner}}},
-	}}
-	c := CertificateOf(res)
-	if c == nil || c.Subject != "CN=b" || !c.NotAfter.Equal(sooner) {
-		t.Errorf("certificate %+v", c)
-	}
-	if CertificateOf(&probe.Result{}) != nil {
-		t.Error("a result without TLS has a certificate")
-	}
-}
-
 // A real probe of a server that speaks only the stateless revision: its tool surface comes
 // from the listing that follows server/discover, as a session server's follows initialize.
-func TestToolSurfaceOfAProbedStatelessServer(t *testing.T) {
+func TestSurfaceOfAProbedStatelessServer(t *testing.T) {
 	t.Parallel()
 	for _, statelessOnly := range []bool{false, true} {
 		srv, err := fixture.New(fixture.Config{StatelessOnly: statelessOnly})
@@ -157,7 +147,7 @@ func TestToolSurfaceOfAProbedStatelessServer(t *testing.T) {
 		if statelessOnly && (res.Discover == nil || res.Initialize != nil) {
 			t.Fatalf("the stateless fixture was not probed statelessly: discover %s, initialize %s", res.Discover, res.Initialize)
 		}
-		s := ToolSurfaceOf(res)
+		s := SurfaceOf(res)
 		if s == nil {
 			t.Fatalf("stateless only %v: the tool surface is unknown", statelessOnly)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -25,7 +26,7 @@ func referenceCanonical(b []byte, v any) []byte {
 	case json.Number:
 		return append(b, v...)
 	case string:
-		return appendJSONString(b, v)
+		return toolsurface.AppendString(b, v)
 	case []any:
 		b = append(b, '[')
 		for i, e := range v {
@@ -47,7 +48,7 @@ func referenceCanonical(b []byte, v any) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = toolsurface.AppendString(b, k)
 		b = append(b, ':')
 		b = referenceCanonical(b, m[k])
 	}
@@ -56,14 +57,14 @@ func referenceCanonical(b []byte, v any) []byte {
 
 // referenceDigests are the tool digests of a tools/list result computed from a decoded tree:
 // sha256 of the canonical form of the tool's name, description and schemas.
-func referenceDigests(t testing.TB, raw []byte) [][sha256.Size]byte {
+func referenceDigests(t testing.TB, raw []byte) []toolsurface.ToolDigest {
 	doc, err := mcpschema.Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, _ := doc.(map[string]any)
 	entries, _ := m["tools"].([]any)
-	var out [][sha256.Size]byte
+	var out []toolsurface.ToolDigest
 	for _, e := range entries {
 		obj, ok := e.(map[string]any)
 		if !ok {
@@ -89,8 +90,8 @@ func assertCanonicalAgrees(t testing.TB, l *toolLister, raw []byte) {
 	if err != nil {
 		return
 	}
-	var c canonicalizer
-	got := c.append(nil, doc.Root())
+	var c toolsurface.Encoder
+	got := c.Append(nil, doc.Root())
 	want := referenceCanonical(nil, doc.Root().Any())
 	if string(got) != string(want) {
 		t.Fatalf("%q:\n got %s\nwant %s", raw, got, want)

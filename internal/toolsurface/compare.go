@@ -1,60 +1,12 @@
-// Package toolsurface reads the tool list out of a probe recording and compares two lists:
-// what the API and the dashboard show as a server's tool surface and its drift.
 package toolsurface
 
 import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strings"
 
-	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 )
-
-// MaxTools bounds the tools read from one recording.
-const MaxTools = 2000
-
-// Tool is one tool as the server listed it; schemas and annotations are kept as sent.
-type Tool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  json.RawMessage `json:"annotations,omitempty"`
-}
-
-// FromResult returns the tools of every tools/list page of a probe, by name; ok is false when
-// no page came back (the surface is unknown). Entries that are not objects with a string name
-// are left out: the checks report those.
-func FromResult(res *probe.Result) (tools []Tool, ok bool) {
-	seen := map[string]bool{}
-	for _, st := range res.StepsNamed(probe.StepToolsList) {
-		if st.Outcome != probe.OutcomeOK || len(st.Result) == 0 {
-			continue
-		}
-		var page struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if json.Unmarshal(st.Result, &page) != nil {
-			continue
-		}
-		ok = true
-		for _, raw := range page.Tools {
-			var t Tool
-			if json.Unmarshal(raw, &t) != nil || t.Name == "" || seen[t.Name] {
-				continue
-			}
-			seen[t.Name] = true
-			tools = append(tools, t)
-			if len(tools) >= MaxTools {
-				break
-			}
-		}
-	}
-	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	return tools, ok
-}
 
 // Change is a tool listed before and after whose definition differs.
 type Change struct {
@@ -126,16 +78,16 @@ func sameJSON(a, b json.RawMessage) bool {
 	return okA && okB && bytes.Equal(ca, cb)
 }
 
+// canonical is the canonical form of a JSON text; nil for an empty one, false for one that
+// is not JSON.
 func canonical(raw json.RawMessage) ([]byte, bool) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, true
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&v) != nil {
+	doc, err := jsondoc.Parse(raw)
+	if err != nil {
 		return nil, false
 	}
-	out, err := json.Marshal(v) // map keys come out sorted
-	return out, err == nil
+	var c Encoder
+	return c.Append(nil, doc.Root()), true
 }

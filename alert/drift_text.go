@@ -1,0 +1,72 @@
+package alert
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Bounds of a description diff in a message.
+const (
+	diffContext = 40  // unchanged characters shown on each side
+	diffSpan    = 160 // removed or added characters shown
+)
+
+// shortDiff shows how before became after in one line: the unchanged text around the change
+// trimmed to diffContext characters, the removed text as [-…-] and the added as {+…+}.
+func shortDiff(before, after string) string {
+	b, a := []rune(before), []rune(after)
+	p := 0
+	for p < len(b) && p < len(a) && b[p] == a[p] {
+		p++
+	}
+	s := 0
+	for s < len(b)-p && s < len(a)-p && b[len(b)-1-s] == a[len(a)-1-s] {
+		s++
+	}
+	var out strings.Builder
+	head := b[:p]
+	if len(head) > diffContext {
+		out.WriteString("…")
+		head = head[len(head)-diffContext:]
+	}
+	out.WriteString(string(head))
+	if del := b[p : len(b)-s]; len(del) > 0 {
+		out.WriteString("[-" + clipRunes(del, diffSpan) + "-]")
+	}
+	if ins := a[p : len(a)-s]; len(ins) > 0 {
+		out.WriteString("{+" + clipRunes(ins, diffSpan) + "+}")
+	}
+	tail := b[len(b)-s:]
+	if len(tail) > diffContext {
+		out.WriteString(string(tail[:diffContext]) + "…")
+	} else {
+		out.WriteString(string(tail))
+	}
+	return out.String()
+}
+
+func clipRunes(r []rune, n int) string {
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n]) + "…"
+}
+
+// clip cuts s to at most n bytes at a character boundary, making it valid UTF-8 without NUL:
+// what a probed server says ends up in jsonb, which refuses both.
+func clip(s string, n int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
