@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 )
 
 // Sender delivers messages to one configured channel.
@@ -49,7 +49,7 @@ func (e *SendError) Error() string {
 }
 
 // newSendError wraps a delivery failure, redacting the channel's secrets from its text.
-func newSendError(channel string, red *report.Redactor, status int, err error) *SendError {
+func newSendError(channel string, red *redact.Redactor, status int, err error) *SendError {
 	return &SendError{Channel: channel, Status: status, msg: red.String(err.Error())}
 }
 
@@ -117,10 +117,10 @@ func NewSenders(cfg *Config, lookupEnv func(string) (string, bool), client *http
 			s := &slackSender{name: ch.Name, channel: ch.Channel, apiURL: ch.APIURL, client: client}
 			if ch.WebhookURLEnv != "" {
 				s.webhookURL = env(ch.Name, "webhook-url-env", ch.WebhookURLEnv)
-				s.red = report.NewRedactor(urlSecrets(s.webhookURL)...)
+				s.red = redact.New(urlSecrets(s.webhookURL)...)
 			} else {
 				s.token = env(ch.Name, "token-env", ch.TokenEnv)
-				s.red = report.NewRedactor(s.token)
+				s.red = redact.New(s.token)
 			}
 			s.init()
 			out[ch.Name] = s
@@ -140,7 +140,7 @@ func NewSenders(cfg *Config, lookupEnv func(string) (string, bool), client *http
 				w.headers = append(w.headers, [2]string{h.Name, v})
 				secrets = append(secrets, v)
 			}
-			w.red = report.NewRedactor(secrets...)
+			w.red = redact.New(secrets...)
 			out[ch.Name] = w
 		default:
 			errs = append(errs, fmt.Errorf("channel %s: unknown type %q", ch.Name, ch.Type))

@@ -8,7 +8,7 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 )
 
 // slackSender posts to Slack through an incoming webhook or, with a bot token, through
@@ -21,7 +21,7 @@ type slackSender struct {
 	channel    string
 	apiURL     string
 	client     *http.Client
-	red        *report.Redactor
+	red        *redact.Redactor
 	api        *slack.Client
 }
 

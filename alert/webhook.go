@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 )
 
 // WebhookVersion is the version of the generic webhook's JSON body; it changes only if a field
@@ -33,7 +33,7 @@ type webhookSender struct {
 	url     string      // may be secret
 	headers [][2]string // values may be secret
 	client  *http.Client
-	red     *report.Redactor
+	red     *redact.Redactor
 }
 
 var _ Sender = (*webhookSender)(nil)

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -175,7 +176,7 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 		rec := FailedRecord(start, meta, err)
 		return rec, alert.FromRun(s, &rec, nil, nil)
 	}
-	red := report.NewRedactor(secrets...)
+	red := redact.New(secrets...)
 	redactFindings(red, findings)
 	rec := Record(res, findings, meta)
 	obs := alert.FromRun(s, &rec, res, findings)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -137,7 +137,7 @@ func Record(res *probe.Result, findings []checks.Finding, meta RunMeta) store.Ru
 		rec.Outcome = store.OutcomeUp
 	}
 
-	red := report.NewRedactor(meta.Secrets...)
+	red := redact.New(meta.Secrets...)
 	limit := meta.MaxTranscriptBytes
 	if limit <= 0 {
 		limit = DefaultMaxTranscriptBytes
@@ -151,7 +151,7 @@ func Record(res *probe.Result, findings []checks.Finding, meta RunMeta) store.Ru
 
 // recording is the transcript to store, with secrets replaced; nil when it cannot be made
 // so (a secret that took the place of a JSON token would leave it unreadable).
-func recording(res *probe.Result, red *report.Redactor) []byte {
+func recording(res *probe.Result, red *redact.Redactor) []byte {
 	if red.Active() {
 		// Frames that are not UTF-8 are stored in base64, where the bytes replacement below
 		// would not see a secret: replace it in them first.
@@ -183,7 +183,7 @@ func recording(res *probe.Result, red *report.Redactor) []byte {
 }
 
 // redactRun replaces secrets in every string of a run the store keeps and pages show.
-func redactRun(red *report.Redactor, rec *store.RunRecord) {
+func redactRun(red *redact.Redactor, rec *store.RunRecord) {
 	if !red.Active() {
 		return
 	}
@@ -196,7 +196,7 @@ func redactRun(red *report.Redactor, rec *store.RunRecord) {
 
 // redactFindings replaces secrets in what findings say, before anything (the run, the alert
 // engine) reads them.
-func redactFindings(red *report.Redactor, findings []checks.Finding) {
+func redactFindings(red *redact.Redactor, findings []checks.Finding) {
 	if !red.Active() {
 		return
 	}
@@ -222,7 +222,7 @@ func FailedRecord(start time.Time, meta RunMeta, err error) store.RunRecord {
 		Outcome:  store.OutcomeDown,
 		Error:    "probe not started: " + err.Error(),
 	}
-	redactRun(report.NewRedactor(meta.Secrets...), &rec)
+	redactRun(redact.New(meta.Secrets...), &rec)
 	return rec
 }
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 )
 
 // Header names of the Streamable HTTP transport.
@@ -38,7 +40,7 @@ type httpTransport struct {
 	o         Options
 	client    *http.Client
 	ownClient bool
-	secrets   *redactor
+	secrets   *redact.Redactor
 	certs     *certChecker
 
 	// base ends with Close or the dial context: every exchange and event stream hangs off it.
@@ -81,7 +83,7 @@ func dialHTTP(ctx context.Context, t Target, conn int, w Wire, o Options) (Trans
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("http transport: URL scheme must be http or https, got %q", u.Scheme)
 	}
-	secrets := newRedactor(t.Header)
+	secrets := redact.ForHeaders(t.Header)
 	tr := &httpTransport{
 		conn: conn, url: t.URL, shownURL: u.Redacted(), host: u.Hostname(), phases: phasesOf(t.URL),
 		header: t.Header.Clone(), w: w, o: o, secrets: secrets, certs: &certChecker{},

@@ -76,9 +76,9 @@ func (t *httpTransport) recordHead(x *exchange, resp *http.Response, info *HTTPI
 	f := Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info}
 	if withBody {
 		body, over, rerr := t.readBody(resp, min(t.o.Limits.MaxMessageBytes, maxFetchedBody))
-		f.Raw, f.Truncated = t.secrets.bytes(body), over
+		f.Raw, f.Truncated = t.secrets.Bytes(body), over
 		if rerr != nil {
-			f.Detail = t.secrets.text(fmt.Sprintf("reading the body failed after %d bytes: %v", len(body), rerr))
+			f.Detail = t.secrets.String(fmt.Sprintf("reading the body failed after %d bytes: %v", len(body), rerr))
 		}
 	}
 	info.Timing = x.trace.timing(t.w.Now())

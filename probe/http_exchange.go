@@ -78,7 +78,7 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 		rd = bytes.NewReader(body)
 	}
 	x.out = Frame{Dir: Out, Kind: kind, Raw: body,
-		HTTP: &HTTPInfo{Method: method, URL: shown, Header: t.secrets.header(header)}}
+		HTTP: &HTTPInfo{Method: method, URL: shown, Header: t.secrets.Header(header)}}
 	if to.followRedirects {
 		ctx = withRedirectsFollowed(ctx)
 	}
@@ -170,7 +170,7 @@ func (t *httpTransport) exchangeFailed(x *exchange, err error) error {
 	default:
 		f.Detail = fmt.Sprintf("%s %s: %v", x.method, t.shownURL, err)
 	}
-	f.Detail = t.secrets.text(f.Detail)
+	f.Detail = t.secrets.String(f.Detail)
 	t.w.Record(f)
 	t.o.Logger.Debug("http exchange failed", "conn", t.conn, "exchange", x.n, "detail", f.Detail)
 	if sentinel != nil {
@@ -193,7 +193,7 @@ func (t *httpTransport) responseInfo(resp *http.Response) *HTTPInfo {
 		URL:         final,
 		Status:      resp.StatusCode,
 		ContentType: resp.Header.Get("Content-Type"),
-		Header:      t.secrets.header(resp.Header),
+		Header:      t.secrets.Header(resp.Header),
 		TLS:         t.certs.tlsInfo(resp.TLS, host),
 	}
 }
@@ -205,10 +205,10 @@ func (t *httpTransport) recordBody(x *exchange, resp *http.Response, info *HTTPI
 	body, over, err := t.readBody(resp, t.o.Limits.MaxMessageBytes)
 	info.Timing = x.trace.timing(t.w.Now())
 	at := x.trace.firstByteAt()
-	body = t.secrets.bytes(body)
+	body = t.secrets.Bytes(body)
 	if err != nil {
 		t.w.Record(Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: at, Raw: body,
-			Detail: t.secrets.text(fmt.Sprintf("reading the body failed after %d bytes: %v", len(body), err))})
+			Detail: t.secrets.String(fmt.Sprintf("reading the body failed after %d bytes: %v", len(body), err))})
 		return t.bodyFailed(x, err)
 	}
 	if coding := contentCoding(resp.Header); coding != "" {
@@ -219,8 +219,8 @@ func (t *httpTransport) recordBody(x *exchange, resp *http.Response, info *HTTPI
 			detail += "; the request asked for no compression (Accept-Encoding: identity)"
 		}
 		t.w.Record(Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: at, Raw: body, Truncated: over,
-			Detail: t.secrets.text(detail)})
-		return fmt.Errorf("http transport: %s", t.secrets.text(detail))
+			Detail: t.secrets.String(detail)})
+		return fmt.Errorf("http transport: %s", t.secrets.String(detail))
 	}
 	isJSON := isMediaType(info.ContentType, "application/json")
 	asMessage := resp.StatusCode == http.StatusOK && isJSON && len(body) > 0

@@ -57,17 +57,17 @@ func (t *httpTransport) readStream(x *exchange, body io.ReadCloser, info *HTTPIn
 		}
 	}
 	t.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteStreamEnded, Exchange: x.n, HTTP: info,
-		Detail: t.secrets.text(detail)})
+		Detail: t.secrets.String(detail)})
 }
 
 // recordEvent records one event: a message when it carries data, else an SSE event frame.
 func (t *httpTransport) recordEvent(exchange int, info *HTTPInfo, ev sseEvent) {
 	f := Frame{Dir: In, Kind: KindSSEEvent, Exchange: exchange, HTTP: info, At: ev.At,
-		SSE: &SSEInfo{Event: t.secrets.text(ev.Event), ID: t.secrets.text(ev.ID), Retry: ev.Retry,
-			Malformed: t.secrets.text(ev.Malformed)}}
+		SSE: &SSEInfo{Event: t.secrets.String(ev.Event), ID: t.secrets.String(ev.ID), Retry: ev.Retry,
+			Malformed: t.secrets.String(ev.Malformed)}}
 	if len(ev.Data) > 0 {
 		f.Kind = KindMessage
-		f.Raw = t.secrets.bytes(ev.Data)
+		f.Raw = t.secrets.Bytes(ev.Data)
 		f.Truncated = ev.Truncated
 	}
 	t.w.Record(f)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 )
 
 // testOptions keeps every wait of a test probe short.
@@ -408,7 +410,7 @@ func TestHTTPRedactsSecrets(t *testing.T) {
 			if strings.Contains(text, token) || strings.Contains(text, apiKey) {
 				t.Errorf("frame %d (%s %s) holds a secret: %s", f.Seq, f.Dir, f.Kind, text)
 			}
-			redacted += strings.Count(text, redactedValue)
+			redacted += strings.Count(text, redact.Redacted)
 		}
 	}
 	if redacted == 0 {

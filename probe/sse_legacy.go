@@ -172,7 +172,7 @@ func (s *sseTransport) readStream(x *exchange, body io.ReadCloser, info *HTTPInf
 		}
 	}
 	h.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteStreamEnded, Exchange: x.n, HTTP: info,
-		Detail: h.secrets.text(detail)})
+		Detail: h.secrets.String(detail)})
 	settle(endpointOutcome{err: fmt.Errorf("%w: the event stream ended first (%s)", ErrNoEndpoint, detail)})
 	// Every answer of this connection was to come on this stream.
 	if sw, ok := h.w.(streamWire); ok {
@@ -186,8 +186,8 @@ func (s *sseTransport) readStream(x *exchange, body io.ReadCloser, info *HTTPInf
 func (s *sseTransport) recordEndpoint(exchange int, info *HTTPInfo, ev sseEvent, settle func(endpointOutcome)) {
 	h := s.h
 	h.w.Record(Frame{Dir: In, Kind: KindSSEEvent, Exchange: exchange, HTTP: info, At: ev.At,
-		Raw: h.secrets.bytes(ev.Data), Truncated: ev.Truncated,
-		SSE: &SSEInfo{Event: ev.Event, ID: h.secrets.text(ev.ID), Retry: ev.Retry, Malformed: h.secrets.text(ev.Malformed)}})
+		Raw: h.secrets.Bytes(ev.Data), Truncated: ev.Truncated,
+		SSE: &SSEInfo{Event: ev.Event, ID: h.secrets.String(ev.ID), Retry: ev.Retry, Malformed: h.secrets.String(ev.Malformed)}})
 	target, err := ResolveEndpoint(s.streamURL, string(ev.Data))
 	if err != nil {
 		s.note(fmt.Sprintf("not posting to the endpoint %s: %v", clip(ev.Data, 200), err))
@@ -234,7 +234,7 @@ func SameOrigin(a, b *url.URL) bool {
 
 // note records something the transport decided (it does not fail any request by itself).
 func (s *sseTransport) note(detail string) {
-	s.h.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteSendError, Detail: s.h.secrets.text(detail)})
+	s.h.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteSendError, Detail: s.h.secrets.String(detail)})
 }
 
 // Send POSTs one message to the endpoint. A 2xx response only says the message was taken;

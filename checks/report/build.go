@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -35,7 +36,7 @@ type BuildOptions struct {
 	// Generator names the program writing the report.
 	Generator Generator
 	// Redactor removes secrets from every string of the report (optional).
-	Redactor *Redactor
+	Redactor *redact.Redactor
 	// SecretHeaders are header names whose values are never shown (besides Authorization,
 	// Cookie and the like, which never are).
 	SecretHeaders []string
@@ -182,7 +183,7 @@ func (s *Summary) add(c Check, failing bool) {
 
 type builder struct {
 	o   BuildOptions
-	red *Redactor
+	red *redact.Redactor
 }
 
 // text is a string of the report as it may be shown: secrets redacted, and bytes that are no
@@ -336,8 +337,8 @@ func (b builder) http(h *probe.HTTPInfo) *HTTP {
 		for k, vs := range h.Header {
 			clean := make([]string, len(vs))
 			for i, v := range vs {
-				if isSecretHeader(k, b.o.SecretHeaders) {
-					clean[i] = Redacted
+				if redact.IsSecretHeader(k, b.o.SecretHeaders) {
+					clean[i] = redact.Redacted
 				} else {
 					clean[i] = b.text(v)
 				}

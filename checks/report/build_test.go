@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -233,7 +234,7 @@ func TestBuildRedactsSecretsEverywhere(t *testing.T) {
 	fs := httpInitFailedFindings()
 	fs[1].Data = map[string]any{"echo": fixtureSecret}
 	for _, verbose := range []bool{false, true} {
-		r := Build(res, fs, BuildOptions{Verbose: verbose, Redactor: NewRedactor(fixtureSecret), SecretHeaders: []string{"X-Custom"}})
+		r := Build(res, fs, BuildOptions{Verbose: verbose, Redactor: redact.New(fixtureSecret), SecretHeaders: []string{"X-Custom"}})
 		var out bytes.Buffer
 		if err := WriteJSON(&out, r); err != nil {
 			t.Fatal(err)
@@ -246,7 +247,7 @@ func TestBuildRedactsSecretsEverywhere(t *testing.T) {
 				t.Errorf("verbose=%v: output contains %q", verbose, s)
 			}
 		}
-		if !strings.Contains(out.String(), Redacted) {
+		if !strings.Contains(out.String(), redact.Redacted) {
 			t.Errorf("verbose=%v: no redaction marker in output", verbose)
 		}
 	}
@@ -257,7 +258,7 @@ func TestBuildRedactsSecretHeadersByName(t *testing.T) {
 	res.Frames[0].HTTP.Header = map[string][]string{"X-Custom": {"plain-value"}, "Cookie": {"a=b"}, "Accept": {"application/json"}}
 	r := Build(res, nil, BuildOptions{Verbose: true, SecretHeaders: []string{"x-custom"}})
 	h := r.Transcript[0].HTTP.Header
-	if h["X-Custom"][0] != Redacted || h["Cookie"][0] != Redacted || h["Accept"][0] != "application/json" {
+	if h["X-Custom"][0] != redact.Redacted || h["Cookie"][0] != redact.Redacted || h["Accept"][0] != "application/json" {
 		t.Errorf("headers = %v", h)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 )
 
 // The JUnit output is read back with types of the test's own, as a CI system would read it.
@@ -174,7 +175,7 @@ func TestJUnitMirrorsTheVerdictForWarningsSkipsAndFacts(t *testing.T) {
 }
 
 func TestJUnitProbeErrorIsAnErrorCaseAndSecretsStayOut(t *testing.T) {
-	r := Build(httpInitFailedResult(), httpInitFailedFindings(), BuildOptions{Redactor: NewRedactor(fixtureSecret)})
+	r := Build(httpInitFailedResult(), httpInitFailedFindings(), BuildOptions{Redactor: redact.New(fixtureSecret)})
 	doc, raw := parseJUnit(t, r)
 	probeCase := caseNamed(t, doc.Suites[0], "probe")
 	if probeCase.Error == nil || !strings.Contains(probeCase.Error.Message, "initialize failed: HTTP status 500") {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -86,7 +87,7 @@ func sarifReports(t *testing.T) map[string]*Report {
 	})
 	return map[string]*Report{
 		"stdio failures":         Build(stdioResult(), stdioFindings(), BuildOptions{Catalog: catalog, Generator: Generator{Name: "prober", Version: "v1.2.3"}}),
-		"http probe error":       Build(httpInitFailedResult(), httpInitFailedFindings(), BuildOptions{Redactor: NewRedactor(fixtureSecret)}),
+		"http probe error":       Build(httpInitFailedResult(), httpInitFailedFindings(), BuildOptions{Redactor: redact.New(fixtureSecret)}),
 		"no findings":            Build(stdioResult(), nil, BuildOptions{}),
 		"baselined with a stale": baselined,
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -206,7 +207,7 @@ func TestTextVerboseShowsEveryFrame(t *testing.T) {
 }
 
 func TestTextVerboseShowsHTTPHeadsAndHeaders(t *testing.T) {
-	out := renderText(t, Build(httpInitFailedResult(), nil, BuildOptions{Verbose: true, Redactor: NewRedactor(fixtureSecret)}), TextOptions{Verbose: true})
+	out := renderText(t, Build(httpInitFailedResult(), nil, BuildOptions{Verbose: true, Redactor: redact.New(fixtureSecret)}), TextOptions{Verbose: true})
 	inOrder(t, out, "#0 →", "POST http://127.0.0.1:3901/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`,
 		"Authorization: [redacted]",
 		"#1 ←", "HTTP 500 text/plain", "internal error: token [redacted] rejected",
@@ -246,7 +247,7 @@ func BenchmarkVerboseReportOfTenThousandFrames(b *testing.B) {
 	for b.Loop() {
 		text.Reset()
 		js.Reset()
-		r := Build(res, stdioFindings(), BuildOptions{Verbose: true, Redactor: NewRedactor(fixtureSecret)})
+		r := Build(res, stdioFindings(), BuildOptions{Verbose: true, Redactor: redact.New(fixtureSecret)})
 		if err := WriteText(&text, r, TextOptions{Verbose: true}); err != nil {
 			b.Fatal(err)
 		}

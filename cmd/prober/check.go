@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 )
 
 // check runs `prober check`: parse, probe, judge, report, and turn the verdict into the
@@ -37,7 +38,7 @@ func (e environment) check(ctx context.Context, args []string) int {
 	if err != nil {
 		return e.usageError(err)
 	}
-	red := report.NewRedactor(cfg.secrets...)
+	red := redact.New(cfg.secrets...)
 	logger := newLogger(e.stderr, cfg.level, red)
 	sink, err := openSink(cfg.output, e.stdout)
 	if err != nil {

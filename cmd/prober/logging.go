@@ -6,12 +6,12 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 )
 
 // newLogger logs to w at the given level, redacting secrets from every message and
 // attribute: a log line is output like any other.
-func newLogger(w io.Writer, level slog.Level, red *report.Redactor) *slog.Logger {
+func newLogger(w io.Writer, level slog.Level, red *redact.Redactor) *slog.Logger {
 	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})
 	if !red.Active() {
 		return slog.New(h)
@@ -22,7 +22,7 @@ func newLogger(w io.Writer, level slog.Level, red *report.Redactor) *slog.Logger
 // redactingHandler passes records on with secrets replaced.
 type redactingHandler struct {
 	next slog.Handler
-	red  *report.Redactor
+	red  *redact.Redactor
 }
 
 var _ slog.Handler = redactingHandler{}

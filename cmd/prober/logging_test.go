@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 )
 
 func TestLoggerRedactsSecretsInEveryKindOfAttribute(t *testing.T) {
 	const secret = "tok-9d8c7b6a5f4e"
 	var buf bytes.Buffer
-	log := newLogger(&buf, slog.LevelDebug, report.NewRedactor(secret))
+	log := newLogger(&buf, slog.LevelDebug, redact.New(secret))
 	log = log.With("preset", "Bearer "+secret)
 	log.Debug("sending "+secret,
 		"string", secret,
@@ -29,7 +29,7 @@ func TestLoggerRedactsSecretsInEveryKindOfAttribute(t *testing.T) {
 	if strings.Contains(out, secret) {
 		t.Errorf("secret in log output:\n%s", out)
 	}
-	if n := strings.Count(out, report.Redacted); n < 7 {
+	if n := strings.Count(out, redact.Redacted); n < 7 {
 		t.Errorf("%d redaction markers, want one per place the secret was:\n%s", n, out)
 	}
 	if !strings.Contains(out, "count=3") {
@@ -39,7 +39,7 @@ func TestLoggerRedactsSecretsInEveryKindOfAttribute(t *testing.T) {
 
 func TestLoggerHonoursTheLevel(t *testing.T) {
 	var buf bytes.Buffer
-	log := newLogger(&buf, slog.LevelWarn, report.NewRedactor("some-secret"))
+	log := newLogger(&buf, slog.LevelWarn, redact.New("some-secret"))
 	log.Info("hidden")
 	log.Warn("shown")
 	if strings.Contains(buf.String(), "hidden") || !strings.Contains(buf.String(), "shown") {

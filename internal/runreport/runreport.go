@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -52,7 +53,7 @@ func Build(run store.RunRecord, srv store.Server, recording *probe.Result, o Opt
 		Verbose:       o.Verbose,
 		Catalog:       o.Catalog,
 		Generator:     o.Generator,
-		Redactor:      report.NewRedactor(secretsOf(srv)...),
+		Redactor:      redact.New(secretsOf(srv)...),
 		SecretHeaders: headerNames(srv),
 	})
 }

@@ -1,0 +1,184 @@
+// Package redact keeps secrets out of everything mcpwatch records or shows: the transcript a
+// probe records, the reports built from it, the runs the monitor stores, alert messages and
+// logs. One Redactor, one rule for what counts as a secret, so that a value hidden in one of
+// them is hidden in all.
+//
+// A secret is a value the user gave (a header value, an environment value, a URL's
+// credentials, a webhook token) of at least four bytes. Besides the value itself a Redactor
+// covers the credential part of a "Scheme credential" value and the forms the value takes when
+// escaped inside a JSON string or a URL, since a server can echo a token back in any of them.
+// Headers that carry credentials whoever set them (Authorization, Cookie, ...) and the
+// headers the user set are hidden by name whatever their value.
+package redact
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Redacted replaces a secret wherever it would have been shown.
+const Redacted = "[redacted]"
+
+// minSecretLen is the shortest value replaced wherever it occurs. Below it a value ("1",
+// "on", "yes") is a flag, not a credential, and replacing it everywhere would garble every
+// report it occurs in while protecting nothing; from four bytes on it may be a PIN or a short
+// key, and leaking one is worse than a report with a few words blanked. Header values of any
+// length are still hidden by name.
+const minSecretLen = 4
+
+// Redactor replaces secret values wherever they appear in text, and the values of secret
+// headers in header maps. The zero value and nil redact only the headers that always carry
+// credentials.
+type Redactor struct {
+	r     *strings.Replacer
+	names []string // header names whose values are secret besides the well-known ones
+}
+
+// New builds a redactor for the given secret values.
+func New(secrets ...string) *Redactor {
+	return build(nil, secrets)
+}
+
+// ForHeaders builds a redactor for headers the user set on a request: each of them is secret
+// by name, and each of its values wherever it is echoed.
+func ForHeaders(user http.Header) *Redactor {
+	var names, values []string
+	for name, vs := range user {
+		names = append(names, name)
+		values = append(values, vs...)
+	}
+	return build(names, values)
+}
+
+func build(names, secrets []string) *Redactor {
+	seen := map[string]bool{}
+	var forms []string
+	add := func(s string) {
+		if len(s) >= minSecretLen && !seen[s] {
+			seen[s] = true
+			forms = append(forms, s)
+		}
+	}
+	for _, s := range secrets {
+		s = strings.TrimSpace(s)
+		variants := []string{s}
+		// "Bearer abc": a server echoing the token alone must not reveal it either.
+		if fields := strings.Fields(s); len(fields) > 1 {
+			variants = append(variants, fields[len(fields)-1])
+		}
+		for _, v := range variants {
+			add(v)
+			add(jsonEscaped(v, true))
+			add(jsonEscaped(v, false))
+			add(url.QueryEscape(v))
+			add(url.PathEscape(v))
+		}
+	}
+	x := &Redactor{names: names}
+	if len(forms) == 0 {
+		return x
+	}
+	// Longest first: where two forms start at the same byte the longer one wins.
+	sort.SliceStable(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
+	pairs := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		pairs = append(pairs, f, Redacted)
+	}
+	x.r = strings.NewReplacer(pairs...)
+	return x
+}
+
+// String returns s with every secret replaced.
+func (x *Redactor) String(s string) string {
+	if x == nil || x.r == nil || s == "" {
+		return s
+	}
+	return x.r.Replace(s)
+}
+
+// Bytes returns b with every secret replaced (b itself when it holds none).
+func (x *Redactor) Bytes(b []byte) []byte {
+	if x == nil || x.r == nil || len(b) == 0 {
+		return b
+	}
+	s := string(b)
+	if r := x.r.Replace(s); r != s {
+		return []byte(r)
+	}
+	return b
+}
+
+// Active reports whether there is any secret value to replace in text.
+func (x *Redactor) Active() bool { return x != nil && x.r != nil }
+
+// Header returns h with the values of secret headers replaced and secret values replaced in
+// the others: a copy when anything changes, else h itself, which the caller then must not
+// change (a request's or a response's header, done with once recorded).
+func (x *Redactor) Header(h http.Header) http.Header {
+	if h == nil || !x.changes(h) {
+		return h
+	}
+	out := make(http.Header, len(h))
+	for name, vs := range h {
+		cp := make([]string, len(vs))
+		secret := x.secretHeader(name)
+		for i, v := range vs {
+			if secret {
+				cp[i] = Redacted
+			} else {
+				cp[i] = x.String(v)
+			}
+		}
+		out[name] = cp
+	}
+	return out
+}
+
+// changes reports whether Header would change anything of h.
+func (x *Redactor) changes(h http.Header) bool {
+	for name, vs := range h {
+		if x.secretHeader(name) {
+			return true
+		}
+		for _, v := range vs {
+			if x.String(v) != v {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (x *Redactor) secretHeader(name string) bool {
+	if x == nil {
+		return IsSecretHeader(name, nil)
+	}
+	return IsSecretHeader(name, x.names)
+}
+
+// IsSecretHeader reports whether the values of a header are never shown: the headers that
+// carry credentials whoever set them, and those named (in any case).
+func IsSecretHeader(name string, named []string) bool {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key":
+		return true
+	}
+	for _, h := range named {
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonEscaped(s string, escapeHTML bool) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	_ = enc.Encode(s)
+	out := strings.TrimSuffix(b.String(), "\n")
+	return strings.TrimSuffix(strings.TrimPrefix(out, `"`), `"`)
+}
