@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"time"
-
-	"github.com/mcpwatch/mcpwatch/probe"
 )
 
 // Config is the `alerts:` section of the monitor's configuration file (docs/alerts.md lists
@@ -211,10 +209,14 @@ const (
 	DefaultBatchSize          = 10
 )
 
-// DefaultLatencySteps are the steps the latency alert watches by default.
+// DefaultLatencySteps are the steps the latency alert watches by default, named as the probe
+// names them (the JSON-RPC methods they send).
 func DefaultLatencySteps() []string {
-	return []string{probe.StepInitialize, probe.StepToolsList, probe.StepPing}
+	return []string{"initialize", "tools/list", "ping"}
 }
+
+// stepOK is the outcome a stored step has when its answer came back.
+const stepOK = "ok"
 
 // FieldError is one problem in the configuration, at a key path such as
 // "alerts.channels[1].token-env" and, when the config came from YAML, its line and column.

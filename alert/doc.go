@@ -20,7 +20,11 @@
 //	eng, err := alert.NewEngine(st, cfg.Alerts, alert.EngineOptions{Logger: log, OnNotify: disp.Wake})
 //	go disp.Run(ctx)
 //	// for every finished run, once it is written to the store, in the order of its region:
-//	err = eng.Observe(ctx, alert.FromRun(server, &record, result, findings))
+//	err = eng.Observe(ctx, monitor.ObservationOf(server, &record, result, findings))
+//
+// The package knows runs as the store keeps them, not the probe or the checks: FromRecord
+// builds an observation from a stored run, and monitor.ObservationOf adds what only the probe
+// result holds (the tool surface, the TLS certificate, each check's rule).
 //
 // monitor.NewAlerting does the first two for `prober run`, monitor.Service runs the
 // dispatcher, and its worker does the last.

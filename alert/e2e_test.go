@@ -12,12 +12,13 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
 	"github.com/mcpwatch/mcpwatch/internal/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface/probed"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
 // probeOnce runs a probe and the checks as the monitor does, and returns the run as the store
-// would get it, with the observation built from it.
+// would get it, with the observation built from it as the monitor builds it.
 func probeOnce(t *testing.T, m *alerttest.Monitored, server store.Server, region string, at time.Time) Observation {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -50,7 +51,15 @@ func probeOnce(t *testing.T, m *alerttest.Monitored, server store.Server, region
 			}
 		}
 	}
-	return FromRun(server, &rec, res, findings)
+	// What the monitor adds from the result at hand (monitor.ObservationOf, which this package
+	// cannot import): each check's rule and the tool surface.
+	o := FromRecord(server, &rec)
+	o.Checks = nil
+	for _, f := range findings {
+		o.Checks = append(o.Checks, CheckResult{ID: f.ID, Status: string(f.Status), Message: f.Message, Rule: f.Rule, Spec: f.Spec})
+	}
+	o.Tools = probed.Surface(res)
+	return o
 }
 
 // TestBreakingAndFixingAMonitoredServer is the "done when": breaking a monitored

@@ -39,8 +39,8 @@ const (
 )
 
 // Observation is one finished probe run of one server from one region: everything the alert
-// engine judges. The monitor builds it from each run (FromRun does it from what the monitor
-// has), then calls Engine.Observe.
+// engine judges. The monitor builds it from each run (FromRecord from the stored run,
+// monitor.ObservationOf from what the monitor has), then calls Engine.Observe.
 type Observation struct {
 	// ServerID is the server's id in the store; Server its name (for messages and routes).
 	ServerID int64

@@ -149,7 +149,7 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 	meta.Secrets = secrets
 	if err != nil {
 		rec := FailedRecord(start, meta, err)
-		return rec, alert.FromRun(s, &rec, nil, nil)
+		return rec, ObservationOf(s, &rec, nil, nil)
 	}
 	opts := probe.Options{
 		Timeout:       timeout,
@@ -169,17 +169,17 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 	res, err := probe.Run(ctx, target, opts)
 	if err != nil {
 		rec := FailedRecord(start, meta, err)
-		return rec, alert.FromRun(s, &rec, nil, nil)
+		return rec, ObservationOf(s, &rec, nil, nil)
 	}
 	findings, err := report.Findings(res, report.JudgeOptions{Checks: p.checks})
 	if err != nil {
 		rec := FailedRecord(start, meta, err)
-		return rec, alert.FromRun(s, &rec, nil, nil)
+		return rec, ObservationOf(s, &rec, nil, nil)
 	}
 	red := redact.New(secrets...)
 	redactFindings(red, findings)
 	rec := Record(res, findings, meta)
-	obs := alert.FromRun(s, &rec, res, findings)
+	obs := ObservationOf(s, &rec, res, findings)
 	if obs.Tools != nil && red.Active() {
 		for i := range obs.Tools.Tools {
 			t := &obs.Tools.Tools[i]

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/runreport"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface/probed"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -61,7 +62,7 @@ func (d *dashboard) analyse(ctx context.Context, id store.RunID, srv store.Serve
 		return nil, fmt.Errorf("run %s: %w", id, err)
 	}
 	a := &analysis{result: res, report: rep, text: ansiToHTML(text.String())}
-	a.tools, a.toolsOK = toolsurface.FromResult(res)
+	a.tools, a.toolsOK = probed.Tools(res)
 	d.analyses.put(id, a)
 	return a, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
+	"github.com/mcpwatch/mcpwatch/internal/toolsurface/probed"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -65,7 +66,7 @@ func (s *Server) getTools(w http.ResponseWriter, r *http.Request) error {
 		if err != nil || res == nil {
 			return nil, false, err
 		}
-		t, ok := toolsurface.FromResult(res)
+		t, ok := probed.Tools(res)
 		if t == nil {
 			t = []toolsurface.Tool{}
 		}

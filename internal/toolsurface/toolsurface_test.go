@@ -4,30 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
-
-	"github.com/mcpwatch/mcpwatch/probe"
 )
-
-func page(tools string) probe.Step {
-	return probe.Step{Name: probe.StepToolsList, Outcome: probe.OutcomeOK, Result: json.RawMessage(`{"tools":` + tools + `}`)}
-}
-
-func TestFromResultReadsEveryPageAndSkipsMalformedTools(t *testing.T) {
-	t.Parallel()
-	res := &probe.Result{Steps: []probe.Step{
-		{Name: probe.StepInitialize, Outcome: probe.OutcomeOK, Result: json.RawMessage(`{"tools":[{"name":"not-a-list"}]}`)},
-		page(`[{"name":"b","description":"B","inputSchema":{"type":"object"}}, 5, {"description":"no name"}]`),
-		page(`[{"name":"a","description":"A"}, {"name":"b","description":"again"}]`),
-		{Name: probe.StepToolsList, Outcome: probe.OutcomeError},
-	}}
-	tools, ok := FromResult(res)
-	if !ok || len(tools) != 2 || tools[0].Name != "a" || tools[1].Name != "b" || tools[1].Description != "B" {
-		t.Errorf("FromResult = %+v, %v", tools, ok)
-	}
-	if _, ok := FromResult(&probe.Result{Steps: []probe.Step{{Name: probe.StepToolsList, Outcome: probe.OutcomeError}}}); ok {
-		t.Error("a failed tools/list gave a surface")
-	}
-}
 
 func TestCompareNamesAddedRemovedAndChangedTools(t *testing.T) {
 	t.Parallel()
