@@ -61,15 +61,6 @@ func (r *Run) Inbound(fn func(f probe.Frame, m *Message)) {
 	}
 }
 
-// Outbound calls fn for every message frame the probe sent, in order.
-func (r *Run) Outbound(fn func(f probe.Frame, m *Message)) {
-	for _, f := range r.Frames {
-		if f.Dir == probe.Out && f.Kind == probe.KindMessage {
-			fn(f, r.Message(f.Seq))
-		}
-	}
-}
-
 // ResponseOf returns the decoded answer of a step (nil when nothing answered it).
 func (r *Run) ResponseOf(st probe.Step) *Message {
 	return r.Message(st.Response)

@@ -165,9 +165,6 @@ const transcriptFrames = 128
 // Start is the instant frame times are measured from.
 func (t *Transcript) Start() time.Time { return t.start }
 
-// Since converts a wall-clock instant into a frame time (monotonic offset from Start).
-func (t *Transcript) Since(at time.Time) time.Duration { return at.Sub(t.start) }
-
 // Append stores f, setting its Seq, and returns that Seq. A zero At is set to now.
 func (t *Transcript) Append(f Frame) int {
 	if f.At == 0 {

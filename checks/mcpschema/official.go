@@ -159,9 +159,6 @@ func loadOfficialRevision(file, name string) (*officialRevision, error) {
 	return r, nil
 }
 
-// Dir is the directory the schemas were read from.
-func (o *Official) Dir() string { return o.dir }
-
 // Revisions lists the revisions found, oldest first.
 func (o *Official) Revisions() []string {
 	out := make([]string, 0, len(o.revisions))

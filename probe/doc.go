@@ -1,0 +1,76 @@
+// Package probe talks to one MCP server the way a client would, bends a few requests on
+// purpose, and records every byte of it. It judges nothing: server misbehaviour is evidence
+// in the Result, never an error, and the checks package judges that Result afterwards.
+//
+// The whole API is one call:
+//
+//	res, err := probe.Run(ctx, probe.Target{URL: "http://127.0.0.1:8931/mcp"}, probe.Options{})
+//	// err: only an invalid Target or Options.
+//	// res.Steps: what was asked and how it went; res.Frames: the transcript they point into.
+//
+// A Target is a stdio command or an HTTP URL; Options bound the probe (Limits, timeouts)
+// and choose the revision to offer (RevisionAuto detects the era). WriteRecording and
+// ReadRecording keep a Result as a file, so that checks can be judged again without the
+// server.
+//
+// # Connections
+//
+// A probe opens several connections to the server at once (over stdio each is a server
+// process of its own, over HTTP a session or a run of exchanges of its own), in three
+// families. Every frame carries the number of the connection it travelled on:
+//
+//	                               ┌──────────────────────────────────────────┐
+//	Run ──┬─ main (ConnMain = 1) ─▶│ era detection: server/discover, or       │
+//	      │                        │ initialize ─ notifications/initialized ─ │
+//	      │                        │ lists (paged) ─ ping ─ unknown method ─  │
+//	      │                        │ unknown tool ─ bogus cursor              │
+//	      │                        └───────┬───────────────┬──────────────────┘
+//	      │                  era (eraShare)│               │handshake (handoff)
+//	      │                                ▼               ▼
+//	      ├─ negotiation (ConnNegotiation = 2): initialize offering BogusRevision;
+//	      │    then, when the server goes on, the robustness probes ride it.
+//	      │    Against a stateless server: the version and _meta probes instead.
+//	      │
+//	      └─ rule probes, one short-lived connection per rule (ruleProbes):
+//	           ConnSession 3, ConnProtocolHeader 4, ConnGetStream 5, ConnOrigin 6,
+//	           ConnDeleteSession 7, ConnRobustness 8, ConnAuth 12,
+//	           ConnStatelessHeaders 30, ConnBatch 31,
+//	           and the era probe, ConnSessionEra 40: initialize on a connection nothing
+//	           stateless ever reaches, started only when someone needs its answer.
+//
+// The main connection is the session a client would run; its evidence must not carry the
+// marks of a bent request, so every rule that needs one (a deleted session, a foreign
+// Origin, malformed JSON that may end a stdio server) gets a connection of its own. The
+// negotiation connection starts beside the main one, so a slow-starting stdio server costs
+// its start-up once. The other connections wait for what the main connection finds: its
+// era and its handshake, each published once (handoff) and read by all.
+//
+// # Words
+//
+//   - era: session (a revision with initialize, 2024-11-05 to 2025-11-25) or stateless
+//     (2026-07-28: server/discover first, _meta on every request). With RevisionAuto the
+//     main connection detects it (era.go); a server may speak both, which the era probe
+//     tells without changing the era of a connection the checks judge.
+//   - handshake: the main connection's first exchange, initialize or server/discover (the
+//     Step published to the others). Over HTTP a handshake that got no HTTP answer at all
+//     leaves the rule connections out; the robustness probes get a connection of their own
+//     only after a successful one; the batch probe runs only when it settled on 2025-03-26.
+//   - rule probe: the probe of one rule on its own connection (rules*.go); ruleProbes lists
+//     them with the transports, eras and revisions they apply to.
+//   - transcript: the ordered Frames of every connection of one probe (Transcript), shared
+//     by all of them; the one record the checks read.
+//   - frame: one entry of the transcript (Frame, numbered by Seq): a message sent or
+//     received byte for byte, an HTTP request or response head, an SSE event without a
+//     message, or a note of what the transport observed (a process exit, a timeout, a limit
+//     reached). A stdio server's stderr is not a frame: its tail is in ProcessInfo.
+//   - step: one request or notification and its fate (Step): name (the Step* constants),
+//     connection, the Seqs of its request and answer, outcome, error code, latency. Checks
+//     find their evidence by step name and connection.
+//
+// # Where things are
+//
+// session.go runs the main and negotiation connections; era*.go and stateless*.go the
+// stateless revision; rules*.go the rule probes; router.go matches answers to requests;
+// transcript.go and recording.go keep the evidence; stdio*.go and process_*.go the stdio
+// transport and the end of its processes; http*.go, sse*.go the HTTP transports.
+package probe
