@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -276,16 +277,7 @@ func describeValue(v any) string {
 	case []any:
 		kind = "an array"
 	}
-	const max = 200
-	text := string(b)
-	if len(text) > max {
-		cut := max
-		for cut > 0 && !isRuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + "…"
-	}
-	return kind + " " + text
+	return kind + " " + textclip.Bytes(string(b), 200)
 }
 
 // unknownRevision reports whether a verdict only says the revision has no schema.

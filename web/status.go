@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/store"
 	"github.com/mcpwatch/mcpwatch/web/chart"
 )
@@ -297,7 +298,7 @@ func sparkLabel(values []float64) string {
 
 func errorOf(run store.RunRecord, now time.Time) *errorView {
 	return &errorView{
-		Outcome: outcomeView(run.Outcome), Codes: runCodes(run), Message: clipText(run.Error, 300),
+		Outcome: outcomeView(run.Outcome), Codes: runCodes(run), Message: textclip.Runes(run.Error, 300),
 		Ago: formatAgo(run.Start, now), At: formatTime(run.Start), Href: runHref(run.ID), Region: run.Region,
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -142,7 +143,7 @@ func (v *Validator) judgeToolSchema(rules toolRules, root jsondoc.Value, raw str
 		}
 		url := s.Str()
 		if draft = dialectOf(url); draft == nil {
-			return uncheckable(ErrUnknownDialect, "its $schema %s is not a dialect this validator knows", strconv.Quote(clipText(url, 120)))
+			return uncheckable(ErrUnknownDialect, "its $schema %s is not a dialect this validator knows", strconv.Quote(textclip.Bytes(url, 120)))
 		}
 	}
 	if draft == jsonschema.Draft7 || draft == jsonschema.Draft2020 {
@@ -237,7 +238,7 @@ func compileToolSchema(draft *jsonschema.Draft, raw string) (err error) {
 			// A relative reference resolves against the internal URL the schema was
 			// compiled under; show it as the server wrote it.
 			return uncheckable(ErrExternalRef, "it refers to %s, outside itself, and nothing is ever fetched",
-				strconv.Quote(clipText(strings.TrimPrefix(refused.url, toolSchemaBase), 120)))
+				strconv.Quote(textclip.Bytes(strings.TrimPrefix(refused.url, toolSchemaBase), 120)))
 		}
 		return invalid("not a valid %s schema: %s", dialectName(draft), compileMessage(err))
 	}
@@ -277,15 +278,5 @@ func shortJSON(v any) string {
 	if err != nil {
 		return jsonKind(v)
 	}
-	return clipText(string(b), 80)
-}
-
-func clipText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	for max > 0 && s[max]&0xC0 == 0x80 {
-		max--
-	}
-	return s[:max] + "…"
+	return textclip.Bytes(string(b), 80)
 }
