@@ -102,7 +102,7 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := statusPageKey{seq: snap.Seq, filter: filter, query: query, page: pageNo, live: wantsLive(r)}
-	if p, ok := d.statusPages.get(key); ok {
+	if p, ok := d.statusPages.Get(key); ok {
 		p.write(w, r, d.refresh)
 		return
 	}
@@ -176,7 +176,7 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := renderedPage{body: body, gz: d.gzips.compress(body)}
-	d.statusPages.put(key, p)
+	d.statusPages.Put(key, p)
 	p.write(w, r, d.refresh)
 }
 

@@ -7,9 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
 	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // Kinds of ToolSchema verdicts that a caller branches on (with errors.Is).
@@ -95,7 +96,7 @@ func rulesFor(revision string, output bool) toolRules {
 // judged one whose kind wraps ErrUncheckable. Verdicts are cached by the schema's bytes.
 func (v *Validator) ToolSchema(revision string, schema json.RawMessage, output bool) error {
 	rules := rulesFor(revision, output)
-	if err, ok := v.tools.get(rules.index(), schema); ok {
+	if err, ok := v.tools.GetBytes(rules.index(), schema); ok {
 		return err
 	}
 	text := string(schema) // one copy, for the parsed schema and the cache key both
@@ -105,7 +106,7 @@ func (v *Validator) ToolSchema(revision string, schema json.RawMessage, output b
 	} else {
 		err = v.judgeToolSchema(rules, doc.Root(), text)
 	}
-	v.tools.putString(rules.index(), text, err)
+	v.tools.PutText(rules.index(), text, err)
 	return err
 }
 
@@ -116,11 +117,11 @@ func (v *Validator) ToolSchema(revision string, schema json.RawMessage, output b
 // schema to it.
 func (v *Validator) ToolSchemaValue(revision string, schema jsondoc.Value, key string, output bool) error {
 	rules := rulesFor(revision, output)
-	if err, ok := v.tools.getString(rules.index(), key); ok {
+	if err, ok := v.tools.GetText(rules.index(), key); ok {
 		return err
 	}
 	err := v.judgeToolSchema(rules, schema, key)
-	v.tools.putString(rules.index(), key, err)
+	v.tools.PutText(rules.index(), key, err)
 	return err
 }
 
