@@ -2,7 +2,8 @@ package alert
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // Bounds of a description diff in a message.
@@ -52,21 +53,6 @@ func clipRunes(r []rune, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// clip cuts s to at most n bytes at a character boundary, making it valid UTF-8 without NUL:
-// what a probed server says ends up in jsonb, which refuses both.
-func clip(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if strings.IndexByte(s, 0) >= 0 {
-		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
-	}
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
+// clip cuts s to at most n bytes, valid UTF-8 without NUL: what a probed server says ends up
+// in jsonb, which refuses both.
+func clip(s string, n int) string { return textclip.Storable(s, n) }

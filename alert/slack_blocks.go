@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/slack-go/slack"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // Slack's limits on Block Kit text, in characters.
@@ -22,15 +24,15 @@ func slackMessage(m *Message, dashboardURL string) (string, []slack.Block) {
 	page := ServerPage(dashboardURL, m.Server)
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType,
-			clipChars(eventEmoji(m.Event, m.Kind)+" "+title, slackHeaderMax), true, false)),
+			textclip.Runes(eventEmoji(m.Event, m.Kind)+" "+title, slackHeaderMax), true, false)),
 	}
 	if m.Summary != "" {
-		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(clipChars(escapeSlack(m.Summary), slackSectionMax)), nil, nil))
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(textclip.Runes(escapeSlack(m.Summary), slackSectionMax)), nil, nil))
 	}
 
 	var fields []*slack.TextBlockObject
 	field := func(name, value string) {
-		fields = append(fields, mrkdwn(clipChars("*"+name+"*\n"+value, slackFieldMax)))
+		fields = append(fields, mrkdwn(textclip.Runes("*"+name+"*\n"+value, slackFieldMax)))
 	}
 	if m.Event != EventTest {
 		server := escapeSlack(m.Server)
@@ -70,17 +72,17 @@ func slackMessage(m *Message, dashboardURL string) (string, []slack.Block) {
 		blocks = append(blocks, slack.NewSectionBlock(nil, fields, nil))
 	}
 	if m.Error != "" {
-		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*Error*\n```"+clipChars(escapeSlack(m.Error), slackSectionMax-20)+"```"), nil, nil))
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*Error*\n```"+textclip.Runes(escapeSlack(m.Error), slackSectionMax-20)+"```"), nil, nil))
 	}
 	if len(m.Lines) > 0 {
 		var b strings.Builder
 		for _, l := range m.Lines {
 			b.WriteString("• " + escapeSlack(l) + "\n")
 		}
-		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(clipChars(strings.TrimSuffix(b.String(), "\n"), slackSectionMax)), nil, nil))
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(textclip.Runes(strings.TrimSuffix(b.String(), "\n"), slackSectionMax)), nil, nil))
 	}
 	if m.Warning != "" {
-		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(clipChars(":warning: "+escapeSlack(m.Warning), slackSectionMax)), nil, nil))
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(textclip.Runes(":warning: "+escapeSlack(m.Warning), slackSectionMax)), nil, nil))
 	}
 	context := "mcpwatch"
 	if m.Kind != "" {
@@ -105,7 +107,7 @@ func slackMessage(m *Message, dashboardURL string) (string, []slack.Block) {
 	if m.Summary != "" {
 		fallback += ": " + escapeSlack(m.Summary)
 	}
-	return clipChars(fallback, slackFallback), blocks
+	return textclip.Runes(fallback, slackFallback), blocks
 }
 
 func mrkdwn(text string) *slack.TextBlockObject {
@@ -140,13 +142,4 @@ func eventEmoji(event string, kind Kind) string {
 // mentions).
 func escapeSlack(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// clipChars cuts s to at most n characters, marking the cut.
-func clipChars(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -5,6 +5,8 @@ package checks
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // Status of a finding.
@@ -225,13 +227,7 @@ func Clip(b []byte) string {
 	const max = 200
 	s := strings.ToValidUTF8(string(b), "\uFFFD")
 	if len(s) > max {
-		cut := max
-		for cut > 0 && !isRuneStart(s[cut]) {
-			cut--
-		}
-		return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(b))
+		return fmt.Sprintf("%q… (%d bytes)", textclip.Prefix(s, max), len(b))
 	}
 	return fmt.Sprintf("%q", s)
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

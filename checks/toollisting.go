@@ -9,6 +9,8 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/internal/lru"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -90,7 +92,7 @@ func (l *toolListing) okPages() int {
 // same servers over and over and their tool lists rarely change, so most pages are found.
 type toolLister struct {
 	schemas *mcpschema.Validator
-	cache   *pageCache
+	cache   *lru.Cache[string, *toolPage] // by revision and the page's exact bytes
 
 	// The registry runs the tools checks one after another on one Run; the listing of the
 	// last run is kept so that only the first check builds it. The pointer is weak so that a
@@ -101,7 +103,8 @@ type toolLister struct {
 }
 
 func newToolLister(schemas *mcpschema.Validator) *toolLister {
-	return &toolLister{schemas: schemas, cache: newPageCache(pageCacheEntries, pageCacheBytes)}
+	return &toolLister{schemas: schemas, cache: lru.NewText[string, *toolPage](lru.Limits{
+		Entries: pageCacheEntries, Bytes: pageCacheBytes, MaxKey: pageCacheMaxKey})}
 }
 
 func (l *toolLister) listing(r *Run) *toolListing {
@@ -155,12 +158,12 @@ func (l *toolLister) build(r *Run) *toolListing {
 }
 
 func (l *toolLister) page(rev string, raw []byte, judged *schemaBudget) *toolPage {
-	if p, ok := l.cache.get(rev, raw); ok {
+	if p, ok := l.cache.GetBytes(rev, raw); ok {
 		return p
 	}
 	text := string(raw) // one copy, for the parsed page and the cache key both
 	p := l.decodePage(rev, text, judged)
-	l.cache.putText(rev, text, p)
+	l.cache.PutText(rev, text, p)
 	return p
 }
 
@@ -276,95 +279,16 @@ func describeValue(v any) string {
 	case []any:
 		kind = "an array"
 	}
-	const max = 200
-	text := string(b)
-	if len(text) > max {
-		cut := max
-		for cut > 0 && !isRuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + "…"
-	}
-	return kind + " " + text
+	return kind + " " + textclip.Bytes(string(b), 200)
 }
 
 // unknownRevision reports whether a verdict only says the revision has no schema.
 func unknownRevision(err error) bool { return errors.Is(err, mcpschema.ErrUnknownRevision) }
 
-// Bounds of the page cache.
+// Bounds of the page cache: a page's content never goes stale; only memory matters.
 const (
 	pageCacheEntries = 512
 	pageCacheBytes   = 8 << 20
 	// pageCacheMaxKey: larger pages are decoded every time rather than held.
 	pageCacheMaxKey = 1 << 20
 )
-
-// pageCache holds decoded pages by revision and exact bytes, first in, first out (a page's
-// content never goes stale; only memory matters).
-type pageCache struct {
-	mu      sync.Mutex
-	byRev   map[string]map[string]*toolPage
-	order   []pageKey // insertion order, oldest at head
-	head    int
-	bytes   int
-	entries int
-	max     int
-	maxSize int
-}
-
-type pageKey struct{ rev, raw string }
-
-func newPageCache(entries, bytes int) *pageCache {
-	return &pageCache{byRev: map[string]map[string]*toolPage{}, max: entries, maxSize: bytes}
-}
-
-func (c *pageCache) get(rev string, raw []byte) (*toolPage, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.byRev[rev][string(raw)]
-	return p, ok
-}
-
-func (c *pageCache) put(rev string, raw []byte, p *toolPage) {
-	if len(raw) > pageCacheMaxKey {
-		return
-	}
-	c.putText(rev, string(raw), p)
-}
-
-// putText is put for bytes already copied into a string, which the cache then keeps.
-func (c *pageCache) putText(rev, raw string, p *toolPage) {
-	if len(raw) > pageCacheMaxKey {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.byRev[rev][raw]; ok {
-		return
-	}
-	for c.entries > 0 && (c.entries >= c.max || c.bytes+len(raw) > c.maxSize) {
-		old := c.order[c.head]
-		c.order[c.head] = pageKey{}
-		c.head++
-		c.entries--
-		c.bytes -= len(old.raw)
-		delete(c.byRev[old.rev], old.raw)
-		if len(c.byRev[old.rev]) == 0 {
-			delete(c.byRev, old.rev)
-		}
-	}
-	if c.head > c.max {
-		c.order = append(c.order[:0], c.order[c.head:]...)
-		c.head = 0
-	}
-	m := c.byRev[rev]
-	if m == nil {
-		m = map[string]*toolPage{}
-		c.byRev[rev] = m
-	}
-	key := pageKey{rev: rev, raw: raw}
-	m[key.raw] = p
-	c.order = append(c.order, key)
-	c.entries++
-	c.bytes += len(key.raw)
-}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -333,16 +334,8 @@ func toolLabel(t *listedTool, page int) string {
 
 const maxNameShown = 200
 
-func clipName(s string) string {
-	if len(s) <= maxNameShown {
-		return s
-	}
-	cut := maxNameShown
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
+// clipName bounds a tool name that evidence names.
+func clipName(s string) string { return textclip.Prefix(s, maxNameShown) }
 
 func quoteName(s string) string { return clipQuote(s) }
 

@@ -534,25 +534,6 @@ func TestToolChecksGiveTheSameVerdictFromTheirCache(t *testing.T) {
 	}
 }
 
-func TestPageCacheStaysBounded(t *testing.T) {
-	c := newPageCache(4, 100)
-	for i := 0; i < 50; i++ {
-		c.put("2025-11-25", []byte(fmt.Sprintf(`{"tools":[],"n":%d}`, i)), &toolPage{})
-		if c.entries > 4 || c.bytes > 100 {
-			t.Fatalf("after %d puts: %d entries, %d bytes", i+1, c.entries, c.bytes)
-		}
-	}
-	if _, ok := c.get("2025-11-25", []byte(`{"tools":[],"n":49}`)); !ok {
-		t.Error("newest page evicted")
-	}
-	if _, ok := c.get("2025-11-25", []byte(`{"tools":[],"n":0}`)); ok {
-		t.Error("oldest page kept")
-	}
-	if _, ok := c.get("2025-06-18", []byte(`{"tools":[],"n":49}`)); ok {
-		t.Error("a page was found under another revision")
-	}
-}
-
 // everythingTools is a 13-tool list shaped like the reference "everything" server's: zod
 // generated draft-07 input schemas, one outputSchema. variant changes every schema's bytes.
 func everythingTools(variant int) string {

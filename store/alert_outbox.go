@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // MaxOutboxClaim bounds the notifications one claim returns.
@@ -85,7 +87,7 @@ func (s *Store) ClaimNotifications(ctx context.Context, worker string, limit int
 func (s *Store) NotificationSent(ctx context.Context, n Notification, ref string) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE alert_outbox SET sent_at = now(), delivery_ref = $3, last_error = ''
 		WHERE id = $1 AND claim_seq = $2 AND sent_at IS NULL AND failed_at IS NULL`,
-		n.ID, n.Seq, cleanText(ref, maxShortText))
+		n.ID, n.Seq, textclip.Storable(ref, maxShortText))
 	if err != nil {
 		return fmt.Errorf("store: notification %d sent: %w", n.ID, err)
 	}
@@ -102,7 +104,7 @@ func (s *Store) NotificationFailed(ctx context.Context, n Notification, retryAt 
 	tag, err := s.pool.Exec(ctx, `UPDATE alert_outbox SET next_attempt_at = $3, last_error = $4,
 			failed_at = CASE WHEN $5 THEN now() END
 		WHERE id = $1 AND claim_seq = $2 AND sent_at IS NULL AND failed_at IS NULL`,
-		n.ID, n.Seq, retryAt, cleanText(lastErr, maxLongText), giveUp)
+		n.ID, n.Seq, retryAt, textclip.Storable(lastErr, maxLongText), giveUp)
 	if err != nil {
 		return fmt.Errorf("store: notification %d failed: %w", n.ID, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // Alert states.
@@ -222,8 +224,8 @@ func writeAlertChanges(ctx context.Context, tx pgx.Tx, serverID int64, c AlertCh
 			SELECT h.id, h.incident, o.channel, o.target, o.payload::jsonb
 			FROM h, unnest($12::text[], $13::text[], $14::text[]) WITH ORDINALITY AS o(channel, target, payload, n)
 			ORDER BY o.n`,
-			e.ServerID, cleanText(e.Server, maxShortText), e.Kind, e.Key, e.Incident, e.Event, e.At, regions,
-			cleanText(e.Summary, maxLongText), string(details), e.Muted, channels, targets, payloads)
+			e.ServerID, textclip.Storable(e.Server, maxShortText), e.Kind, e.Key, e.Incident, e.Event, e.At, regions,
+			textclip.Storable(e.Summary, maxLongText), string(details), e.Muted, channels, targets, payloads)
 	}
 	if b.Len() == 0 {
 		return nil

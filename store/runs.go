@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // Outcomes of a run.
@@ -131,27 +133,27 @@ func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
 	for i := range b.runs {
 		r := &b.runs[i]
 		r.Start = r.Start.Truncate(time.Microsecond)
-		r.Region = cleanText(r.Region, maxShortText)
-		r.Worker = cleanText(r.Worker, maxShortText)
-		r.ProtocolVersion = cleanText(r.ProtocolVersion, maxShortText)
-		r.ServerName = cleanText(r.ServerName, maxShortText)
-		r.ServerVersion = cleanText(r.ServerVersion, maxShortText)
-		r.ToolFingerprint = cleanText(r.ToolFingerprint, maxShortText)
-		r.Error = cleanText(r.Error, maxLongText)
+		r.Region = textclip.Storable(r.Region, maxShortText)
+		r.Worker = textclip.Storable(r.Worker, maxShortText)
+		r.ProtocolVersion = textclip.Storable(r.ProtocolVersion, maxShortText)
+		r.ServerName = textclip.Storable(r.ServerName, maxShortText)
+		r.ServerVersion = textclip.Storable(r.ServerVersion, maxShortText)
+		r.ToolFingerprint = textclip.Storable(r.ToolFingerprint, maxShortText)
+		r.Error = textclip.Storable(r.Error, maxLongText)
 		r.Steps = slices.Clone(r.Steps[:min(len(r.Steps), MaxStepsPerRun)])
 		for j := range r.Steps {
 			st := &r.Steps[j]
-			st.Name = cleanText(st.Name, maxShortText)
-			st.Method = cleanText(st.Method, maxShortText)
-			st.Outcome = cleanText(st.Outcome, maxShortText)
+			st.Name = textclip.Storable(st.Name, maxShortText)
+			st.Method = textclip.Storable(st.Method, maxShortText)
+			st.Outcome = textclip.Storable(st.Outcome, maxShortText)
 		}
 		r.Findings = slices.Clone(r.Findings[:min(len(r.Findings), MaxFindingsPerRun)])
 		for j := range r.Findings {
 			f := &r.Findings[j]
-			f.CheckID = cleanText(f.CheckID, maxShortText)
-			f.Status = cleanText(f.Status, maxShortText)
-			f.Severity = cleanText(f.Severity, maxShortText)
-			f.Message = cleanText(f.Message, maxLongText)
+			f.CheckID = textclip.Storable(f.CheckID, maxShortText)
+			f.Status = textclip.Storable(f.Status, maxShortText)
+			f.Severity = textclip.Storable(f.Severity, maxShortText)
+			f.Message = textclip.Storable(f.Message, maxLongText)
 		}
 		var zipped []byte
 		if len(r.Transcript) > 0 && len(r.Transcript) <= MaxTranscriptBytes {

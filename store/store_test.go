@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,28 +104,5 @@ func TestOpenConnectsWithTheURLsSearchPath(t *testing.T) {
 	}
 	if _, err := Open(ctx, "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"); err == nil {
 		t.Error("Open of an unreachable database succeeded")
-	}
-}
-
-func TestCleanTextMakesAnyStringStorable(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in    string
-		limit int
-		want  string
-	}{
-		{"plain", 10, "plain"},
-		{"a\x00b", 10, "a\uFFFDb"},
-		{"bad\xffutf8", 20, "bad\uFFFDutf8"},
-		{"héllo", 2, "h"}, // never cuts inside é
-		{"héllo", 3, "hé"},
-		{"", 5, ""},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%q/%d", tt.in, tt.limit), func(t *testing.T) {
-			if got := cleanText(tt.in, tt.limit); got != tt.want {
-				t.Errorf("cleanText(%q, %d) = %q, want %q", tt.in, tt.limit, got, tt.want)
-			}
-		})
 	}
 }

@@ -13,25 +13,6 @@ const (
 	maxLongText  = 4096
 )
 
-// cleanText makes s storable as Postgres text: valid UTF-8, no NUL, at most limit bytes
-// (cut at a character boundary).
-func cleanText(s string, limit int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if strings.IndexByte(s, 0) >= 0 {
-		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
-	}
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
-
 // StorableText reports whether Postgres text can hold s as it is: valid UTF-8 without NUL.
 // Input that a client sends (a name in a path, a query parameter) and that is not storable is
 // the client's mistake, to refuse before a query fails on it.

@@ -28,6 +28,11 @@ type analysis struct {
 	toolsOK bool
 }
 
+// analysisCacheSize bounds the analysed runs kept in memory: a server page analyses its
+// latest run and the runs around its recent tool changes, and readers of one page ask for the
+// same ones.
+const analysisCacheSize = 128
+
 // errNoRecording means the run has no stored transcript (not recorded, too large, aged out)
 // or one that cannot be read.
 var errNoRecording = errors.New("the run has no stored recording")
@@ -37,7 +42,7 @@ var errNoRecording = errors.New("the run has no stored recording")
 // verdicts, with the recording's evidence and transcript. Analyses are cached by run id: a
 // run never changes.
 func (d *dashboard) analyse(ctx context.Context, id store.RunID, srv store.Server) (*analysis, error) {
-	if a, ok := d.analyses.get(id); ok {
+	if a, ok := d.analyses.Get(id); ok {
 		return a, nil
 	}
 	res, err := runreport.Recording(ctx, d.store, id)
@@ -63,6 +68,6 @@ func (d *dashboard) analyse(ctx context.Context, id store.RunID, srv store.Serve
 	}
 	a := &analysis{result: res, report: rep, text: ansiToHTML(text.String())}
 	a.tools, a.toolsOK = probed.Tools(res)
-	d.analyses.put(id, a)
+	d.analyses.Put(id, a)
 	return a, nil
 }

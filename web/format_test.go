@@ -84,22 +84,3 @@ func TestRunCodesNameEachCode(t *testing.T) {
 		}
 	}
 }
-
-func TestClipTextMarksTheCut(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		s    string
-		n    int
-		want string
-	}{
-		{"hello", 10, "hello"},
-		{"hello", 5, "hello"},
-		{"hello world", 6, "hello…"},
-		{"héllo wörld", 4, "hél…"},
-		{"abc", 0, ""},
-	} {
-		if got := clipText(tc.s, tc.n); got != tc.want {
-			t.Errorf("clipText(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
-		}
-	}
-}

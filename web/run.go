@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -59,7 +60,7 @@ func (d *dashboard) runPage(w http.ResponseWriter, r *http.Request) {
 	data := runData{
 		ID: run.ID.String(), At: formatTime(run.Start), Ago: formatAgo(run.Start, now), Region: run.Region,
 		Worker: run.Worker, Outcome: outcomeView(run.Outcome), Duration: formatDuration(run.Duration),
-		Protocol: run.ProtocolVersion, Identity: clipText(run.ServerName+" "+run.ServerVersion, 200),
+		Protocol: run.ProtocolVersion, Identity: textclip.Runes(run.ServerName+" "+run.ServerVersion, 200),
 		Codes: runCodes(run), Error: run.Error, Server: fmt.Sprintf("server %d (removed)", run.ServerID),
 	}
 	if run.ToolCount != nil {

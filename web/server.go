@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -207,7 +208,7 @@ func regionRows(det store.ServerDetail, now time.Time) []regionRow {
 		out = append(out, regionRow{
 			Name: rg.Region, State: outcomeView(l.Outcome), Ago: formatAgo(l.Start, now), At: formatTime(l.Start),
 			Href: runHref(l.ID), Duration: formatDuration(l.Duration), Codes: codeParts(runCodes(l)),
-			Error: clipText(l.Error, 160), Uptime: uptime[rg.Region],
+			Error: textclip.Runes(l.Error, 160), Uptime: uptime[rg.Region],
 		})
 	}
 	return out
@@ -217,7 +218,7 @@ func regionRows(det store.ServerDetail, now time.Time) []regionRow {
 func identityOf(run store.RunRecord) []string {
 	var out []string
 	if run.ServerName != "" || run.ServerVersion != "" {
-		out = append(out, clipText(run.ServerName+" "+run.ServerVersion, 120))
+		out = append(out, textclip.Runes(run.ServerName+" "+run.ServerVersion, 120))
 	}
 	if run.ProtocolVersion != "" {
 		out = append(out, "protocol "+run.ProtocolVersion)
@@ -323,7 +324,7 @@ func (d *dashboard) runsOf(r *http.Request, srv store.Server, det store.ServerDe
 		row := runRow{
 			Href: runHref(run.ID), At: formatTime(run.Start), Ago: formatAgo(run.Start, now), Region: run.Region,
 			Outcome: outcomeView(run.Outcome), Duration: formatDuration(run.Duration), Protocol: run.ProtocolVersion,
-			Codes: codeParts(runCodes(run)), Error: clipText(run.Error, 120),
+			Codes: codeParts(runCodes(run)), Error: textclip.Runes(run.Error, 120),
 		}
 		if run.ToolCount != nil {
 			row.Tools = strconv.Itoa(*run.ToolCount)

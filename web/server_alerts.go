@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -60,7 +61,7 @@ func (d *dashboard) alertsOf(r *http.Request, serverID int64, now time.Time) (al
 	}
 	for _, h := range history {
 		row := alertRow{Kind: h.Kind, Key: h.Key, Event: h.Event, At: formatTime(h.At), Ago: formatAgo(h.At, now),
-			Summary: clipText(h.Summary, 300), Regions: strings.Join(h.Regions, ", "), Muted: h.Muted}
+			Summary: textclip.Runes(h.Summary, 300), Regions: strings.Join(h.Regions, ", "), Muted: h.Muted}
 		switch {
 		case h.Failed > 0:
 			row.Sent = "not delivered"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -135,7 +136,7 @@ func areaOf(reg *checks.Registry, id string) string {
 }
 
 func (d *dashboard) checkFromReport(c report.Check, runHref string) checkView {
-	v := checkView{ID: c.ID, Status: c.Status, Title: c.Title, Message: clipText(c.Message, 600), Rule: c.Rule, Spec: c.Spec, More: c.MoreEvidence}
+	v := checkView{ID: c.ID, Status: c.Status, Title: c.Title, Message: textclip.Runes(c.Message, 600), Rule: c.Rule, Spec: c.Spec, More: c.MoreEvidence}
 	if c.Severity != nil {
 		v.Severity = *c.Severity
 	}
@@ -144,7 +145,7 @@ func (d *dashboard) checkFromReport(c report.Check, runHref string) checkView {
 			v.More += len(c.Evidence) - i
 			break
 		}
-		ev := evidenceView{Severity: e.Severity, Message: clipText(e.Message, 400), Tool: clipText(e.Tool, 80)}
+		ev := evidenceView{Severity: e.Severity, Message: textclip.Runes(e.Message, 400), Tool: textclip.Runes(e.Tool, 80)}
 		for _, seq := range e.Frames {
 			ev.Frames = append(ev.Frames, frameLink{Seq: seq, Href: runHref + "#frame-" + strconv.Itoa(seq)})
 		}
@@ -154,7 +155,7 @@ func (d *dashboard) checkFromReport(c report.Check, runHref string) checkView {
 }
 
 func (d *dashboard) checkFromStore(f store.FindingRecord) checkView {
-	v := checkView{ID: f.CheckID, Status: f.Status, Severity: f.Severity, Message: clipText(f.Message, 600)}
+	v := checkView{ID: f.CheckID, Status: f.Status, Severity: f.Severity, Message: textclip.Runes(f.Message, 600)}
 	if c, ok := d.checks.Lookup(f.CheckID); ok {
 		v.Title, v.Rule, v.Spec = c.Title, c.Rule, c.Spec
 	}

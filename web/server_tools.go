@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/store"
@@ -69,8 +70,8 @@ func (d *dashboard) toolsOf(r *http.Request, srv store.Server, latest *store.Run
 				v.More = len(a.tools) - i
 				break
 			}
-			v.Tools = append(v.Tools, toolRow{Name: clipText(t.Name, 120), Title: clipText(t.Title, 120),
-				Description: clipText(t.Description, 300), Params: paramsOf(t.InputSchema)})
+			v.Tools = append(v.Tools, toolRow{Name: textclip.Runes(t.Name, 120), Title: textclip.Runes(t.Title, 120),
+				Description: textclip.Runes(t.Description, 300), Params: paramsOf(t.InputSchema)})
 		}
 		if v.Count == 0 {
 			v.Note = "The server lists no tools."
@@ -140,7 +141,7 @@ func countText(n *int) string {
 // shortPrint shortens "sha256:4f2a9c…" to its first 12 hex digits.
 func shortPrint(fp string) string {
 	fp = strings.TrimPrefix(fp, "sha256:")
-	return clipText(fp, 13)
+	return textclip.Runes(fp, 13)
 }
 
 // listFailure says how the first failed tools/list page failed.

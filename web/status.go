@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/store"
 	"github.com/mcpwatch/mcpwatch/web/chart"
 )
@@ -101,7 +102,7 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := statusPageKey{seq: snap.Seq, filter: filter, query: query, page: pageNo, live: wantsLive(r)}
-	if p, ok := d.statusPages.get(key); ok {
+	if p, ok := d.statusPages.Get(key); ok {
 		p.write(w, r, d.refresh)
 		return
 	}
@@ -175,7 +176,7 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := renderedPage{body: body, gz: d.gzips.compress(body)}
-	d.statusPages.put(key, p)
+	d.statusPages.Put(key, p)
 	p.write(w, r, d.refresh)
 }
 
@@ -297,7 +298,7 @@ func sparkLabel(values []float64) string {
 
 func errorOf(run store.RunRecord, now time.Time) *errorView {
 	return &errorView{
-		Outcome: outcomeView(run.Outcome), Codes: runCodes(run), Message: clipText(run.Error, 300),
+		Outcome: outcomeView(run.Outcome), Codes: runCodes(run), Message: textclip.Runes(run.Error, 300),
 		Ago: formatAgo(run.Start, now), At: formatTime(run.Start), Href: runHref(run.ID), Region: run.Region,
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 )
 
@@ -40,7 +41,7 @@ func paramsOf(schema json.RawMessage) []toolParam {
 	}
 	var out []toolParam
 	for name, p := range s.Properties {
-		out = append(out, toolParam{Name: clipText(name, 60), Type: clipText(typeName(p.Type), 40), Required: required[name]})
+		out = append(out, toolParam{Name: textclip.Runes(name, 60), Type: textclip.Runes(typeName(p.Type), 40), Required: required[name]})
 	}
 	slices.SortFunc(out, func(a, b toolParam) int {
 		if a.Required != b.Required {

@@ -32,20 +32,3 @@ func TestChangedPartsNamesWhatChanged(t *testing.T) {
 		t.Errorf("changedParts = %q", got)
 	}
 }
-
-func TestLRUKeepsTheMostRecent(t *testing.T) {
-	t.Parallel()
-	c := newLRU[int, string](2)
-	c.put(1, "a")
-	c.put(2, "b")
-	c.get(1) // 1 is now the most recent
-	c.put(3, "c")
-	if _, ok := c.get(2); ok {
-		t.Error("2 should have been evicted")
-	}
-	for _, k := range []int{1, 3} {
-		if _, ok := c.get(k); !ok {
-			t.Errorf("%d evicted", k)
-		}
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // frameView is one transcript frame on the run page.
@@ -82,7 +83,7 @@ func framesOf(frames []report.Frame) []frameView {
 			}
 			slices.Sort(names)
 			for _, k := range names {
-				v.Headers = append(v.Headers, clipText(k+": "+strings.Join(h.Header[k], ", "), maxHeaderLineSize))
+				v.Headers = append(v.Headers, textclip.Runes(k+": "+strings.Join(h.Header[k], ", "), maxHeaderLineSize))
 			}
 		}
 		if s := f.SSE; s != nil {

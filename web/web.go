@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/lru"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -69,10 +70,10 @@ type dashboard struct {
 	refresh  int // seconds
 	pages    map[string]*template.Template
 	assets   *assets
-	analyses *lru[store.RunID, *analysis]
+	analyses *lru.Cache[store.RunID, *analysis]
 	statuses *store.StatusSnapshot
 	// statusPages keeps renderings of the status page, by the reading of statuses they show.
-	statusPages *lru[statusPageKey, renderedPage]
+	statusPages *lru.Cache[statusPageKey, renderedPage]
 	gzips       gzipPool
 }
 
@@ -85,8 +86,8 @@ func New(deps Deps) (http.Handler, error) {
 	d := &dashboard{
 		store: deps.Store, log: deps.Logger, checks: deps.Checks, now: deps.Now,
 		title: deps.Title, version: deps.Version,
-		analyses:    newLRU[store.RunID, *analysis](analysisCacheSize),
-		statusPages: newLRU[statusPageKey, renderedPage](statusPageCacheSize),
+		analyses:    lru.New[store.RunID, *analysis](analysisCacheSize),
+		statusPages: lru.New[statusPageKey, renderedPage](statusPageCacheSize),
 	}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)

@@ -2,8 +2,8 @@ package mcpschema
 
 import (
 	"strings"
-	"sync"
 
+	"github.com/mcpwatch/mcpwatch/internal/lru"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -16,85 +16,12 @@ const (
 	toolCacheMaxKey = 256 << 10
 )
 
-// verdictCache remembers the verdict on a schema's exact bytes, per rule set. Eviction is
-// first in, first out: verdicts never go stale, so recency buys little over simplicity.
-type verdictCache struct {
-	mu      sync.Mutex
-	byRules [4]map[string]error
-	order   []cacheSlot // keys in insertion order, oldest at head
-	head    int         // oldest slot once the ring is full
-	bytes   int
-	max     int
-}
+// verdictCache remembers the verdict on a schema's exact bytes, per rule set (the index of
+// its toolRules): verdicts never go stale.
+type verdictCache = lru.Cache[int, error]
 
-type cacheSlot struct {
-	rules int
-	key   string
-}
-
-func newVerdictCache(max int) *verdictCache {
-	c := &verdictCache{max: max}
-	for i := range c.byRules {
-		c.byRules[i] = map[string]error{}
-	}
-	return c
-}
-
-func (c *verdictCache) get(rules int, schema []byte) (error, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	err, ok := c.byRules[rules][string(schema)]
-	return err, ok
-}
-
-func (c *verdictCache) getString(rules int, schema string) (error, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	err, ok := c.byRules[rules][schema]
-	return err, ok
-}
-
-func (c *verdictCache) put(rules int, schema []byte, verdict error) {
-	if len(schema) > toolCacheMaxKey {
-		return
-	}
-	c.putString(rules, string(schema), verdict)
-}
-
-// putString is put for a schema held as a string, which the cache then keeps.
-func (c *verdictCache) putString(rules int, schema string, verdict error) {
-	if len(schema) > toolCacheMaxKey {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m := c.byRules[rules]
-	if _, ok := m[schema]; ok {
-		return
-	}
-	for len(c.order)-c.head > 0 && (len(c.order)-c.head >= c.max || c.bytes+len(schema) > toolCacheBytes) {
-		old := c.order[c.head]
-		c.order[c.head] = cacheSlot{}
-		c.head++
-		delete(c.byRules[old.rules], old.key)
-		c.bytes -= len(old.key)
-	}
-	// Compact the queue's dead prefix now and then so that it does not grow forever.
-	if c.head > c.max {
-		c.order = append(c.order[:0], c.order[c.head:]...)
-		c.head = 0
-	}
-	key := schema
-	m[key] = verdict
-	c.order = append(c.order, cacheSlot{rules: rules, key: key})
-	c.bytes += len(key)
-}
-
-// len is the number of verdicts held.
-func (c *verdictCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.order) - c.head
+func newVerdictCache(entries int) *verdictCache {
+	return lru.NewText[int, error](lru.Limits{Entries: entries, Bytes: toolCacheBytes, MaxKey: toolCacheMaxKey})
 }
 
 // Bounds of the pattern cache: tool schemas repeat their patterns (a date, an identifier),
@@ -106,15 +33,13 @@ const (
 )
 
 // patternCache remembers whether Go's regexp package compiles a pattern (the metaschemas'
-// "regex" format), emptied when full: patterns are few, so eviction order matters little.
+// "regex" format).
 type patternCache struct {
-	mu  sync.Mutex
-	ok  map[string]bool
-	max int
+	ok *lru.Cache[string, bool]
 }
 
 func newPatternCache(max int) *patternCache {
-	return &patternCache{ok: map[string]bool{}, max: max}
+	return &patternCache{ok: lru.New[string, bool](max)}
 }
 
 // compiles reports whether regexp.Compile accepts pattern.
@@ -122,19 +47,12 @@ func (c *patternCache) compiles(pattern string) bool {
 	if len(pattern) > patternCacheMaxKey {
 		return regexpCompiles(pattern)
 	}
-	c.mu.Lock()
-	ok, found := c.ok[pattern]
-	c.mu.Unlock()
-	if found {
+	if ok, found := c.ok.Get(pattern); found {
 		return ok
 	}
-	ok = regexpCompiles(pattern)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.ok) >= c.max {
-		clear(c.ok)
-	}
-	c.ok[strings.Clone(pattern)] = ok
+	ok := regexpCompiles(pattern)
+	// A clone, so that the cache does not keep the document the pattern was read from.
+	c.ok.Put(strings.Clone(pattern), ok)
 	return ok
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // metaFailure turns a metaschema violation into a verdict. Patterns are checked with Go's
@@ -27,7 +29,7 @@ func metaFailure(draft *jsonschema.Draft, doc any, err error) error {
 		pattern = p
 	}
 	if onlyRegexSyntax {
-		return uncheckable(ErrRegexSyntax, "its pattern %s uses ECMA-262 syntax that Go's RE2 does not implement", strconv.Quote(clipText(pattern, 80)))
+		return uncheckable(ErrRegexSyntax, "its pattern %s uses ECMA-262 syntax that Go's RE2 does not implement", strconv.Quote(textclip.Bytes(pattern, 80)))
 	}
 	return invalid("not a valid %s schema: %v", dialectName(draft), violationOf(ve))
 }

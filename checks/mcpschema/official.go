@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // ErrOfficialSchemas: the directory given for the official schemas cannot be used as one.
@@ -134,7 +136,7 @@ func loadOfficialRevision(file, name string) (*officialRevision, error) {
 	case jsonschema.Draft2020:
 		r.defs = "#/$defs/"
 	default:
-		return nil, bad("$schema %q: want draft-07 or 2020-12, the dialects of the official schemas", clipText(head.Schema, 80))
+		return nil, bad("$schema %q: want draft-07 or 2020-12, the dialects of the official schemas", textclip.Bytes(head.Schema, 80))
 	}
 	if len(defs) == 0 {
 		return nil, bad("no definitions under %s", r.defs)

@@ -7,8 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // Kinds of ToolSchema verdicts that a caller branches on (with errors.Is).
@@ -94,7 +96,7 @@ func rulesFor(revision string, output bool) toolRules {
 // judged one whose kind wraps ErrUncheckable. Verdicts are cached by the schema's bytes.
 func (v *Validator) ToolSchema(revision string, schema json.RawMessage, output bool) error {
 	rules := rulesFor(revision, output)
-	if err, ok := v.tools.get(rules.index(), schema); ok {
+	if err, ok := v.tools.GetBytes(rules.index(), schema); ok {
 		return err
 	}
 	text := string(schema) // one copy, for the parsed schema and the cache key both
@@ -104,7 +106,7 @@ func (v *Validator) ToolSchema(revision string, schema json.RawMessage, output b
 	} else {
 		err = v.judgeToolSchema(rules, doc.Root(), text)
 	}
-	v.tools.putString(rules.index(), text, err)
+	v.tools.PutText(rules.index(), text, err)
 	return err
 }
 
@@ -115,11 +117,11 @@ func (v *Validator) ToolSchema(revision string, schema json.RawMessage, output b
 // schema to it.
 func (v *Validator) ToolSchemaValue(revision string, schema jsondoc.Value, key string, output bool) error {
 	rules := rulesFor(revision, output)
-	if err, ok := v.tools.getString(rules.index(), key); ok {
+	if err, ok := v.tools.GetText(rules.index(), key); ok {
 		return err
 	}
 	err := v.judgeToolSchema(rules, schema, key)
-	v.tools.putString(rules.index(), key, err)
+	v.tools.PutText(rules.index(), key, err)
 	return err
 }
 
@@ -142,7 +144,7 @@ func (v *Validator) judgeToolSchema(rules toolRules, root jsondoc.Value, raw str
 		}
 		url := s.Str()
 		if draft = dialectOf(url); draft == nil {
-			return uncheckable(ErrUnknownDialect, "its $schema %s is not a dialect this validator knows", strconv.Quote(clipText(url, 120)))
+			return uncheckable(ErrUnknownDialect, "its $schema %s is not a dialect this validator knows", strconv.Quote(textclip.Bytes(url, 120)))
 		}
 	}
 	if draft == jsonschema.Draft7 || draft == jsonschema.Draft2020 {
@@ -237,7 +239,7 @@ func compileToolSchema(draft *jsonschema.Draft, raw string) (err error) {
 			// A relative reference resolves against the internal URL the schema was
 			// compiled under; show it as the server wrote it.
 			return uncheckable(ErrExternalRef, "it refers to %s, outside itself, and nothing is ever fetched",
-				strconv.Quote(clipText(strings.TrimPrefix(refused.url, toolSchemaBase), 120)))
+				strconv.Quote(textclip.Bytes(strings.TrimPrefix(refused.url, toolSchemaBase), 120)))
 		}
 		return invalid("not a valid %s schema: %s", dialectName(draft), compileMessage(err))
 	}
@@ -277,15 +279,5 @@ func shortJSON(v any) string {
 	if err != nil {
 		return jsonKind(v)
 	}
-	return clipText(string(b), 80)
-}
-
-func clipText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	for max > 0 && s[max]&0xC0 == 0x80 {
-		max--
-	}
-	return s[:max] + "…"
+	return textclip.Bytes(string(b), 80)
 }

@@ -104,27 +104,6 @@ func TestToolSchemaVerdictDependsOnRevisionNotOnlyOnBytes(t *testing.T) {
 	}
 }
 
-func TestVerdictCacheStaysBounded(t *testing.T) {
-	c := newVerdictCache(8)
-	for i := 0; i < 100; i++ {
-		c.put(i%4, []byte(fmt.Sprintf(`{"n":%d}`, i)), nil)
-		if c.len() > 8 {
-			t.Fatalf("after %d puts the cache holds %d entries", i+1, c.len())
-		}
-	}
-	if _, ok := c.get(3, []byte(`{"n":99}`)); !ok {
-		t.Error("newest entry evicted")
-	}
-	if _, ok := c.get(0, []byte(`{"n":0}`)); ok {
-		t.Error("oldest entry still held")
-	}
-	big := make([]byte, toolCacheMaxKey+1)
-	c.put(0, big, nil)
-	if _, ok := c.get(0, big); ok {
-		t.Error("an oversized schema was cached")
-	}
-}
-
 func TestToolSchemaIsSafeForConcurrentUse(t *testing.T) {
 	v := newValidator(t)
 	var wg sync.WaitGroup

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // A baseline is a YAML list of accepted failures, so that a team adopting the prober on a
@@ -162,7 +164,7 @@ func nodeKind(n *yaml.Node) string {
 		if n.Tag == "!!null" {
 			return "nothing"
 		}
-		return fmt.Sprintf("the value %q", clipString(n.Value, 60))
+		return fmt.Sprintf("the value %q", textclip.Bytes(n.Value, 60))
 	}
 	return "something else"
 }

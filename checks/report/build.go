@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -257,7 +258,7 @@ func (b builder) step(s probe.Step) Step {
 		Error: b.text(s.Err),
 	}
 	if s.ErrorCode == nil && len(s.ErrorCodeRaw) > 0 {
-		st.ErrorCodeRaw = clipString(b.text(string(s.ErrorCodeRaw)), maxErrorCodeRaw)
+		st.ErrorCodeRaw = textclip.Bytes(b.text(string(s.ErrorCodeRaw)), maxErrorCodeRaw)
 	}
 	if s.Request >= 0 {
 		st.RequestFrame = ptr(s.Request)
@@ -387,10 +388,10 @@ func (b builder) serverInfo(initialize json.RawMessage) json.RawMessage {
 	_ = json.Unmarshal(info, &si)
 	short := map[string]any{"truncated": true}
 	if s, ok := si.Name.(string); ok {
-		short["name"] = clipString(s, 256)
+		short["name"] = textclip.Bytes(s, 256)
 	}
 	if s, ok := si.Version.(string); ok {
-		short["version"] = clipString(s, 256)
+		short["version"] = textclip.Bytes(s, 256)
 	}
 	out, _ := json.Marshal(short)
 	return out
@@ -418,17 +419,6 @@ func citedSeqs(cs []Check) []int {
 // millis converts a duration to milliseconds, to the microsecond.
 func millis(d time.Duration) float64 {
 	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
-}
-
-func clipString(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 func ptr[T any](v T) *T { return &v }

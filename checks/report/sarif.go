@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // SARIF 2.1.0 for GitHub code scanning (docs.github.com "SARIF support for code scanning"):
@@ -192,7 +193,7 @@ func WriteSARIF(w io.Writer, r *Report, artifact string) error {
 		}
 		res := sarifResultOf(&Report{CitedFrames: p.frames, Baseline: r.Baseline}, c, index[c.ID], loc)
 		under := strings.Join(p.revisions, ", ")
-		res.Message.Text = clipString("Under "+under+" (also accepted by the server): "+res.Message.Text, sarifMessageWidth)
+		res.Message.Text = textclip.Bytes("Under "+under+" (also accepted by the server): "+res.Message.Text, sarifMessageWidth)
 		hash := sarifFingerprint(c.ID+"\x00"+under, loc.URI)
 		res.PartialFingerprints = map[string]string{"primaryLocationLineHash": hash[:16] + ":1", sarifFingerprintKey: hash}
 		if res.Properties == nil {
@@ -251,8 +252,8 @@ func sarifRuleOf(c Check) sarifRule {
 	}
 	rule := sarifRule{
 		ID: c.ID, Name: ruleName(c.ID),
-		ShortDescription:     sarifText{Text: clipString(title, 1000)},
-		FullDescription:      sarifText{Text: clipString(full, 1000)},
+		ShortDescription:     sarifText{Text: textclip.Bytes(title, 1000)},
+		FullDescription:      sarifText{Text: textclip.Bytes(full, 1000)},
 		Help:                 sarifText{Text: help, Markdown: md},
 		DefaultConfiguration: sarifRuleConfig{Level: "error"},
 		Properties:           sarifRuleProps{Tags: []string{"mcp", "conformance", area}, Precision: "very-high"},
@@ -283,7 +284,7 @@ func sarifResultOf(r *Report, c Check, ruleIndex int, loc sarifArtifactLocation)
 	lines := append([]string{c.ID + ": " + clip(c.Message, plainMessageWidth) + "."}, evidenceLines(r, c)...)
 	res := sarifResultAt(c.ID, ruleIndex, loc)
 	res.Level, res.Kind = level, "fail"
-	res.Message = sarifText{Text: clipString(strings.Join(lines, "\n"), sarifMessageWidth)}
+	res.Message = sarifText{Text: textclip.Bytes(strings.Join(lines, "\n"), sarifMessageWidth)}
 	if r.Baseline != nil {
 		res.BaselineState = "new"
 		if c.Baselined {
@@ -309,7 +310,7 @@ func sarifResultOf(r *Report, c Check, ruleIndex int, loc sarifArtifactLocation)
 func sarifUntestedOf(c Check, ruleIndex int, loc sarifArtifactLocation) sarifResult {
 	res := sarifResultAt(c.ID, ruleIndex, loc)
 	res.Level, res.Kind = "none", "open"
-	res.Message = sarifText{Text: clipString(c.ID+" untested: "+clip(c.Message, plainMessageWidth)+".", sarifMessageWidth)}
+	res.Message = sarifText{Text: textclip.Bytes(c.ID+" untested: "+clip(c.Message, plainMessageWidth)+".", sarifMessageWidth)}
 	if c.Rule != "" {
 		res.Properties = map[string]any{"mcpRule": c.Rule}
 	}

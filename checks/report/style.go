@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // palette colours text with ANSI escapes when on, and leaves it alone otherwise.
@@ -89,18 +91,7 @@ func unsafeRune(r rune) bool {
 
 // clip makes s printable and cuts it to width runes, marking the cut.
 func clip(s string, width int) string {
-	s = printable(s)
-	if utf8.RuneCountInString(s) <= width {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == width-1 {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
+	return textclip.Runes(printable(s), width)
 }
 
 // pad fills s with spaces to width visible runes (s holds no escapes yet).

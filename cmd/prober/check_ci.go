@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/atomicfile"
 )
 
 // ciFlags are the flags of `prober check` that fit it into CI: a baseline of accepted
@@ -157,36 +158,16 @@ func writeBaselineFile(path string, b *report.Baseline, rep *report.Report) erro
 	return nil
 }
 
-// writeFileAtomically writes next to path and renames into place, so that a CI step or a
-// repository never sees a half-written file.
+// writeFileAtomically writes path so that a CI step or a repository never sees a
+// half-written file.
 func writeFileAtomically(path string, write func(w io.Writer) error) error {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		// A device or a pipe: a rename would replace it (see openSink).
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("cannot be written: %w", err)
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("cannot be written: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if err := write(tmp); err != nil {
-		tmp.Close()
+	defer f.Abort() // a no-op once committed
+	if err := write(f); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	// CreateTemp makes the file private; a report or a baseline is not.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return f.Commit()
 }

@@ -9,7 +9,8 @@ import (
 	"html"
 	"math"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // Colours with white text at a contrast ratio of at least 4.5:1.
@@ -57,11 +58,7 @@ func clipText(s string) string {
 		}
 		return r
 	}, s)
-	if utf8.RuneCountInString(s) > maxRunes {
-		rs := []rune(s)
-		s = string(rs[:maxRunes-1]) + "…"
-	}
-	return s
+	return textclip.Runes(s, maxRunes)
 }
 
 // SVG draws the badge.

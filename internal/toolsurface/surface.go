@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // Surface is what drift remembers of a server's tool list from one run to the next: each
@@ -43,7 +43,7 @@ func NewSurface(tools []Entry) *Surface {
 	out := make([]Entry, 0, min(len(tools), MaxTools))
 	seen := map[string]bool{}
 	for _, t := range tools {
-		t.Name = clip(t.Name, maxToolNameBytes)
+		t.Name = textclip.Storable(t.Name, maxToolNameBytes)
 		if seen[t.Name] || len(out) == MaxTools {
 			continue
 		}
@@ -52,7 +52,7 @@ func NewSurface(tools []Entry) *Surface {
 			sum := sha256.Sum256([]byte(t.Description))
 			t.DescriptionHash = hex.EncodeToString(sum[:])
 		}
-		t.Description = clip(t.Description, MaxDescriptionBytes)
+		t.Description = textclip.Storable(t.Description, MaxDescriptionBytes)
 		out = append(out, t)
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
@@ -128,23 +128,4 @@ func DiffSurfaces(before, after *Surface) SurfaceDiff {
 		}
 	}
 	return d
-}
-
-// clip cuts s to at most n bytes at a character boundary, making it valid UTF-8 without NUL:
-// what a probed server says ends up in jsonb, which refuses both.
-func clip(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if strings.IndexByte(s, 0) >= 0 {
-		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
-	}
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
 }
