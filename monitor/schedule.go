@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/mcpwatch/mcpwatch/store"
 )
 
 // Bounds of a schedule.
 const (
 	minEvery = time.Second
-	maxEvery = 31 * 24 * time.Hour
+	maxEvery = store.MaxScheduleEvery
 	// maxCronSteps bounds the fires a cron schedule walks to find one due time: a minutely
 	// schedule with an hour of jitter walks about 60.
 	maxCronSteps = 100_000

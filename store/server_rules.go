@@ -25,6 +25,9 @@ import (
 const (
 	MinServerTimeout = 100 * time.Millisecond
 	MaxServerTimeout = 10 * time.Minute
+	// MaxScheduleEvery is the longest "@every" interval of a schedule: the worker refuses a
+	// longer one, so no writer may store it.
+	MaxScheduleEvery = 31 * 24 * time.Hour
 )
 
 var (

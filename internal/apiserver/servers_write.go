@@ -161,6 +161,12 @@ func checkSchedule(expr string, minInterval time.Duration) error {
 	if err != nil {
 		return invalid("schedule: %v (use a cron expression such as \"*/5 * * * *\" or \"@every 5m\")", err)
 	}
+	// The worker refuses an interval longer than its bound; the parse above took this one.
+	if every, ok := strings.CutPrefix(strings.TrimSpace(expr), "@every"); ok {
+		if d, err := time.ParseDuration(strings.TrimSpace(every)); err == nil && d > store.MaxScheduleEvery {
+			return invalid("schedule: an @every interval is at most %v", store.MaxScheduleEvery)
+		}
+	}
 	// Successive firings from a fixed instant: a cron expression's gaps vary (*/7 in an hour),
 	// so several are looked at.
 	prev := sched.Next(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))

@@ -133,6 +133,8 @@ func TestWritesRefuseBadInput(t *testing.T) {
 		{"reserved header", `{"name":"x","url":"https://public.test/","headers":[{"name":"Host","fromEnv":"MCPWATCH_HEADER_H"}]}`, "", 422, codeValidation},
 		{"too frequent", `{"name":"x","url":"https://public.test/","schedule":"@every 5s"}`, "", 422, codeValidation},
 		{"bad schedule", `{"name":"x","url":"https://public.test/","schedule":"whenever"}`, "", 422, codeValidation},
+		// The worker refuses @every longer than 31 days (and would probe such a server hourly).
+		{"too rare", `{"name":"x","url":"https://public.test/","schedule":"@every 800h"}`, "", 422, codeValidation},
 		{"timeout too long", `{"name":"x","url":"https://public.test/","timeoutMs":3600000}`, "", 422, codeValidation},
 	} {
 		resp := w.do(t, req{method: "POST", path: "/api/v1/servers", token: testToken, body: tc.body, contentType: tc.contentType})
