@@ -238,17 +238,12 @@ func (w *Worker) handleOffline(ctx, probeCtx, finishCtx context.Context, c store
 	}
 	w.cfg.Metrics.probeFinished(&rec)
 
-	durable := make(chan error, 1)
-	w.buf.Add(rec, func(err error) { durable <- err })
-	select {
-	case err := <-durable:
-		if err != nil {
-			w.log.Error("run lost", "server", c.Server.Name, "err", err)
-		} else if w.cfg.Alerts != nil {
-			w.queueForAlerts(obs)
-		}
-	case <-finishCtx.Done():
+	stored, waited := w.makeDurable(finishCtx, rec, c.Server.Name)
+	if !waited {
 		return
+	}
+	if stored && w.cfg.Alerts != nil {
+		w.queueForAlerts(obs)
 	}
 	ev.Run, ev.Outcome = rec.ID, rec.Outcome
 	w.trace(withKind(ev, EventProbeFinished))

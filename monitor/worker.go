@@ -535,19 +535,13 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 	w.cfg.Metrics.probeFinished(&rec)
 	w.log.Debug("probed", "server", c.Server.Name, "outcome", rec.Outcome, "duration", rec.Duration, "lag", ev.Lag)
 
-	durable := make(chan error, 1)
-	w.buf.Add(rec, func(err error) { durable <- err })
-	select {
-	case err := <-durable:
-		if err != nil {
-			w.log.Error("run lost", "server", c.Server.Name, "err", err)
-			judge = false // the history would cite a run that does not exist
-		}
-	case <-finishCtx.Done():
+	stored, waited := w.makeDurable(finishCtx, rec, c.Server.Name)
+	if !waited {
 		w.cache.idle(c.Server.ID)
 		return
 	}
-	if judge {
+	// A lost run is not judged: the history would cite a run that does not exist.
+	if judge && stored {
 		w.judge(finishCtx, obs, c.Lease)
 	}
 	ev.Run, ev.Outcome = rec.ID, rec.Outcome
@@ -569,6 +563,24 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 // DefaultAlertTimeout bounds the alert engine's judgement of one run: it holds the run's slot
 // open (not a concurrency slot), so it must end well within the lease's margin.
 const DefaultAlertTimeout = 10 * time.Second
+
+// makeDurable hands rec to the buffer and waits until it is in the database or synced to the
+// spool: stored says it is, waited is false when ctx ended first. A run the buffer could not
+// keep is logged as lost.
+func (w *Worker) makeDurable(ctx context.Context, rec store.RunRecord, server string) (stored, waited bool) {
+	durable := make(chan error, 1)
+	w.buf.Add(rec, func(err error) { durable <- err })
+	select {
+	case err := <-durable:
+		if err != nil {
+			w.log.Error("run lost", "server", server, "err", err)
+			return false, true
+		}
+		return true, true
+	case <-ctx.Done():
+		return false, false
+	}
+}
 
 // judge hands a durable run to the alert engine. Alerts are a consequence of runs, never a
 // condition of them: the run is stored whatever happens here, and a failure costs the alerts
