@@ -8,8 +8,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Server writes of the HTTP API: unlike UpsertServer, a create never takes over an existing
-// name and an update or delete never touches a server of another source (the config file's).
+// Writes of servers owned by one source (the API's): unlike UpsertServer, a create never takes
+// over an existing name and an update or delete never touches a server of another source (the
+// config file's).
 
 // ErrServerExists means a server of that name exists already (of any source).
 var ErrServerExists = errors.New("store: a server of that name exists")
