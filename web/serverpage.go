@@ -18,8 +18,8 @@ import (
 // runsPerPage is the length of a page of the run history.
 const runsPerPage = 50
 
-// serverData is a server's page.
-type serverData struct {
+// serverPageData is a server's page.
+type serverPageData struct {
 	Name      string
 	Href      string
 	Target    string
@@ -92,7 +92,7 @@ func (d *dashboard) serverPage(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	data := serverData{
+	data := serverPageData{
 		Name: srv.Name, Href: serverHref(srv.Name), Target: targetOf(srv), Transport: srv.Transport,
 		State: stateOf(det.State),
 	}
