@@ -32,12 +32,12 @@ type alertView struct {
 }
 
 // listAlerts is GET /api/v1/alerts: alert transitions of every server, newest first.
-func (s *Server) listAlerts(w http.ResponseWriter, r *http.Request) error {
+func (s *API) listAlerts(w http.ResponseWriter, r *http.Request) error {
 	return s.alerts(w, r, 0)
 }
 
 // serverAlerts is GET /api/v1/servers/{server}/alerts.
-func (s *Server) serverAlerts(w http.ResponseWriter, r *http.Request) error {
+func (s *API) serverAlerts(w http.ResponseWriter, r *http.Request) error {
 	v, err := s.serverOf(r)
 	if err != nil {
 		return err
@@ -45,7 +45,7 @@ func (s *Server) serverAlerts(w http.ResponseWriter, r *http.Request) error {
 	return s.alerts(w, r, v.ID)
 }
 
-func (s *Server) alerts(w http.ResponseWriter, r *http.Request, serverID int64) error {
+func (s *API) alerts(w http.ResponseWriter, r *http.Request, serverID int64) error {
 	q := r.URL.Query()
 	aq := store.AlertHistoryQuery{ServerID: serverID, Kind: q.Get("kind"), Limit: 50}
 	switch aq.Kind {

@@ -39,7 +39,7 @@ func bearer(r *http.Request) (string, bool) {
 
 // authorize checks a request against the access its route needs. Failed attempts draw on the
 // client's rate limit, so that guessing the token is slow.
-func (s *Server) authorize(r *http.Request, need access) error {
+func (s *API) authorize(r *http.Request, need access) error {
 	switch need {
 	case accessOpen:
 		return nil

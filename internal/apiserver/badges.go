@@ -23,7 +23,7 @@ const (
 
 // badgeStatus reads the status a badge shows; a missing server is a grey "not found" badge
 // with status 404, so that a README shows something meaningful rather than a broken image.
-func (s *Server) badgeStatus(w http.ResponseWriter, r *http.Request) (store.ServerStatus, bool, error) {
+func (s *API) badgeStatus(w http.ResponseWriter, r *http.Request) (store.ServerStatus, bool, error) {
 	v, err := s.serverOf(r)
 	var ae *apiError
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
@@ -42,7 +42,7 @@ func (s *Server) badgeStatus(w http.ResponseWriter, r *http.Request) (store.Serv
 
 // writeBadge answers a badge with caching headers: a max age and an ETag of its bytes, so
 // that a cache revalidating an unchanged badge gets 304.
-func (s *Server) writeBadge(w http.ResponseWriter, r *http.Request, status int, maxAge time.Duration, b badge.Badge) {
+func (s *API) writeBadge(w http.ResponseWriter, r *http.Request, status int, maxAge time.Duration, b badge.Badge) {
 	svg := b.SVG()
 	sum := sha256.Sum256(svg)
 	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
@@ -85,7 +85,7 @@ func stateColor(state string) string {
 }
 
 // statusBadge is GET /badge/{server}/status.svg: the server's state.
-func (s *Server) statusBadge(w http.ResponseWriter, r *http.Request) error {
+func (s *API) statusBadge(w http.ResponseWriter, r *http.Request) error {
 	st, ok, err := s.badgeStatus(w, r)
 	if !ok || err != nil {
 		return err
@@ -95,7 +95,7 @@ func (s *Server) statusBadge(w http.ResponseWriter, r *http.Request) error {
 }
 
 // uptimeBadge is GET /badge/{server}/uptime.svg?window=30d.
-func (s *Server) uptimeBadge(w http.ResponseWriter, r *http.Request) error {
+func (s *API) uptimeBadge(w http.ResponseWriter, r *http.Request) error {
 	name := r.URL.Query().Get("window")
 	if name == "" {
 		name = "30d"
@@ -138,7 +138,7 @@ func formatPercent(p float64) string {
 
 // latencyBadge is GET /badge/{server}/latency.svg?quantile=p95: a latency percentile of the
 // last 24 hours.
-func (s *Server) latencyBadge(w http.ResponseWriter, r *http.Request) error {
+func (s *API) latencyBadge(w http.ResponseWriter, r *http.Request) error {
 	qs := r.URL.Query().Get("quantile")
 	if qs == "" {
 		qs = "p95"
@@ -180,7 +180,7 @@ func formatLatency(d time.Duration) string {
 }
 
 // conformanceBadge is GET /badge/{server}/conformance.svg: the score of the latest run.
-func (s *Server) conformanceBadge(w http.ResponseWriter, r *http.Request) error {
+func (s *API) conformanceBadge(w http.ResponseWriter, r *http.Request) error {
 	st, ok, err := s.badgeStatus(w, r)
 	if !ok || err != nil {
 		return err

@@ -111,7 +111,7 @@ func jsonValueWords(value string) string {
 // or bytes that are not UTF-8: names and parameters reach the database as text, which cannot
 // hold them, and a query failing on them would be answered as the server's own failure (500).
 // It serves the dashboard's paths too.
-func (s *Server) refuseUnstorableInput(next http.Handler) http.Handler {
+func (s *API) refuseUnstorableInput(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !store.StorableText(r.URL.Path) {
 			s.writeError(w, r, errorf(http.StatusBadRequest, codeBadRequest,

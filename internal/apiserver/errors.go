@@ -52,7 +52,7 @@ type errorBody struct {
 
 // writeError answers err: an *apiError as it says, anything else as a 500 whose cause is
 // logged, not shown (it may name database internals).
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+func (s *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
 	if !errors.As(err, &ae) {
 		s.log.ErrorContext(r.Context(), "request failed", slog.String("method", r.Method),
@@ -68,7 +68,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // writeJSON answers v as JSON with the given status.
-func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+func (s *API) writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		s.log.Error("encode response", slog.Any("err", err))

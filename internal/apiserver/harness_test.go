@@ -50,7 +50,7 @@ func testGuard() *netguard.Guard {
 type world struct {
 	t       testing.TB
 	st      *store.Store
-	api     *Server
+	api     *API
 	http    *httptest.Server
 	catalog *checks.Registry
 	now     time.Time

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
-// httpMetrics are the server's own metrics.
+// httpMetrics are the API's own metrics.
 type httpMetrics struct {
 	requests *metrics.CounterVec
 	duration *metrics.HistogramVec
@@ -79,7 +79,7 @@ func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter
 // fixed set whatever the request holds: the route pattern, not the path; the method, or
 // "other" for one no route knows; the status code. Query strings and headers are not logged:
 // a token could be in them.
-func (s *Server) accessLog(next http.Handler) http.Handler {
+func (s *API) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &recordingWriter{ResponseWriter: w}
@@ -106,13 +106,13 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 }
 
 // healthz says the process serves.
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+func (s *API) healthz(w http.ResponseWriter, r *http.Request) error {
 	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	return nil
 }
 
 // readyz says the database answers.
-func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+func (s *API) readyz(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.cfg.Store.Ping(ctx); err != nil {

@@ -40,7 +40,7 @@ func randomMethod(rng *rand.Rand) string {
 
 // sendRandomMethods sends n requests with random methods to paths of every kind (a route, a
 // path of the API no route serves, the dashboard's root) straight to the server's handler.
-func sendRandomMethods(s *Server, rng *rand.Rand, n int) {
+func sendRandomMethods(s *API, rng *rand.Rand, n int) {
 	paths := []string{"/api/v1/servers", "/api/v1/servers/alpha", "/api/v1/nothing", "/badge/alpha/status.svg", "/", "/metrics"}
 	for i := range n {
 		r := httptest.NewRequest("GET", paths[i%len(paths)], nil)
@@ -57,7 +57,7 @@ func heapInUse() int64 {
 	return int64(ms.HeapInuse)
 }
 
-func scrape(t testing.TB, s *Server) []byte {
+func scrape(t testing.TB, s *API) []byte {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))

@@ -11,7 +11,7 @@ import (
 var openAPIDocument []byte
 
 // openAPI is GET /api/v1/openapi.json.
-func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
+func (s *API) openAPI(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "public, max-age=300")

@@ -31,7 +31,7 @@ func TestOpenAPIDocumentsEveryRouteAndNothingElse(t *testing.T) {
 			documented = append(documented, strings.ToUpper(method)+" "+path)
 		}
 	}
-	s := &Server{}
+	s := &API{}
 	var served []string
 	for _, rt := range s.routeTable() {
 		served = append(served, rt.method+" "+rt.pattern)

@@ -18,7 +18,7 @@ const (
 )
 
 // listRuns is GET /api/v1/servers/{server}/runs.
-func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
+func (s *API) listRuns(w http.ResponseWriter, r *http.Request) error {
 	v, err := s.serverOf(r)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ type runReportView struct {
 }
 
 // getRun is GET /api/v1/runs/{run}.
-func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
+func (s *API) getRun(w http.ResponseWriter, r *http.Request) error {
 	id, err := store.ParseRunID(r.PathValue("run"))
 	if err != nil {
 		return errorf(http.StatusBadRequest, codeBadRequest, "run: not a run id (a UUID)")
@@ -114,7 +114,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 
 // recording reads a run's transcript: the probe recording the monitor stored. nil when there
 // is none or it cannot be read (the report then stands on the stored run).
-func (s *Server) recording(r *http.Request, id store.RunID) (*probe.Result, error) {
+func (s *API) recording(r *http.Request, id store.RunID) (*probe.Result, error) {
 	res, err := runreport.Recording(r.Context(), s.cfg.Store, id)
 	if errors.Is(err, runreport.ErrUnreadable) {
 		s.log.WarnContext(r.Context(), "unreadable transcript", "run", id.String(), "err", err)

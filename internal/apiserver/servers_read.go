@@ -8,7 +8,7 @@ import (
 )
 
 // serverOf finds the server a request's {server} names.
-func (s *Server) serverOf(r *http.Request) (store.Server, error) {
+func (s *API) serverOf(r *http.Request) (store.Server, error) {
 	name := r.PathValue("server")
 	v, err := s.cfg.Store.ServerByName(r.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
@@ -25,7 +25,7 @@ func quote(s string) string {
 }
 
 // getServer is GET /api/v1/servers/{server}.
-func (s *Server) getServer(w http.ResponseWriter, r *http.Request) error {
+func (s *API) getServer(w http.ResponseWriter, r *http.Request) error {
 	v, err := s.serverOf(r)
 	if err != nil {
 		return err

@@ -59,7 +59,7 @@ func invalid(format string, args ...any) error {
 // and on top of them by the API's own for callers it does not trust: no address on an
 // internal network, no command, bounded sizes and frequencies, only variables of the prober
 // that the operator set aside for it.
-func (s *Server) apply(r *http.Request, in serverInput, v *store.Server) error {
+func (s *API) apply(r *http.Request, in serverInput, v *store.Server) error {
 	if in.URL != nil {
 		// The guard's form rules hold the store's (store.CheckServerURL) and add its own.
 		if err := s.cfg.Guard.CheckURL(r.Context(), *in.URL); err != nil {
@@ -184,7 +184,7 @@ func checkSchedule(expr string, minInterval time.Duration) error {
 }
 
 // createServer is POST /api/v1/servers.
-func (s *Server) createServer(w http.ResponseWriter, r *http.Request) error {
+func (s *API) createServer(w http.ResponseWriter, r *http.Request) error {
 	var in serverInput
 	if err := readJSON(w, r, &in); err != nil {
 		return err
@@ -212,7 +212,7 @@ func (s *Server) createServer(w http.ResponseWriter, r *http.Request) error {
 }
 
 // updateServer is PATCH /api/v1/servers/{server}.
-func (s *Server) updateServer(w http.ResponseWriter, r *http.Request) error {
+func (s *API) updateServer(w http.ResponseWriter, r *http.Request) error {
 	var in serverInput
 	if err := readJSON(w, r, &in); err != nil {
 		return err
@@ -225,16 +225,16 @@ func (s *Server) updateServer(w http.ResponseWriter, r *http.Request) error {
 }
 
 // pauseServer is POST /api/v1/servers/{server}/pause.
-func (s *Server) pauseServer(w http.ResponseWriter, r *http.Request) error {
+func (s *API) pauseServer(w http.ResponseWriter, r *http.Request) error {
 	return s.change(w, r, r.PathValue("server"), func(v *store.Server) error { v.Enabled = false; return nil })
 }
 
 // resumeServer is POST /api/v1/servers/{server}/resume.
-func (s *Server) resumeServer(w http.ResponseWriter, r *http.Request) error {
+func (s *API) resumeServer(w http.ResponseWriter, r *http.Request) error {
 	return s.change(w, r, r.PathValue("server"), func(v *store.Server) error { v.Enabled = true; return nil })
 }
 
-func (s *Server) change(w http.ResponseWriter, r *http.Request, name string, fn func(*store.Server) error) error {
+func (s *API) change(w http.ResponseWriter, r *http.Request, name string, fn func(*store.Server) error) error {
 	out, err := s.cfg.Store.UpdateServerOf(r.Context(), store.SourceAPI, name, fn)
 	if err != nil {
 		return writeFailure(err, name)
@@ -246,7 +246,7 @@ func (s *Server) change(w http.ResponseWriter, r *http.Request, name string, fn 
 }
 
 // deleteServer is DELETE /api/v1/servers/{server}.
-func (s *Server) deleteServer(w http.ResponseWriter, r *http.Request) error {
+func (s *API) deleteServer(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("server")
 	if err := s.cfg.Store.DeleteServerOf(r.Context(), store.SourceAPI, name); err != nil {
 		return writeFailure(err, name)

@@ -47,7 +47,7 @@ type toolPrevView struct {
 // getTools is GET /api/v1/servers/{server}/tools: the current tool surface and its changes
 // over the last month, newest first; the latest changes name the tools added, removed and
 // changed.
-func (s *Server) getTools(w http.ResponseWriter, r *http.Request) error {
+func (s *API) getTools(w http.ResponseWriter, r *http.Request) error {
 	v, err := s.serverOf(r)
 	if err != nil {
 		return err

@@ -276,7 +276,7 @@ func toDayViews(days []store.DayUptime) []dayView {
 	return out
 }
 
-func (s *Server) toStatusView(st store.ServerStatus) statusView {
+func (s *API) toStatusView(st store.ServerStatus) statusView {
 	seg := url.PathEscape(st.Server.Name)
 	v := statusView{serverView: toServerView(st.Server), State: st.State, Regions: []regionView{},
 		Uptime: toWindowViews(st.Windows), Links: linksView{Self: "/api/v1/servers/" + seg, Dashboard: s.absolute("/servers/" + seg)}}
@@ -313,7 +313,7 @@ func nonNil(s []string) []string {
 }
 
 // links are all the URLs about a server, relative unless DashboardURL is set.
-func (s *Server) links(name string) linksView {
+func (s *API) links(name string) linksView {
 	seg := url.PathEscape(name)
 	base := "/api/v1/servers/" + seg
 	badge := "/badge/" + seg + "/"
@@ -330,7 +330,7 @@ func (s *Server) links(name string) linksView {
 }
 
 // absolute makes a path of this server absolute when DashboardURL says where it is.
-func (s *Server) absolute(p string) string {
+func (s *API) absolute(p string) string {
 	if s.dashboard == nil {
 		return p
 	}

@@ -32,7 +32,7 @@ func BenchmarkServerListJSON(b *testing.B) {
 		}
 		sts[i] = st
 	}
-	s := &Server{}
+	s := &API{}
 	var size int
 	for b.Loop() {
 		out := make([]statusView, 0, len(sts))

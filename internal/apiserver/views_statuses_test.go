@@ -11,7 +11,7 @@ import (
 // The conformance of a server counts its untested checks and its advice apart, in the JSON
 // the API serves: an untested check is neither a pass nor a skip.
 func TestStatusViewCountsUntestedAndAdvice(t *testing.T) {
-	s := &Server{}
+	s := &API{}
 	st := store.ServerStatus{Server: store.Server{Name: "half"}, State: store.StateUnknown,
 		Conformance: &store.Conformance{RunID: store.NewRunID(time.Now()), At: time.Now(),
 			Pass: 3, Warn: 1, Advice: 1, Untested: 1, Skip: 2, Warning: []string{"tools.description"}}}

@@ -1,6 +1,6 @@
 // Package apiserver is the HTTP server of the api command: the JSON API under /api/v1/ (with
 // its OpenAPI document), README badges under /badge/, /healthz, /readyz and /metrics, and the
-// dashboard (package web) mounted at "/". Reads are public unless the server is private;
+// dashboard (package web) mounted at "/". Reads are public unless the API is private;
 // writes need the admin token. Every figure comes from the store's status queries.
 package apiserver
 
@@ -21,7 +21,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
-// Config sets a Server up.
+// Config sets an API up.
 type Config struct {
 	Store *store.Store
 	// Guard vets the URLs of servers registered through the API (required).
@@ -32,7 +32,7 @@ type Config struct {
 	// Private makes every read need the admin token too (health and metrics stay open).
 	Private bool
 	// DashboardURL is where the dashboard is reached from outside (links in answers); ""
-	// gives links relative to this server.
+	// gives links relative to this API.
 	DashboardURL string
 	// Web serves everything outside /api/, /badge/ and the operational endpoints (nil: not
 	// mounted).
@@ -40,7 +40,7 @@ type Config struct {
 	// Catalog describes the checks (titles, areas, rules) in run reports; default
 	// checks.Default().
 	Catalog *checks.Registry
-	// Registry receives the server's metrics; default a registry of its own.
+	// Registry receives the API's metrics; default a registry of its own.
 	Registry *metrics.Registry
 	Logger   *slog.Logger
 	// WriteRate and WriteBurst bound writes per client address (default 1 every 2s, bursts
@@ -68,8 +68,8 @@ type Config struct {
 	Version string
 }
 
-// Server is the HTTP handler of the api command.
-type Server struct {
+// API is the HTTP handler of the api command.
+type API struct {
 	cfg          Config
 	log          *slog.Logger
 	mux          *http.ServeMux
@@ -94,8 +94,8 @@ type route struct {
 	handle  func(w http.ResponseWriter, r *http.Request) error
 }
 
-// New builds the server.
-func New(cfg Config) (*Server, error) {
+// New builds the API.
+func New(cfg Config) (*API, error) {
 	if cfg.Store == nil || cfg.Guard == nil {
 		return nil, errors.New("apiserver: a store and a guard are required")
 	}
@@ -134,7 +134,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Registry == nil {
 		cfg.Registry = metrics.NewRegistry()
 	}
-	s := &Server{
+	s := &API{
 		cfg:          cfg,
 		log:          cfg.Logger,
 		mux:          http.NewServeMux(),
@@ -174,7 +174,7 @@ func New(cfg Config) (*Server, error) {
 }
 
 // routeTable lists the endpoints.
-func (s *Server) routeTable() []route {
+func (s *API) routeTable() []route {
 	return []route{
 		{"GET", "/healthz", accessOpen, s.healthz},
 		{"GET", "/readyz", accessOpen, s.readyz},
@@ -199,11 +199,11 @@ func (s *Server) routeTable() []route {
 }
 
 // ServeHTTP serves a request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // endpoint wraps a route's handler with its access check, the write rate limit and error
 // answers.
-func (s *Server) endpoint(rt route) http.Handler {
+func (s *API) endpoint(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rt.access == accessWrite && !s.writes.allow(clientKey(r)) {
 			w.Header().Set("Retry-After", "2")
@@ -225,7 +225,7 @@ func (s *Server) endpoint(rt route) http.Handler {
 
 // unrouted answers a path no route serves: 405 with Allow when the path exists for other
 // methods, 404 otherwise, as JSON.
-func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
+func (s *API) unrouted(w http.ResponseWriter, r *http.Request) {
 	var allow []string
 	for _, m := range []string{"GET", "POST", "PATCH", "DELETE"} {
 		probe := r.Clone(r.Context())
@@ -245,7 +245,7 @@ func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
 }
 
 // recoverPanics answers 500 for a handler that panicked instead of dropping the connection.
-func (s *Server) recoverPanics(next http.Handler) http.Handler {
+func (s *API) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -261,7 +261,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 
 // RefreshLoop keeps the store's status sums current: it refreshes them at once and then each
 // time an hour begins, until ctx ends. Errors are logged and retried a minute later.
-func (s *Server) RefreshLoop(ctx context.Context) {
+func (s *API) RefreshLoop(ctx context.Context) {
 	for {
 		now := s.cfg.Now()
 		t0 := time.Now()

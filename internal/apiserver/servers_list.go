@@ -15,7 +15,7 @@ import (
 // the next request read afresh): reading them costs tens of milliseconds of database time for
 // a large fleet, and encoding them ten more, which a crowd of clients polling the list would
 // otherwise pay once each.
-func (s *Server) listServers(w http.ResponseWriter, r *http.Request) error {
+func (s *API) listServers(w http.ResponseWriter, r *http.Request) error {
 	snap, err := s.statuses.Get(r.Context(), s.cfg.Now())
 	if err != nil {
 		return err
@@ -33,7 +33,7 @@ func (s *Server) listServers(w http.ResponseWriter, r *http.Request) error {
 }
 
 // encodeList encodes the answer of GET /api/v1/servers for one reading.
-func (s *Server) encodeList(snap store.Statuses) ([]byte, error) {
+func (s *API) encodeList(snap store.Statuses) ([]byte, error) {
 	out := struct {
 		Servers []statusView `json:"servers"`
 		AsOf    time.Time    `json:"asOf"`
