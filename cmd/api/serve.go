@@ -79,7 +79,7 @@ func serveErr(ctx context.Context, cfg config, log *slog.Logger, listening liste
 		}
 		apiCfg.Web = dash
 	}
-	srv, err := apiserver.New(apiCfg)
+	api, err := apiserver.New(apiCfg)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func serveErr(ctx context.Context, cfg config, log *slog.Logger, listening liste
 		listening(ln.Addr().String())
 	}
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           api,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -102,7 +102,7 @@ func serveErr(ctx context.Context, cfg config, log *slog.Logger, listening liste
 	}
 	bg, stopBG := context.WithCancel(ctx)
 	defer stopBG()
-	go srv.RefreshLoop(bg)
+	go api.RefreshLoop(bg)
 	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.Bool("writes", cfg.adminToken != ""),
 		slog.Bool("private", cfg.private), slog.String("version", version))
 	served := make(chan error, 1)
