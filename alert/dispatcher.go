@@ -19,7 +19,7 @@ import (
 // time, is marked sent only once its channel accepted it, and is retried with backoff
 // otherwise.
 type Dispatcher struct {
-	store        *store.Store
+	store        Outbox
 	senders      map[string]Sender
 	delivery     DeliveryConfig
 	dashboardURL string
@@ -45,7 +45,7 @@ type DispatcherOptions struct {
 }
 
 // NewDispatcher makes a dispatcher for the channels of cfg (validated here if it was not).
-func NewDispatcher(st *store.Store, cfg *Config, opts DispatcherOptions) (*Dispatcher, error) {
+func NewDispatcher(st Outbox, cfg *Config, opts DispatcherOptions) (*Dispatcher, error) {
 	if err := cfg.ValidateAndSetDefaults(); err != nil {
 		return nil, err
 	}

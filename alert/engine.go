@@ -14,7 +14,7 @@ import (
 // one server are judged one at a time under a database lock, and a restarted engine carries
 // on exactly where the last one stopped.
 type Engine struct {
-	store  *store.Store
+	store  AlertUpdater
 	eval   *evaluator
 	logger *slog.Logger
 	notify func()
@@ -29,7 +29,7 @@ type EngineOptions struct {
 }
 
 // NewEngine makes an engine. cfg is validated (and given its defaults) if it was not.
-func NewEngine(st *store.Store, cfg *Config, opts EngineOptions) (*Engine, error) {
+func NewEngine(st AlertUpdater, cfg *Config, opts EngineOptions) (*Engine, error) {
 	if err := cfg.ValidateAndSetDefaults(); err != nil {
 		return nil, err
 	}

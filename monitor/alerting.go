@@ -20,9 +20,18 @@ type Alerting struct {
 	log    *slog.Logger
 }
 
+// AlertStore is what alerting keeps in the database, the alert state and the outbox;
+// *store.Store is one.
+type AlertStore interface {
+	alert.AlertUpdater
+	alert.Outbox
+}
+
+var _ AlertStore = (*store.Store)(nil)
+
 // NewAlerting builds the engine and the dispatcher of cfg (validated here if it was not).
 // opts.Logger, when set, also becomes the engine's.
-func NewAlerting(st *store.Store, cfg *alert.Config, opts alert.DispatcherOptions) (*Alerting, error) {
+func NewAlerting(st AlertStore, cfg *alert.Config, opts alert.DispatcherOptions) (*Alerting, error) {
 	disp, err := alert.NewDispatcher(st, cfg, opts)
 	if err != nil {
 		return nil, err

@@ -125,6 +125,20 @@ type Event struct {
 	Offline bool
 }
 
+// SlotClaimer leases due slots (server, region) to workers; *store.Store is one. The database
+// behind it is the only coordinator of the workers that share a schedule: a slot is leased to
+// one claimer at a time, and Complete and Release fail with store.ErrLeaseLost once the lease
+// is someone else's.
+type SlotClaimer interface {
+	Claim(ctx context.Context, region, worker string, limit int, lease time.Duration) ([]store.Claimed, error)
+	Complete(ctx context.Context, l store.Lease, nextDue time.Time) error
+	Release(ctx context.Context, l store.Lease) error
+	NextClaimable(ctx context.Context, region string) (at time.Time, ok bool, err error)
+	SkipProbed(ctx context.Context, region string, slots []store.ProbedSlot) error
+}
+
+var _ SlotClaimer = (*store.Store)(nil)
+
 // AlertObserver judges finished runs; *alert.Engine is one.
 type AlertObserver interface {
 	Observe(ctx context.Context, obs alert.Observation) error
@@ -139,7 +153,7 @@ type AlertObserver interface {
 // timeout: a server that never answers or floods the probe costs one slot for one timeout,
 // and every other server keeps its schedule.
 type Worker struct {
-	st     *store.Store
+	st     SlotClaimer
 	prober *Prober
 	buf    *Buffer
 	cfg    WorkerConfig
@@ -162,7 +176,7 @@ type Worker struct {
 }
 
 // NewWorker builds a worker that probes with p and hands runs to buf.
-func NewWorker(st *store.Store, p *Prober, buf *Buffer, cfg WorkerConfig) (*Worker, error) {
+func NewWorker(st SlotClaimer, p *Prober, buf *Buffer, cfg WorkerConfig) (*Worker, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Region == "" || cfg.Name == "" {
 		return nil, errors.New("monitor: worker needs a region and a name")
