@@ -30,7 +30,7 @@ import (
 // Deps are what the dashboard needs.
 type Deps struct {
 	// Store is required.
-	Store *store.Store
+	Store Store
 	// Logger receives errors that end a request (default: discarded).
 	Logger *slog.Logger
 	// Checks describe the stored verdicts of the run and server pages and give them the
@@ -61,7 +61,7 @@ const defaultRefresh = 30 * time.Second
 // of immutable things (assets, analysed runs, the status page rendered for one reading of
 // the statuses) and the shared reading of the statuses.
 type dashboard struct {
-	store    *store.Store
+	store    Store
 	log      *slog.Logger
 	checks   *checks.Registry
 	now      func() time.Time

@@ -23,7 +23,7 @@ import (
 
 // Config sets an API up.
 type Config struct {
-	Store *store.Store
+	Store Store
 	// Guard vets the URLs of servers registered through the API (required).
 	Guard *netguard.Guard
 	// AdminToken is the bearer token of writes (and of reads when Private); "" takes no

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/store"
 	"github.com/mcpwatch/mcpwatch/web"
 )
 
 // withDashboard mounts the real dashboard at "/", as the api command does.
 func withDashboard(t testing.TB) worldOption {
 	return func(c *Config) {
-		dash, err := web.New(web.Deps{Store: c.Store, Checks: c.Catalog, Version: "test"})
+		dash, err := web.New(web.Deps{Store: c.Store.(*store.Store), Checks: c.Catalog, Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}

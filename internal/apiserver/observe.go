@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/metrics"
-	"github.com/mcpwatch/mcpwatch/store"
 )
 
 // httpMetrics are the API's own metrics.
@@ -18,7 +17,7 @@ type httpMetrics struct {
 	duration *metrics.HistogramVec
 }
 
-func newHTTPMetrics(reg *metrics.Registry, st *store.Store) (*httpMetrics, error) {
+func newHTTPMetrics(reg *metrics.Registry, st Database) (*httpMetrics, error) {
 	m := &httpMetrics{
 		requests: metrics.NewCounterVec(metrics.Opts{
 			Name: "mcpwatch_api_requests_total",

@@ -1,0 +1,51 @@
+package web
+
+import (
+	"context"
+	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/runreport"
+	"github.com/mcpwatch/mcpwatch/store"
+)
+
+// Store is what the dashboard reads; *store.Store is one. It writes nothing.
+type Store interface {
+	StatusReader
+	ServerReader
+	RunReader
+	AlertReader
+}
+
+// StatusReader gives the figures of the status page and of a server's page: the statuses of
+// every server (the same queries as the JSON API's, so a page and the API never disagree),
+// one server's windows per region, hourly rollups for sparklines and charts, and the last
+// failed run of an hour or a day.
+type StatusReader interface {
+	ServerStatuses(ctx context.Context, now time.Time) ([]store.ServerStatus, error)
+	ServerDetail(ctx context.Context, id int64, now time.Time) (store.ServerDetail, error)
+	HourlyRollups(ctx context.Context, serverIDs []int64, from, to time.Time) ([]store.ServerHour, error)
+	LatestFailures(ctx context.Context, ranges []store.FailureRange) ([]store.RunRecord, error)
+}
+
+// ServerReader finds the server a page is about.
+type ServerReader interface {
+	Server(ctx context.Context, id int64) (store.Server, error)
+	ServerByName(ctx context.Context, name string) (store.Server, error)
+}
+
+// RunReader gives stored runs: one run and its recording for the run page, a page of a
+// server's runs, the runs at which its tool surface changed.
+type RunReader interface {
+	runreport.Transcripts
+	Run(ctx context.Context, id store.RunID) (store.RunRecord, error)
+	RunPage(ctx context.Context, q store.RunPageQuery) ([]store.RunRecord, *store.RunCursor, error)
+	ToolChanges(ctx context.Context, serverID int64, since time.Time, limit int) ([]store.ToolChange, error)
+}
+
+// AlertReader gives a server's open alerts and their history.
+type AlertReader interface {
+	OpenAlerts(ctx context.Context, serverID int64) ([]store.AlertState, error)
+	AlertHistory(ctx context.Context, q store.AlertHistoryQuery) ([]store.AlertHistoryEntry, error)
+}
+
+var _ Store = (*store.Store)(nil)
