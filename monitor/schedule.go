@@ -75,9 +75,6 @@ func ParseSchedule(spec string, maxJitter time.Duration) (Schedule, error) {
 	return s, nil
 }
 
-// String is the schedule as written.
-func (s Schedule) String() string { return s.spec }
-
 // fraction maps a key to [0, 1), the same on every machine. A cryptographic hash because
 // names differ in a digit or two ("srv-000041", "srv-000042"), and FNV's high bits, say, do
 // not spread those evenly.

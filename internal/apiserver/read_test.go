@@ -70,7 +70,7 @@ func readListServersFiguresEqualThoseOfTheRawRuns(t *testing.T, w *world) {
 	end := w.now.Truncate(time.Hour).Add(time.Hour)
 	for _, win := range store.StatusWindows() {
 		total, ok, _ := rawWindow(w.runs, win.Start(w.now), end)
-		got := a.Uptime.window(win.Name)
+		got := windowNamed(a.Uptime, win.Name)
 		if got.Runs != total || got.Up+got.Degraded != ok || got.Uptime == nil || math.Abs(*got.Uptime-float64(ok)/float64(total)) > 1e-12 {
 			t.Errorf("uptime %s: %+v, raw runs say %d of %d", win.Name, got, ok, total)
 		}
@@ -460,4 +460,17 @@ func TestReadEndpoints(t *testing.T) {
 			tc.fn(t, w)
 		})
 	}
+}
+
+// windowNamed returns the view of a window by name.
+func windowNamed(w windowsView, name string) windowView {
+	switch name {
+	case "24h":
+		return w.H24
+	case "7d":
+		return w.D7
+	case "30d":
+		return w.D30
+	}
+	return w.D90
 }

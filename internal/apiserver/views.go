@@ -241,19 +241,6 @@ func toWindowViews(ws []store.WindowStats) windowsView {
 	return out
 }
 
-// window returns the view of a window by name.
-func (w windowsView) window(name string) windowView {
-	switch name {
-	case "24h":
-		return w.H24
-	case "7d":
-		return w.D7
-	case "30d":
-		return w.D30
-	}
-	return w.D90
-}
-
 // toLatencyView gives the percentiles of a window: estimates from the latency histogram,
 // interpolated within a bucket and bounded by the window's extremes.
 func toLatencyView(w store.WindowStats) latencyView {
