@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/probe"
 )

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"weak"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/internal/lru"
 	"github.com/mcpwatch/mcpwatch/internal/textclip"

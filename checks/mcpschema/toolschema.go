@@ -9,7 +9,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 

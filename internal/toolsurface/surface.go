@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
