@@ -124,8 +124,8 @@ func (l *toolLister) listing(r *Run) *toolListing {
 
 func (l *toolLister) build(r *Run) *toolListing {
 	out := &toolListing{failed: -1}
-	switch {
-	case r.Initialize == nil && r.Discover == nil:
+	switch _, handshake := r.Handshake(); {
+	case handshake == probe.HandshakeNone:
 		out.skip, out.untested = "no initialize result (nor a server/discover result), so no declared capabilities to judge tools by", true
 		return out
 	case !r.Declares("tools"):
