@@ -326,10 +326,17 @@ func sessionEraOf(r *Run) serverEra {
 
 // alsoSpeaksSessionRevisions reports whether the DiscoverResult lists a session revision.
 func alsoSpeaksSessionRevisions(r *Run) bool {
-	members, _ := objectMembers(r.Discover)
-	var versions []string
-	_ = json.Unmarshal(members["supportedVersions"], &versions)
+	_, versions := supportedVersions(r)
 	return slices.ContainsFunc(versions, probe.KnownSessionRevision)
+}
+
+// supportedVersions is the supportedVersions member of the DiscoverResult, raw (nil when
+// there is none) and as the strings it lists (none when it is not an array of strings).
+func supportedVersions(r *Run) (raw json.RawMessage, versions []string) {
+	members, _ := objectMembers(r.Discover)
+	raw = members["supportedVersions"]
+	_ = json.Unmarshal(raw, &versions)
+	return raw, versions
 }
 
 // statelessRequest reports whether the probe sent a step's request under a stateless
