@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -131,7 +132,7 @@ func checkBatch(r *Run, f *Finding) {
 
 // jsonValue is a JSON string's value ("" for anything else).
 func jsonValue(raw json.RawMessage) string {
-	s, _ := jsonString(raw)
+	s, _ := jsondoc.Str(raw)
 	return s
 }
 

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -114,7 +115,7 @@ func checkVersion(r *Run, f *Finding) {
 		case !m.HasJSONRPC:
 			f.Fail(Seqs(fr.Seq), `expected "jsonrpc": "2.0", got no jsonrpc member in %s`, clipJSON(fr.Raw))
 		default:
-			if s, ok := jsonString(m.JSONRPC); !ok || s != "2.0" {
+			if s, ok := jsondoc.Str(m.JSONRPC); !ok || s != "2.0" {
 				f.Fail(Seqs(fr.Seq), `expected "jsonrpc": "2.0", got "jsonrpc": %s`, clipJSON(m.JSONRPC))
 			}
 		}
@@ -164,7 +165,7 @@ func shapeFault(m *Message) string {
 		switch t := jsonType(m.ID); t {
 		case "string", "null": // null is jsonrpc.null-id's to report
 		case "number":
-			if _, ok := jsonInteger(m.ID); !ok {
+			if _, ok := jsondoc.Int64(m.ID); !ok {
 				return "a request id that is not an integer (" + clipJSON(m.ID) + ")"
 			}
 		default:
@@ -192,7 +193,7 @@ func checkErrorShape(r *Run, f *Finding) {
 		case e.Code == nil:
 			f.Fail(Seqs(fr.Seq), "expected an integer error code, got none in %s", clipJSON(m.Error))
 		default:
-			if _, ok := jsonInteger(e.Code); !ok {
+			if _, ok := jsondoc.Int64(e.Code); !ok {
 				f.Fail(Seqs(fr.Seq), "expected an integer error code, got a JSON %s %s", jsonType(e.Code), clipJSON(e.Code))
 			}
 		}

@@ -4,76 +4,37 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // jsonType names the JSON type of a raw value the way a report reader thinks of it.
 func jsonType(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
+	switch k := jsondoc.KindOf(raw); k {
+	case jsondoc.Missing:
 		return "nothing"
-	}
-	switch raw[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
+	case jsondoc.True, jsondoc.False:
 		return "boolean"
-	case 'n':
-		return "null"
+	default:
+		return k.String()
 	}
-	return "number"
 }
 
-// jsonString decodes a raw JSON string.
-func jsonString(raw json.RawMessage) (string, bool) {
-	raw = bytes.Trim(raw, " \t\r\n")
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
+// objectMembers returns the members of a raw JSON object, the last of a repeated name
+// winning (ok is false for anything else).
+func objectMembers(raw []byte) (map[string]json.RawMessage, bool) {
+	members := make(map[string]json.RawMessage, 4)
+	kind, ok := jsondoc.ScanObject(raw, func(name, value []byte) {
+		members[string(jsondoc.Unquote(name))] = value
+	})
+	if !ok || kind != jsondoc.Object {
+		return nil, false
 	}
-	// Most strings have no escape: take their bytes as they are.
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && bytes.IndexByte(inner, '"') < 0 && utf8.Valid(inner) && !hasControl(inner) {
-		return string(inner), true
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-func hasControl(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 {
-			return true
-		}
-	}
-	return false
-}
-
-// jsonInteger decodes a raw JSON number that has an integral value. 7.0 and 7e0 count, as
-// they do for JSON Schema's "integer"; 7.5 does not.
-func jsonInteger(raw json.RawMessage) (int64, bool) {
-	raw = bytes.TrimSpace(raw)
-	if jsonType(raw) != "number" {
-		return 0, false
-	}
-	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-		return n, true
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return 0, false
-	}
-	return int64(f), true
+	return members, true
 }
 
 // strictIDKey is the identity of a request id with its JSON type: 1 and "1" differ, 1 and
@@ -81,10 +42,10 @@ func jsonInteger(raw json.RawMessage) (int64, bool) {
 func strictIDKey(raw json.RawMessage) (key string, ok bool) {
 	switch jsonType(raw) {
 	case "string":
-		s, ok := jsonString(raw)
+		s, ok := jsondoc.Str(raw)
 		return "s:" + s, ok
 	case "number":
-		if n, ok := jsonInteger(raw); ok {
+		if n, ok := jsondoc.Int64(raw); ok {
 			return "n:" + strconv.FormatInt(n, 10), true
 		}
 		return "n:" + string(bytes.TrimSpace(raw)), true
@@ -126,7 +87,7 @@ func errorCode(m *Message) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return jsonInteger(e.Code)
+	return jsondoc.Int64(e.Code)
 }
 
 // describeError renders an error member for a finding: its code and, clipped, its message.
@@ -136,12 +97,12 @@ func describeError(m *Message) string {
 		return "a JSON-RPC error member that is a " + jsonType(m.Error) + " (" + clipJSON(m.Error) + ")"
 	}
 	code := "with code " + clipJSON(e.Code)
-	if n, ok := jsonInteger(e.Code); ok {
+	if n, ok := jsondoc.Int64(e.Code); ok {
 		code = strconv.FormatInt(n, 10)
 	} else if e.Code == nil {
 		code = "without a code"
 	}
-	if msg, ok := jsonString(e.Message); ok && msg != "" {
+	if msg, ok := jsondoc.Str(e.Message); ok && msg != "" {
 		return "JSON-RPC error " + code + " " + Clip([]byte(msg))
 	}
 	return "JSON-RPC error " + code

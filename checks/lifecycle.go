@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -150,7 +151,7 @@ func requireType(f *Finding, frames []int, member string, raw json.RawMessage, w
 // protocolVersionOf reads protocolVersion from an initialize result.
 func protocolVersionOf(result json.RawMessage) (json.RawMessage, string, bool) {
 	ir, _ := objectMembers(result)
-	v, ok := jsonString(ir["protocolVersion"])
+	v, ok := jsondoc.Str(ir["protocolVersion"])
 	return ir["protocolVersion"], v, ok
 }
 
@@ -306,11 +307,6 @@ func checkCapabilities(r *Run, f *Finding) {
 		f.Untested("%s", initializeFailedReason(r))
 		return
 	}
-	caps := r.Capabilities()
-	declared := func(c string) bool {
-		v, ok := caps[c]
-		return ok && jsonType(v) != "null"
-	}
 	lists := [...]capabilityList{
 		{probe.StepToolsList, "tools", true},
 		{probe.StepResourcesList, "resources", true},
@@ -340,14 +336,14 @@ func checkCapabilities(r *Run, f *Finding) {
 		judged++
 		frames := Seqs(first.Request, first.Response)
 		switch {
-		case declared(l.capability) && failed && l.mustServe:
+		case r.Declares(l.capability) && failed && l.mustServe:
 			f.Fail(frames, "declares %s, expected %s to work, got %s", l.capability, l.step, describeAnswer(r, first))
-		case declared(l.capability) && failed:
+		case r.Declares(l.capability) && failed:
 			f.Warn(frames, "declares %s, expected %s to work, got %s", l.capability, l.step, describeAnswer(r, first))
-		case !declared(l.capability) && !failed && emptyListResult(first.Result):
+		case !r.Declares(l.capability) && !failed && emptyListResult(first.Result):
 			// An empty list offers nothing the declaration would have announced.
 			emptyUndeclared = append(emptyUndeclared, l.step)
-		case !declared(l.capability) && !failed:
+		case !r.Declares(l.capability) && !failed:
 			f.Warn(frames, "does not declare %s, expected %s to fail with -32601, got %s", l.capability, l.step, describeAnswer(r, first))
 		}
 	}
@@ -359,10 +355,11 @@ func checkCapabilities(r *Run, f *Finding) {
 		if !ok {
 			return
 		}
-		capMembers, _ := objectMembers(caps[c])
+		declared, _ := r.Capability(c)
+		capMembers, _ := objectMembers(declared)
 		if string(capMembers["listChanged"]) != "true" {
 			f.Warn(Seqs(fr.Seq), "sent %s, expected it only with capabilities.%s.listChanged true, got capabilities.%s %s",
-				m.Method, c, c, clipOrNone(caps[c]))
+				m.Method, c, c, clipOrNone(declared))
 		}
 	})
 	if judged == 0 && len(f.Evidence) == 0 {

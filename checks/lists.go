@@ -4,8 +4,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -87,8 +87,8 @@ func (l *itemListing) keys(i int, fn func(string)) {
 }
 
 func checkList(r *Run, f *Finding, k listKind, schemas *mcpschema.Validator) {
-	switch {
-	case r.Initialize == nil && r.Discover == nil:
+	switch _, handshake := r.Handshake(); {
+	case handshake == probe.HandshakeNone:
 		f.Untested("no initialize or discover result, so no declared capabilities to judge %s by", k.method)
 		return
 	case !r.Declares(k.capability):

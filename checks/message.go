@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // MessageKind is what a frame's bytes turned out to be.
@@ -78,12 +80,8 @@ func Classify(raw []byte) Message {
 		m.ParseErr = "empty"
 		return m
 	}
-	isObject := scanMembers(trimmed, func(name []byte, value json.RawMessage) {
-		key := name[1 : len(name)-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			key = []byte(memberName(name)) // a name spelled with escapes
-		}
-		switch string(key) {
+	kind, valid := jsondoc.ScanObject(trimmed, func(name, value []byte) {
+		switch string(jsondoc.Unquote(name)) {
 		case "jsonrpc":
 			m.JSONRPC, m.HasJSONRPC = value, true
 		case "id":
@@ -98,9 +96,9 @@ func Classify(raw []byte) Message {
 			m.Error, m.HasError = value, true
 		}
 	})
-	if !isObject {
+	if !valid || kind != jsondoc.Object {
 		m = Message{} // members seen before the fault mean nothing
-		if json.Valid(trimmed) {
+		if valid {
 			m.Kind = NotObject
 			return m
 		}
@@ -117,7 +115,7 @@ func Classify(raw []byte) Message {
 	switch {
 	case m.HasMethod:
 		// null decodes into a string without error: only a JSON string is a method.
-		method, ok := jsonString(m.MethodRaw)
+		method, ok := jsondoc.Str(m.MethodRaw)
 		if !ok {
 			m.Kind = Malformed
 			return m

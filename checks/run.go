@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"encoding/json"
 	"sync"
 
 	"github.com/mcpwatch/mcpwatch/probe"
@@ -18,10 +17,6 @@ type Run struct {
 	// exchanges groups the frames of HTTP exchanges, built on first use (see httpExchanges).
 	exchangesOnce sync.Once
 	exchanges     []httpExchange
-
-	// The declared capabilities, decoded the first time a check asks: several do.
-	capsOnce sync.Once
-	caps     map[string]json.RawMessage
 }
 
 // NewRun decodes the message frames of a result.
@@ -74,33 +69,9 @@ func (r *Run) Revision() string {
 	return r.Requested
 }
 
-// Capabilities is the server's declared capabilities from the initialize result, or from
-// the server/discover result of a stateless server (nil when there are none). The map is
-// shared by every caller: read it, do not change it.
-func (r *Run) Capabilities() map[string]json.RawMessage {
-	r.capsOnce.Do(func() {
-		declared := r.Initialize
-		if declared == nil {
-			declared = r.Discover
-		}
-		init, ok := objectMembers(declared)
-		if !ok {
-			return
-		}
-		r.caps, _ = objectMembers(init["capabilities"])
-	})
-	return r.caps
-}
-
 // Stateless reports whether the server was probed under a stateless revision (2026-07-28
 // and later): no initialize, no session, server/discover instead.
 func (r *Run) Stateless() bool { return probe.Stateless(r.Revision()) }
-
-// Declares reports whether the server declared a capability (tools, resources, prompts...).
-func (r *Run) Declares(capability string) bool {
-	v, ok := r.Capabilities()[capability]
-	return ok && string(v) != "null"
-}
 
 // Seqs is a convenience for evidence frame lists.
 func Seqs(seqs ...int) []int {

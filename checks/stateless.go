@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -141,8 +142,8 @@ func hasServerInfo(members map[string]json.RawMessage) bool {
 	if !ok {
 		return false
 	}
-	_, named := jsonString(info["name"])
-	_, versioned := jsonString(info["version"])
+	_, named := jsondoc.Str(info["name"])
+	_, versioned := jsondoc.Str(info["version"])
 	return named && versioned
 }
 
@@ -174,7 +175,7 @@ func checkUnsupportedVersion(r *Run, f *Finding) {
 	case jsonType(data["supported"]) != "array":
 		f.Fail(frames, "%s, expected data.supported to list the revisions the server supports, got %s", offered, clipOrNone(data["supported"]))
 	default:
-		if _, isString := jsonString(data["requested"]); !isString {
+		if _, isString := jsondoc.Str(data["requested"]); !isString {
 			f.Fail(frames, "%s, expected data.requested to name the revision asked for, got %s", offered, clipOrNone(data["requested"]))
 		}
 	}
@@ -325,10 +326,17 @@ func sessionEraOf(r *Run) serverEra {
 
 // alsoSpeaksSessionRevisions reports whether the DiscoverResult lists a session revision.
 func alsoSpeaksSessionRevisions(r *Run) bool {
-	members, _ := objectMembers(r.Discover)
-	var versions []string
-	_ = json.Unmarshal(members["supportedVersions"], &versions)
+	_, versions := supportedVersions(r)
 	return slices.ContainsFunc(versions, probe.KnownSessionRevision)
+}
+
+// supportedVersions is the supportedVersions member of the DiscoverResult, raw (nil when
+// there is none) and as the strings it lists (none when it is not an array of strings).
+func supportedVersions(r *Run) (raw json.RawMessage, versions []string) {
+	members, _ := objectMembers(r.Discover)
+	raw = members["supportedVersions"]
+	_ = json.Unmarshal(raw, &versions)
+	return raw, versions
 }
 
 // statelessRequest reports whether the probe sent a step's request under a stateless
@@ -340,7 +348,7 @@ func statelessRequest(r *Run, st probe.Step) bool {
 	}
 	params, _ := objectMembers(m.Params)
 	meta, _ := objectMembers(params["_meta"])
-	v, ok := jsonString(meta[probe.MetaProtocolVersion])
+	v, ok := jsondoc.Str(meta[probe.MetaProtocolVersion])
 	return ok && probe.Stateless(v)
 }
 
@@ -350,7 +358,7 @@ var resultTypes = []string{"complete", "input_required"}
 // judgeResultType records a missing or unknown resultType of a result.
 func judgeResultType(f *Finding, frames []int, what string, members map[string]json.RawMessage) {
 	raw, present := members["resultType"]
-	v, isString := jsonString(raw)
+	v, isString := jsondoc.Str(raw)
 	switch {
 	case !present:
 		f.Fail(frames, "%s: expected resultType %s, got none", what, strings.Join(resultTypes, " or "))
@@ -362,11 +370,11 @@ func judgeResultType(f *Finding, frames []int, what string, members map[string]j
 // judgeCacheHints records a missing or invalid ttlMs or cacheScope of a cacheable result.
 func judgeCacheHints(f *Finding, frames []int, what string, members map[string]json.RawMessage) {
 	ttl, present := members["ttlMs"]
-	if n, ok := jsonInteger(ttl); !present || !ok || n < 0 {
+	if n, ok := jsondoc.Int64(ttl); !present || !ok || n < 0 {
 		f.Fail(frames, "%s: expected ttlMs (an integer >= 0), got %s", what, clipOrNone(ttl))
 	}
 	scope, present := members["cacheScope"]
-	if v, ok := jsonString(scope); !present || !ok || (v != "public" && v != "private") {
+	if v, ok := jsondoc.Str(scope); !present || !ok || (v != "public" && v != "private") {
 		f.Fail(frames, "%s: expected cacheScope public or private, got %s", what, clipOrNone(scope))
 	}
 }

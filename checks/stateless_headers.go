@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -141,9 +140,7 @@ func judgeHeaderRefusal(r *Run, f *Finding, hp headerProbe, st probe.Step) {
 // speaksBeforeProtocolHeader reports whether the DiscoverResult lists a revision older than
 // 2025-06-18, whose clients send no MCP-Protocol-Version.
 func speaksBeforeProtocolHeader(r *Run) bool {
-	members, _ := objectMembers(r.Discover)
-	var versions []string
-	_ = json.Unmarshal(members["supportedVersions"], &versions)
+	_, versions := supportedVersions(r)
 	return slices.ContainsFunc(versions, func(v string) bool {
 		return probe.KnownRevision(v) && !probe.SendsProtocolHeader(v)
 	})

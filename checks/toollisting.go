@@ -7,11 +7,11 @@ import (
 	"sync"
 	"weak"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/internal/lru"
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -124,8 +124,8 @@ func (l *toolLister) listing(r *Run) *toolListing {
 
 func (l *toolLister) build(r *Run) *toolListing {
 	out := &toolListing{failed: -1}
-	switch {
-	case r.Initialize == nil && r.Discover == nil:
+	switch _, handshake := r.Handshake(); {
+	case handshake == probe.HandshakeNone:
 		out.skip, out.untested = "no initialize result (nor a server/discover result), so no declared capabilities to judge tools by", true
 		return out
 	case !r.Declares("tools"):

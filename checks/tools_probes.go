@@ -25,8 +25,8 @@ func toolProbeChecks() []Check {
 
 // toolsDeclared skips a check when the server declares no tools (nothing to judge).
 func toolsDeclared(r *Run, f *Finding) bool {
-	switch {
-	case r.Initialize == nil && r.Discover == nil:
+	switch _, handshake := r.Handshake(); {
+	case handshake == probe.HandshakeNone:
 		f.Untested("no initialize or discover result, so no declared capabilities to judge tools by")
 	case !r.Declares("tools"):
 		f.Skip("server declares no tools capability")

@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -24,11 +23,9 @@ func checkVersionSupport(r *Run, f *Finding) {
 			f.Untested("%s", discoverFailedReason(r))
 			return
 		}
-		members, _ := objectMembers(r.Discover)
-		var listed []string
-		_ = json.Unmarshal(members["supportedVersions"], &listed)
+		raw, listed := supportedVersions(r)
 		f.Data = map[string]any{"offered": r.Requested, "accepted": r.Accepted(), "supportedVersions": listed}
-		f.Info("offered %s: %s; server/discover lists %s", r.Requested, acceptedWord(r.Accepted()), clipOrNone(members["supportedVersions"]))
+		f.Info("offered %s: %s; server/discover lists %s", r.Requested, acceptedWord(r.Accepted()), clipOrNone(raw))
 		return
 	}
 	st, ok := initializeStep(r)

@@ -50,27 +50,18 @@ const DefaultMaxTranscriptBytes = 1 << 20
 // mustSucceed reports whether a working server answers a step with a result: the basic
 // requests, and the list methods of the capabilities it declared. The other steps expect
 // errors (an unknown method, a revision that does not exist, a list it never offered).
-func mustSucceed(name string, declared map[string]json.RawMessage) bool {
-	has := func(c string) bool { v, ok := declared[c]; return ok && string(v) != "null" }
+func mustSucceed(name string, res *probe.Result) bool {
 	switch name {
 	case probe.StepInitialize, probe.StepInitialized, probe.StepPing:
 		return true
 	case probe.StepToolsList:
-		return has("tools")
+		return res.Declares("tools")
 	case probe.StepResourcesList, probe.StepTemplatesList:
-		return has("resources")
+		return res.Declares("resources")
 	case probe.StepPromptsList:
-		return has("prompts")
+		return res.Declares("prompts")
 	}
 	return false
-}
-
-func capabilities(init json.RawMessage) map[string]json.RawMessage {
-	var r struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	_ = json.Unmarshal(init, &r) // no capabilities read as none declared
-	return r.Capabilities
 }
 
 // Record turns a probe's result and the checks' findings into the run the store keeps.
@@ -91,7 +82,8 @@ func Record(res *probe.Result, findings []checks.Finding, meta RunMeta) store.Ru
 		Duration:        res.Duration,
 		ProtocolVersion: res.Negotiated,
 	}
-	rec.ServerName, rec.ServerVersion = serverInfo(handshake(res))
+	handshake, _ := res.Handshake()
+	rec.ServerName, rec.ServerVersion = serverInfo(handshake)
 
 	for _, st := range res.Steps {
 		sr := store.StepRecord{Name: st.Name, Method: st.Method, Outcome: string(st.Outcome), Latency: st.Latency, ErrorCode: st.ErrorCode}
@@ -256,16 +248,6 @@ func keepTranscript(policy, outcome string) bool {
 
 func ptr[T any](v T) *T { return &v }
 
-// handshake is the result that opened the main connection: the InitializeResult, or for a
-// stateless server the DiscoverResult, which declares the capabilities in its place (nil
-// when neither came).
-func handshake(res *probe.Result) json.RawMessage {
-	if res.Initialize != nil {
-		return res.Initialize
-	}
-	return res.Discover
-}
-
 // metaServerInfo is where a stateless server names itself: in the _meta of its results.
 const metaServerInfo = "io.modelcontextprotocol/serverInfo"
 
@@ -376,9 +358,8 @@ func failingStep(res *probe.Result, first checks.Finding) (probe.Step, bool) {
 			return st, true
 		}
 	}
-	declared := capabilities(handshake(res))
 	for _, st := range res.Steps {
-		if failed(st) && mustSucceed(st.Name, declared) {
+		if failed(st) && mustSucceed(st.Name, res) {
 			return st, true
 		}
 	}

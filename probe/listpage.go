@@ -1,6 +1,10 @@
 package probe
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/mcpwatch/mcpwatch/jsondoc"
+)
 
 // The readers below take what the probe needs from a list result (its nextCursor, a
 // tools/list page's tool names) the way json.Unmarshal into a struct would: member names
@@ -13,8 +17,8 @@ import "bytes"
 // result is no object.
 func memberValue(result []byte, name string) []byte {
 	var v []byte
-	visitMembers(result, func(n, value []byte) {
-		if bytes.EqualFold(n, []byte(name)) {
+	jsondoc.EachMember(result, func(n, value []byte) {
+		if bytes.EqualFold(jsondoc.Unquote(n), []byte(name)) {
 			v = value
 		}
 	})
@@ -28,7 +32,8 @@ func pageCursor(result []byte) (cursor string, more bool) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
-	return stringValue(raw), true
+	cursor, _ = jsondoc.Str(raw)
+	return cursor, true
 }
 
 // pageToolNames adds the names of a tools/list result's tools to names. It reports false
@@ -40,24 +45,24 @@ func pageToolNames(result []byte, names map[string]bool) bool {
 	// elements the earlier left (a name it lacks stays), and null drops them.
 	var decoded []string
 	n := 0
-	if !visitMembers(result, func(member, tools []byte) {
-		if !bytes.EqualFold(member, []byte("tools")) {
+	if !jsondoc.EachMember(result, func(member, tools []byte) {
+		if !bytes.EqualFold(jsondoc.Unquote(member), []byte("tools")) {
 			return
 		}
-		if isNull(tools) {
+		if jsondoc.IsNull(tools) {
 			decoded, n = nil, 0
 			return
 		}
 		n = 0
-		ok = visitElements(tools, func(tool []byte) {
+		ok = jsondoc.EachElement(tools, func(tool []byte) {
 			if n == len(decoded) {
 				decoded = append(decoded, "")
 			}
-			ok = visitMembers(tool, func(field, v []byte) {
+			ok = jsondoc.EachMember(tool, func(field, v []byte) {
 				switch {
-				case !bytes.EqualFold(field, []byte("name")) || isNull(v):
+				case !bytes.EqualFold(jsondoc.Unquote(field), []byte("name")) || jsondoc.IsNull(v):
 				case v[0] == '"':
-					decoded[n] = stringValue(v)
+					decoded[n], _ = jsondoc.Str(v)
 				default:
 					ok = false
 				}

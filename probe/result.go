@@ -3,6 +3,8 @@ package probe
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // Step names: what the probe meant by a request or notification. Checks find their evidence
@@ -126,4 +128,80 @@ func (r *Result) ProcessOf(conn int) (ProcessInfo, bool) {
 		}
 	}
 	return ProcessInfo{}, false
+}
+
+// HandshakeKind says which result opened the main connection.
+type HandshakeKind uint8
+
+const (
+	// HandshakeNone: neither initialize nor server/discover succeeded.
+	HandshakeNone HandshakeKind = iota
+	// HandshakeInitialize: the InitializeResult of a session revision.
+	HandshakeInitialize
+	// HandshakeDiscover: the DiscoverResult of a stateless server, which is never
+	// initialized and declares its capabilities there instead.
+	HandshakeDiscover
+)
+
+// Handshake is the result that opened the main connection and declares what the server
+// offers: the initialize result, or for a stateless server the server/discover result. It
+// is nil, with HandshakeNone, when neither came back.
+func (r *Result) Handshake() (json.RawMessage, HandshakeKind) {
+	switch {
+	case r.Initialize != nil:
+		return r.Initialize, HandshakeInitialize
+	case r.Discover != nil:
+		return r.Discover, HandshakeDiscover
+	}
+	return nil, HandshakeNone
+}
+
+// Capability is what the handshake declares of a capability (tools, resources, prompts...):
+// the raw member of that name of its capabilities object, nil when there is none (or no
+// such object). declared is false for a missing member and for null.
+func (r *Result) Capability(name string) (value json.RawMessage, declared bool) {
+	handshake, _ := r.Handshake()
+	return capability(handshake, name)
+}
+
+// Declares reports whether the handshake declares a capability: its member of that name is
+// there and not null.
+func (r *Result) Declares(name string) bool {
+	_, declared := r.Capability(name)
+	return declared
+}
+
+// declaresCapability is Result.Declares of a handshake result.
+func declaresCapability(handshake json.RawMessage, name string) bool {
+	_, declared := capability(handshake, name)
+	return declared
+}
+
+// capability is Result.Capability of a handshake result, for the probe itself, which asks
+// before its Result exists. Names match exactly, and a name given twice keeps its last
+// value, as the checks read every other member.
+func capability(handshake json.RawMessage, name string) (value json.RawMessage, declared bool) {
+	caps, ok := exactMember(handshake, "capabilities")
+	if !ok {
+		return nil, false
+	}
+	value, ok = exactMember(caps, name)
+	if !ok {
+		return nil, false
+	}
+	return value, value != nil && !jsondoc.IsNull(value)
+}
+
+// exactMember is the value of the object's member called name (nil when it has none); ok is
+// false when raw is not a JSON object.
+func exactMember(raw []byte, name string) (value []byte, ok bool) {
+	kind, valid := jsondoc.ScanObject(raw, func(token, v []byte) {
+		if string(jsondoc.Unquote(token)) == name {
+			value = v
+		}
+	})
+	if !valid || kind != jsondoc.Object {
+		return nil, false
+	}
+	return value, true
 }

@@ -8,6 +8,8 @@ import (
 	"mime"
 	"sync"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // answer is what a waiting request gets: the frame that answered it, or why nothing will.
@@ -269,14 +271,8 @@ func errorBodyFollows(f Frame) bool {
 // idKey is the loose identity of an id: 7 and "7" share it.
 func idKey(id json.RawMessage) string {
 	id = bytes.TrimSpace(id)
-	if inner, ok := plainString(id); ok {
-		return string(inner) // what decoding it gives, without the decoder
-	}
-	if len(id) > 0 && id[0] == '"' {
-		var s string
-		if json.Unmarshal(id, &s) == nil {
-			return s
-		}
+	if s, ok := jsondoc.Str(id); ok {
+		return s
 	}
 	return string(id)
 }

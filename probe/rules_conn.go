@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // fenceGrace is how long a rule probe still waits for the answer to a malformed message once
@@ -81,18 +82,6 @@ func (c *ruleConn) initialized(ctx context.Context, init Step) bool {
 	}
 	c.notify(ctx, StepRuleInitialized, "notifications/initialized")
 	return true
-}
-
-// declaresCapability reports whether an initialize result declares a capability.
-func declaresCapability(init json.RawMessage, capability string) bool {
-	var ir struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	if json.Unmarshal(init, &ir) != nil {
-		return false
-	}
-	v, ok := ir.Capabilities[capability]
-	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 }
 
 // callBent is call with the headers of this request changed by edit (HTTP only).
@@ -262,7 +251,7 @@ func (c *ruleConn) awaitRaw(ctx context.Context, x *rawWatch, fenced chan Step) 
 
 // decodeAnswer reads the outcome of a response: a result, or an error with its code.
 func decodeAnswer(env envelope) (Outcome, json.RawMessage, json.RawMessage, *int64) {
-	if env.errValue == nil || isNull(env.errValue) {
+	if env.errValue == nil || jsondoc.IsNull(env.errValue) {
 		return OutcomeOK, env.result, nil, nil
 	}
 	var e struct {

@@ -3,6 +3,8 @@ package probe
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // The robustness probes (JSON-RPC 2.0 §5.1; server/utilities/pagination, Error Handling): what a server does with input it must refuse.
@@ -75,5 +77,5 @@ func (s *session) listedTools() (names map[string]bool, complete bool) {
 	}
 	end := memberValue(last, "nextCursor")
 	// A last page that still points further: the listing was cut.
-	return names, last != nil && (end == nil || isNull(end))
+	return names, last != nil && (end == nil || jsondoc.IsNull(end))
 }

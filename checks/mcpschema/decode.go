@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // Decode parses one JSON value the way jsonschema expects it: numbers stay json.Number, so

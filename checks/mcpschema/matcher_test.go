@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // libraryMatches is the jsonschema library's verdict on a document; decided is false when

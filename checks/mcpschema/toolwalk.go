@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // walkVerdict is what the tool schema walker concluded.

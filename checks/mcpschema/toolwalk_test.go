@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpwatch/mcpwatch/checks/jsondoc"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 

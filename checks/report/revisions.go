@@ -140,13 +140,14 @@ func (r *Report) FailingRevisions() []string {
 // serverInfoSource is what Build reads serverInfo from: the initialize result, or for a
 // stateless server the serverInfo its DiscoverResult names in _meta.
 func serverInfoSource(res *probe.Result) json.RawMessage {
-	if res.Initialize != nil || res.Discover == nil {
-		return res.Initialize
+	handshake, kind := res.Handshake()
+	if kind != probe.HandshakeDiscover {
+		return handshake
 	}
 	var dr struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
-	if json.Unmarshal(res.Discover, &dr) != nil || dr.Meta[probe.MetaServerInfo] == nil {
+	if json.Unmarshal(handshake, &dr) != nil || dr.Meta[probe.MetaServerInfo] == nil {
 		return nil
 	}
 	wrapped, err := json.Marshal(map[string]json.RawMessage{"serverInfo": dr.Meta[probe.MetaServerInfo]})

@@ -57,11 +57,7 @@ func Surface(res *probe.Result) *toolsurface.Surface {
 	}
 	// A stateless server (2026-07-28) is never initialized: its DiscoverResult declares the
 	// capabilities instead, and its tools/list pages are on the main connection as usual.
-	declared := res.Initialize
-	if declared == nil {
-		declared = res.Discover
-	}
-	if declared == nil {
+	if _, handshake := res.Handshake(); handshake == probe.HandshakeNone {
 		return nil
 	}
 	var pages []probe.Step
@@ -74,7 +70,7 @@ func Surface(res *probe.Result) *toolsurface.Surface {
 		return nil
 	}
 	if pages[0].Outcome != probe.OutcomeOK {
-		if pages[0].Outcome == probe.OutcomeError && !declaresTools(declared) {
+		if pages[0].Outcome == probe.OutcomeError && !res.Declares("tools") {
 			return toolsurface.NewSurface(nil)
 		}
 		return nil
@@ -111,17 +107,4 @@ func Surface(res *probe.Result) *toolsurface.Surface {
 		}
 	}
 	return toolsurface.NewSurface(tools)
-}
-
-// declaresTools reads the capabilities of an InitializeResult or a DiscoverResult, which both
-// carry them in "capabilities".
-func declaresTools(result json.RawMessage) bool {
-	var ir struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	if json.Unmarshal(result, &ir) != nil {
-		return true // unknown: do not conclude there are no tools
-	}
-	_, ok := ir.Capabilities["tools"]
-	return ok
 }

@@ -71,6 +71,8 @@ func TestSurface(t *testing.T) {
 		{"a tool without a name", listing(withTools, `{"tools":[{"description":"x"}]}`), "unknown"},
 		{"tools/list failed although declared", listing(withTools, ""), "unknown"},
 		{"no tools capability and tools/list refused: no tools", listing(`{"capabilities":{}}`, ""), ""},
+		// Declared means what the checks read: a capability given as null is not declared.
+		{"tools capability null and tools/list refused: no tools", listing(`{"capabilities":{"tools":null}}`, ""), ""},
 		{"a name listed twice counts once", listing(withTools, `{"tools":[{"name":"a"},{"name":"a","description":"again"}]}`), "a"},
 		{"stateless: the pages after server/discover", stateless(withTools, `{"tools":[{"name":"b"}],"nextCursor":"2"}`, `{"tools":[{"name":"a"}]}`), "a,b"},
 		{"stateless: no tools capability and tools/list refused", stateless(`{"capabilities":{}}`, ""), ""},

@@ -64,10 +64,10 @@ func TestParseAgreesWithEncodingJSON(t *testing.T) {
 		// Large objects find repeated names another way than small ones.
 		manyMembers(40, `"m3":"again","m39":[]`), manyMembers(40, `"x":1`))
 	// Real documents: the project's schemas and its message corpus.
-	for _, pattern := range []string{"../mcpschema/schemas/*.json", "../mcpschema/testdata/corpus/*.json", "../testdata/*.json"} {
+	for _, pattern := range []string{"../checks/mcpschema/schemas/*.json", "../checks/mcpschema/testdata/corpus/*.json", "../checks/testdata/*.json"} {
 		files, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: %v files, %v", pattern, len(files), err)
 		}
 		for _, f := range files {
 			raw, err := os.ReadFile(f)
@@ -243,7 +243,7 @@ func FuzzCompareNumbers(f *testing.F) {
 
 // benchPage is a tools/list result of realistic size.
 func benchPage(b *testing.B) []byte {
-	raw, err := os.ReadFile("../testdata/tools13.json")
+	raw, err := os.ReadFile("../checks/testdata/tools13.json")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,16 +43,7 @@ type parser struct {
 	seen map[string]int32
 }
 
-func (p *parser) ws() {
-	for p.i < len(p.text) {
-		switch p.text[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *parser) ws() { p.i = skipSpace(p.text, p.i) }
 
 func (p *parser) add(k Kind, start int) int32 {
 	p.nodes = append(p.nodes, node{kind: k, start: int32(start)})
@@ -105,10 +96,11 @@ func (p *parser) value(depth int) bool {
 }
 
 func (p *parser) word(w string) bool {
-	if len(p.text)-p.i < len(w) || p.text[p.i:p.i+len(w)] != w {
+	end := scanLiteral(p.text, p.i, w)
+	if end < 0 {
 		return false
 	}
-	p.i += len(w)
+	p.i = end
 	return true
 }
 
@@ -228,107 +220,32 @@ func (p *parser) array(depth int) bool {
 	return true
 }
 
-// number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (p *parser) number() bool {
-	s, i := p.text, p.i
-	if s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	default:
+	end := scanNumber(p.text, p.i)
+	if end < 0 {
 		return false
 	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		from := i
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-		if i == from {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		from := i
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-		if i == from {
-			return false
-		}
-	}
-	p.i = i
+	p.i = end
 	return true
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
 // str scans a string token and adds its node, flagged escaped when its content is not the
-// text between its quotes.
+// text between its quotes: escapes, or invalid UTF-8 to replace.
 func (p *parser) str() bool {
-	s := p.text
 	start := p.i
-	flags := uint8(0)
-	i := p.i + 1
-	for i < len(s) {
-		// Most bytes of most strings need no thought: skip them in a tight loop.
-		for i < len(s) && plainByte(s[i]) {
-			i++
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		switch {
-		case c == '"':
-			p.i = i + 1
-			n := p.add(String, start)
-			p.nodes[n].end, p.nodes[n].next, p.nodes[n].flags = int32(p.i), n+1, flags
-			return true
-		case c == '\\':
-			if i+1 >= len(s) {
-				return false
-			}
-			switch s[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if _, ok := hex4(s, i+2); !ok {
-					return false
-				}
-				i += 6
-			default:
-				return false
-			}
-			flags = escaped
-		case c < 0x20:
-			return false
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				flags = escaped
-			}
-			i += size
-		}
+	end, holds := scanString(p.text, p.i)
+	if end < 0 {
+		return false
 	}
-	return false
+	p.i = end
+	flags := uint8(0)
+	if holds&hasEscape != 0 || (holds&hasNonASCII != 0 && !utf8.ValidString(p.text[start+1:end-1])) {
+		flags = escaped
+	}
+	n := p.add(String, start)
+	p.nodes[n].end, p.nodes[n].next, p.nodes[n].flags = int32(end), n+1, flags
+	return true
 }
-
-// plainByte reports whether a string token holds the byte as it is: ASCII other than the
-// quote, the backslash and control characters.
-func plainByte(c byte) bool { return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' }
 
 // unquote decodes the content of a string token already scanned, the way encoding/json
 // does: invalid UTF-8 becomes U+FFFD byte by byte, and a \u surrogate that does not pair
@@ -391,28 +308,6 @@ func escapedRune(s string, i int) (rune, bool) {
 		return 0, false
 	}
 	return hex4(s, i+2)
-}
-
-func hex4(s string, i int) (rune, bool) {
-	if i+4 > len(s) {
-		return 0, false
-	}
-	var r rune
-	for k := i; k < i+4; k++ {
-		c := s[k]
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
 
 func numberOf(text string) json.Number { return json.Number(text) }

@@ -1,12 +1,23 @@
-// Package jsondoc parses a JSON document into a flat, read-only tree: one slice of nodes
-// over one copy of the text, whatever the document holds. Reading a tools/list page or a
-// tool schema this way costs a few allocations where a map[string]any tree costs one per
-// object, array, string and number, and decoding was most of what judging a probe cost.
+// Package jsondoc is the project's one JSON layer: the grammar of JSON written once, and
+// three ways to read a document with it, each for a job.
 //
-// Semantics are encoding/json's: a member name given twice keeps its last value (the earlier
-// one is skipped by every accessor), strings with invalid UTF-8 or unpaired surrogates read
-// with U+FFFD, nesting deeper than 10000 levels is an error, and Value.Any gives exactly
-// what json.Decoder with UseNumber would.
+//   - Valid and ScanObject validate text without building anything: ScanObject hands out an
+//     object's members as sub-slices of the text in the same pass. Every message a probe
+//     routes or a check judges goes through them once.
+//   - EachMember, EachElement and Skip walk text already validated, without validating it
+//     again; Str, Unquote, Int64, KindOf and IsNull read one raw value they handed out. The
+//     probe's hot path reads envelopes and list pages this way without allocating.
+//   - Parse builds a flat, read-only tree: one slice of nodes over one copy of the text,
+//     whatever the document holds. Reading a tools/list page or a tool schema this way costs
+//     a few allocations where a map[string]any tree costs one per object, array, string and
+//     number, and decoding was most of what judging a probe cost. CompareNumbers, IsInteger
+//     and NormalNumber compare its numbers exactly, whatever their size.
+//
+// Semantics are encoding/json's, and the fuzz tests hold every reader to it: what json.Valid
+// accepts (nesting deeper than 10000 levels is an error, invalid UTF-8 in a string is not),
+// a member name given twice keeps its last value (the earlier one is skipped by every
+// accessor of the tree), strings with invalid UTF-8 or unpaired surrogates read with U+FFFD,
+// and Value.Any gives exactly what json.Decoder with UseNumber would.
 package jsondoc
 
 import (
