@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
+	"github.com/mcpwatch/mcpwatch/internal/units"
 	"github.com/mcpwatch/mcpwatch/monitor"
 )
 
@@ -70,7 +71,7 @@ func parseRunArgs(args []string) (*runFlags, error) {
 		}
 	}
 	if f.set["memory-budget"] {
-		n, err := monitor.ParseSize(*budget)
+		n, err := units.ParseSize(*budget)
 		if err != nil || n < 16<<20 {
 			return nil, fmt.Errorf("--memory-budget %q: want a size of at least 16MiB, such as 1GiB", *budget)
 		}
