@@ -83,9 +83,15 @@ func Decode(n *yaml.Node, v any, at string) (Places, []*Problem) {
 	return d.places, d.problems
 }
 
+// maxSteps bounds the values a document may make the decoder read. Aliases let a small
+// document name a large value many times over; a real configuration (14,000 servers in the
+// 32 MiB a file may have) reads a few hundred thousand.
+const maxSteps = 1 << 20
+
 type decoder struct {
 	places   Places
 	problems []*Problem
+	steps    int
 }
 
 func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) {
@@ -96,6 +102,12 @@ func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) {
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path, written string) {
 	n = resolve(n)
 	if isNull(n) {
+		return
+	}
+	if d.steps++; d.steps == maxSteps {
+		d.fail(n, written, "the document repeats values too often (aliases): more than %d values to read", maxSteps)
+	}
+	if d.exhausted() {
 		return
 	}
 	if v.Type() == nodeType {
@@ -196,7 +208,7 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, path, written string)
 	}
 	fields := fieldsOf(v.Type())
 	given := map[string]*yaml.Node{} // canonical key -> the key node that gave it
-	for i := 0; i+1 < len(n.Content); i += 2 {
+	for i := 0; i+1 < len(n.Content) && !d.exhausted(); i += 2 {
 		k, value := resolve(n.Content[i]), n.Content[i+1]
 		if !d.isName(k, written) {
 			continue
@@ -223,6 +235,9 @@ func (d *decoder) list(n *yaml.Node, v reflect.Value, path, written string) {
 	}
 	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
+		if d.exhausted() {
+			break
+		}
 		item = resolve(item)
 		at := fmt.Sprintf("[%d]", i)
 		d.enter(item, item, out.Index(i), path+at, written+at)
@@ -254,7 +269,7 @@ func (d *decoder) names(n *yaml.Node, written string, fn func(k, value *yaml.Nod
 		return false
 	}
 	given := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
+	for i := 0; i+1 < len(n.Content) && !d.exhausted(); i += 2 {
 		k, value := resolve(n.Content[i]), n.Content[i+1]
 		if !d.isName(k, written) {
 			continue
@@ -268,6 +283,9 @@ func (d *decoder) names(n *yaml.Node, written string, fn func(k, value *yaml.Nod
 	}
 	return true
 }
+
+// exhausted reports whether the document made the decoder read too much to go on.
+func (d *decoder) exhausted() bool { return d.steps >= maxSteps }
 
 // decodes reads n into v and reports whether it could, without a problem.
 func (d *decoder) decodes(n *yaml.Node, v reflect.Value, path, written string) bool {
