@@ -163,7 +163,7 @@ func (c *Config) StoreServers() []store.Server {
 	return out
 }
 
-// MissingEnv lists the environment variables the servers read (header values and fromEnv
+// MissingEnv lists the environment variables the servers read (header values and from-env
 // entries) that lookup does not find: probes of those servers will fail until they are set.
 func (c *Config) MissingEnv(lookup func(string) (string, bool)) []string {
 	var missing []string

@@ -129,7 +129,7 @@ several workers exactly one sends each message. Try the channels first with
 'prober alerts test --config FILE'.
 
 The configuration is synced into the database at start and again on SIGHUP. SIGTERM or
-Ctrl-C stops gracefully: no more claims, probes in flight get shutdownGrace to finish,
+Ctrl-C stops gracefully: no more claims, probes in flight get shutdown-grace to finish,
 results are written (or kept in the spool file for the next start). When the database is
 away, results wait in memory and then in the spool file, and are written once it is back.
 

@@ -101,42 +101,20 @@ func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) {
 // decode reads n into v: path is the field's canonical path, written its path as spelt.
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path, written string) {
 	n = resolve(n)
-	if isNull(n) {
-		return
-	}
-	if d.steps++; d.steps == maxSteps {
-		d.fail(n, written, "the document repeats values too often (aliases): more than %d values to read", maxSteps)
-	}
-	if d.exhausted() {
-		return
-	}
-	if v.Type() == nodeType {
-		v.Set(reflect.ValueOf(*n))
-		return
-	}
-	if v.Kind() == reflect.Pointer {
-		// A pointer is set only when its value could be read: left nil, it says "not given"
-		// to the validation, which the decoder's problem has already reported.
-		elem := reflect.New(v.Type().Elem())
-		if !v.IsNil() {
-			elem.Elem().Set(v.Elem())
-		}
-		if d.decodes(n, elem.Elem(), path, written) {
-			v.Set(elem)
-		}
-		return
-	}
-	if v.Addr().Type().Implements(unmarshalerType) {
-		if err := v.Addr().Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
-			d.fail(n, written, "%v, got %s", err, Describe(n))
-		}
-		return
-	}
-	if n.Kind == yaml.ScalarNode && v.Addr().Type().Implements(scalarSetterType) {
-		v.Addr().Interface().(ScalarSetter).SetScalar(n.Value)
+	if isNull(n) || !d.step(n, written) {
 		return
 	}
 	switch {
+	case v.Type() == nodeType:
+		v.Set(reflect.ValueOf(*n))
+	case v.Kind() == reflect.Pointer:
+		d.pointer(n, v, path, written)
+	case v.Addr().Type().Implements(unmarshalerType):
+		if err := v.Addr().Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
+			d.fail(n, written, "%v, got %s", err, Describe(n))
+		}
+	case n.Kind == yaml.ScalarNode && v.Addr().Type().Implements(scalarSetterType):
+		v.Addr().Interface().(ScalarSetter).SetScalar(n.Value)
 	case v.Type().Implements(orderedType):
 		d.ordered(n, v, path, written)
 	case v.Kind() == reflect.Struct:
@@ -146,12 +124,35 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path, written string) {
 	case v.Kind() == reflect.Map:
 		d.mapping(n, v, path, written)
 	default:
-		d.scalar(n, v, written)
+		if want := setScalar(n, v); want != "" {
+			d.fail(n, written, "%s, got %s", want, Describe(n))
+		}
 	}
 }
 
-// scalar reads a string, a boolean, a number or a time.Duration.
-func (d *decoder) scalar(n *yaml.Node, v reflect.Value, written string) {
+// step counts one more value read, and reports whether the decoder may go on.
+func (d *decoder) step(n *yaml.Node, written string) bool {
+	if d.steps++; d.steps == maxSteps {
+		d.fail(n, written, "the document repeats values too often (aliases): more than %d values to read", maxSteps)
+	}
+	return !d.exhausted()
+}
+
+// pointer reads a pointer's value. The pointer is set only when its value could be read:
+// left nil, it says "not given" to the validation, and the decoder has reported why.
+func (d *decoder) pointer(n *yaml.Node, v reflect.Value, path, written string) {
+	elem := reflect.New(v.Type().Elem())
+	if !v.IsNil() {
+		elem.Elem().Set(v.Elem())
+	}
+	if d.decodes(n, elem.Elem(), path, written) {
+		v.Set(elem)
+	}
+}
+
+// setScalar reads a string, a boolean, a number or a time.Duration into v; when n is not one,
+// it says what v wants instead.
+func setScalar(n *yaml.Node, v reflect.Value) (want string) {
 	tag := n.ShortTag()
 	if n.Kind != yaml.ScalarNode {
 		tag = ""
@@ -160,40 +161,41 @@ func (d *decoder) scalar(n *yaml.Node, v reflect.Value, written string) {
 	case v.Type() == durationType:
 		var u units.Duration
 		if err := u.UnmarshalYAML(n); err != nil {
-			d.fail(n, written, "%v, got %s", err, Describe(n))
-			return
+			return err.Error()
 		}
 		v.SetInt(int64(u))
 	case v.Kind() == reflect.String:
 		if tag == "" {
-			d.fail(n, written, "want a string, got %s", Describe(n))
-			return
+			return "want a string"
 		}
 		v.SetString(n.Value)
 	case v.Kind() == reflect.Bool:
 		var b bool
 		if tag != "!!bool" || n.Decode(&b) != nil {
-			d.fail(n, written, "want true or false, got %s", Describe(n))
-			return
+			return "want true or false"
 		}
 		v.SetBool(b)
 	case v.CanInt():
-		var i int64
-		if tag != "!!int" || n.Decode(&i) != nil || v.OverflowInt(i) {
-			d.fail(n, written, "want a whole number, got %s", Describe(n))
-			return
-		}
-		v.SetInt(i)
+		return setInt(n, tag, v)
 	case v.CanFloat():
 		var f float64
 		if (tag != "!!int" && tag != "!!float") || n.Decode(&f) != nil {
-			d.fail(n, written, "want a number, got %s", Describe(n))
-			return
+			return "want a number"
 		}
 		v.SetFloat(f)
 	default:
 		panic(fmt.Sprintf("yamlstrict: no rule for a field of type %v", v.Type()))
 	}
+	return ""
+}
+
+func setInt(n *yaml.Node, tag string, v reflect.Value) (want string) {
+	var i int64
+	if tag != "!!int" || n.Decode(&i) != nil || v.OverflowInt(i) {
+		return "want a whole number"
+	}
+	v.SetInt(i)
+	return ""
 }
 
 // structure reads a mapping into a struct, key by key.
