@@ -62,7 +62,7 @@ type Config struct {
 	LeaseMargin   time.Duration
 	MaxJitter     time.Duration
 	Transcripts   string
-	// RuleProbes is how often each server's probe also runs the rule probes (ruleProbes);
+	// RuleProbes is how often each server's probe also runs the rule probes (rule-probes);
 	// 0 runs them in every probe.
 	RuleProbes time.Duration
 	Retention  store.Retention
