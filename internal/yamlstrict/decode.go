@@ -69,7 +69,7 @@ var (
 // the path of n in the file ("" for a whole document, "alerts" for a section), which every
 // path of the result starts with.
 func Decode(n *yaml.Node, v any, at string) (Places, []*Problem) {
-	d := &decoder{places: Places{}}
+	d := &decoder{places: Places{}, maxSteps: max(minSteps, stepsPerNode*countNodes(n)), fields: map[reflect.Type]structFields{}}
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		panic("yamlstrict: Decode needs a non-nil pointer")
@@ -83,15 +83,23 @@ func Decode(n *yaml.Node, v any, at string) (Places, []*Problem) {
 	return d.places, d.problems
 }
 
-// maxSteps bounds the values a document may make the decoder read. Aliases let a small
-// document name a large value many times over; a real configuration (14,000 servers in the
-// 32 MiB a file may have) reads a few hundred thousand.
-const maxSteps = 1 << 20
+// Aliases let a small document name a large value many times over: the values the decoder
+// reads are bounded by minSteps, or by stepsPerNode times the nodes of the document when
+// that is more. A template of a server repeated by alias stays well inside; a billion laughs
+// is refused at once.
+const (
+	minSteps     = 100_000
+	stepsPerNode = 20
+)
 
 type decoder struct {
 	places   Places
 	problems []*Problem
-	steps    int
+	// steps counts the values read, up to maxSteps.
+	steps, maxSteps int
+	// fields are the keys of the struct types met so far: a file of servers reads one type
+	// thousands of times.
+	fields map[reflect.Type]structFields
 }
 
 func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) {
@@ -132,8 +140,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path, written string) {
 
 // step counts one more value read, and reports whether the decoder may go on.
 func (d *decoder) step(n *yaml.Node, written string) bool {
-	if d.steps++; d.steps == maxSteps {
-		d.fail(n, written, "the document repeats values too often (aliases): more than %d values to read", maxSteps)
+	if d.steps++; d.steps == d.maxSteps {
+		d.fail(n, written, "the document repeats values too often (aliases): more than %d values to read", d.maxSteps)
 	}
 	return !d.exhausted()
 }
@@ -208,7 +216,11 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, path, written string)
 		d.fail(n, written, "want a mapping (key: value lines), got %s", Describe(n))
 		return
 	}
-	fields := fieldsOf(v.Type())
+	fields, ok := d.fields[v.Type()]
+	if !ok {
+		fields = fieldsOf(v.Type())
+		d.fields[v.Type()] = fields
+	}
 	given := map[string]*yaml.Node{} // canonical key -> the key node that gave it
 	for i := 0; i+1 < len(n.Content) && !d.exhausted(); i += 2 {
 		k, value := resolve(n.Content[i]), n.Content[i+1]
@@ -287,7 +299,16 @@ func (d *decoder) names(n *yaml.Node, written string, fn func(k, value *yaml.Nod
 }
 
 // exhausted reports whether the document made the decoder read too much to go on.
-func (d *decoder) exhausted() bool { return d.steps >= maxSteps }
+func (d *decoder) exhausted() bool { return d.steps >= d.maxSteps }
+
+// countNodes counts the nodes of a document as written, not following aliases.
+func countNodes(n *yaml.Node) int {
+	count := 1
+	for _, c := range n.Content {
+		count += countNodes(c)
+	}
+	return count
+}
 
 // decodes reads n into v and reports whether it could, without a problem.
 func (d *decoder) decodes(n *yaml.Node, v reflect.Value, path, written string) bool {
