@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/yamlstrict"
 )
 
 // Config is the `alerts:` section of the monitor's configuration file (docs/alerts.md lists
@@ -37,12 +39,9 @@ type Config struct {
 
 	Delivery DeliveryConfig `yaml:"delivery"`
 
-	// lines maps a key's path ("channels[1].type") to its place in the YAML file.
-	lines map[string]position
+	// places are where the keys were in the YAML file, by path ("channels[1].type").
+	places yamlstrict.Places
 }
-
-// position is a place in the YAML file: line and column, from 1.
-type position struct{ line, column int }
 
 // FlappingConfig holds open an alert that resolved Threshold times within Window: the
 // Threshold-th resolution is not sent, and the alert resolves once fewer than Threshold
@@ -258,28 +257,21 @@ const SectionName = "alerts"
 
 // validator collects problems with the place of their key.
 type validator struct {
-	lines map[string]position
-	errs  ConfigErrors
+	places yamlstrict.Places
+	errs   ConfigErrors
 }
 
+// fail reports a problem of the key at field, at its place; a key left out has no place,
+// and then the problem is at the enclosing key's.
 func (v *validator) fail(field, format string, args ...any) {
-	at := v.lines[field]
-	for p := field; at.line == 0 && p != ""; {
-		// A key left out has no line: name the enclosing one's.
-		i := strings.LastIndexAny(p, ".[")
-		if i < 0 {
-			break
-		}
-		p = p[:i]
-		at = v.lines[p]
-	}
-	v.errs = append(v.errs, &FieldError{Line: at.line, Column: at.column, Field: SectionName + "." + field, Msg: fmt.Sprintf(format, args...)})
+	at := v.places.Of(field)
+	v.errs = append(v.errs, &FieldError{Line: at.Key.Line, Column: at.Key.Column, Field: sectionPath(at.Written), Msg: fmt.Sprintf(format, args...)})
 }
 
 // ValidateAndSetDefaults fills unset keys with their defaults and reports every invalid one
 // as ConfigErrors (wrapping ErrInvalidConfig). Calling it again is harmless.
 func (c *Config) ValidateAndSetDefaults() error {
-	v := &validator{lines: c.lines}
+	v := &validator{places: c.places}
 	if c.DashboardURL != "" {
 		if err := checkHTTPURL(c.DashboardURL); err != nil {
 			v.fail("dashboard-url", "%v", err)
@@ -316,6 +308,6 @@ func (c *Config) SameSettings(o *Config) bool {
 		return c == o
 	}
 	a, b := *c, *o
-	a.lines, b.lines = nil, nil
+	a.places, b.places = nil, nil
 	return reflect.DeepEqual(a, b)
 }

@@ -93,10 +93,7 @@ func (c *ConformanceConfig) watches(id string) bool {
 }
 
 func (l *LatencyConfig) validate(v *validator) {
-	setEnabled(&l.Enabled)
-	if l.Steps == nil {
-		l.Steps = DefaultLatencySteps()
-	}
+	l.setDefaults()
 	seen := map[string]bool{}
 	for i, s := range l.Steps {
 		if s == "" || seen[s] {
@@ -104,38 +101,46 @@ func (l *LatencyConfig) validate(v *validator) {
 		}
 		seen[s] = true
 	}
-	if l.Window == 0 {
-		l.Window = DefaultLatencyWindow
-	}
 	if l.Window < time.Minute || l.Window > 24*time.Hour {
 		v.fail("latency.window", "must be between 1m and 24h, not %v", l.Window)
 	}
-	defaultInt(&l.MinSamples, DefaultLatencyMinSamples)
 	if l.MinSamples < 1 || l.MinSamples > maxLatencySamples {
 		v.fail("latency.min-samples", "must be between 1 and %d, not %d", maxLatencySamples, l.MinSamples)
 	}
 	if l.P95Above < 0 {
 		v.fail("latency.p95-above", "must be 0 (none) or positive, not %v", l.P95Above)
 	}
-	if l.BaselineRatio == nil {
-		l.BaselineRatio = ptr(DefaultBaselineRatio)
-	}
 	if r := *l.BaselineRatio; r != 0 && !(r > 1) {
 		v.fail("latency.baseline-ratio", "must be 0 (none) or above 1, not %v", r)
 	}
-	defaultInt(&l.BaselineDays, DefaultBaselineDays)
 	if l.BaselineDays < 1 || l.BaselineDays > maxBaselineDays {
 		v.fail("latency.baseline-days", "must be between 1 and %d, not %d", maxBaselineDays, l.BaselineDays)
 	}
-	defaultInt(&l.BaselineMinSamples, DefaultBaselineMinSamples)
 	if l.BaselineMinSamples < 1 {
 		v.fail("latency.baseline-min-samples", "must be at least 1, not %d", l.BaselineMinSamples)
 	}
-	if l.Floor == 0 {
-		l.Floor = DefaultLatencyFloor
-	}
 	if l.Floor < 0 {
 		v.fail("latency.floor", "must not be negative, not %v", l.Floor)
+	}
+}
+
+// setDefaults fills the keys of the latency alert left out.
+func (l *LatencyConfig) setDefaults() {
+	setEnabled(&l.Enabled)
+	if l.Steps == nil {
+		l.Steps = DefaultLatencySteps()
+	}
+	if l.Window == 0 {
+		l.Window = DefaultLatencyWindow
+	}
+	defaultInt(&l.MinSamples, DefaultLatencyMinSamples)
+	if l.BaselineRatio == nil {
+		l.BaselineRatio = ptr(DefaultBaselineRatio)
+	}
+	defaultInt(&l.BaselineDays, DefaultBaselineDays)
+	defaultInt(&l.BaselineMinSamples, DefaultBaselineMinSamples)
+	if l.Floor == 0 {
+		l.Floor = DefaultLatencyFloor
 	}
 }
 
@@ -195,78 +200,94 @@ func (c *Config) validateChannels(v *validator) {
 	}
 	known("default-channels", c.DefaultChannels)
 	for i := range c.Routes {
-		r := &c.Routes[i]
 		at := fmt.Sprintf("routes[%d]", i)
-		known(at+".channels", r.Channels)
-		for j, p := range r.Servers {
-			if _, err := path.Match(p, ""); err != nil || p == "" {
-				v.fail(fmt.Sprintf("%s.servers[%d]", at, j), "%q is not a name pattern", p)
-			}
+		known(at+".channels", c.Routes[i].Channels)
+		c.Routes[i].validate(v, at, names, c.DefaultChannels)
+	}
+}
+
+// validate checks a route's patterns, and that a route which names a Slack channel sends to
+// a channel that can post there.
+func (r *Route) validate(v *validator, at string, channels map[string]*ChannelConfig, defaults []string) {
+	for j, p := range r.Servers {
+		if _, err := path.Match(p, ""); err != nil || p == "" {
+			v.fail(fmt.Sprintf("%s.servers[%d]", at, j), "%q is not a name pattern", p)
 		}
-		if r.SlackChannel != "" {
-			targets := r.Channels
-			if targets == nil {
-				targets = c.DefaultChannels
-			}
-			bot := slices.ContainsFunc(targets, func(n string) bool { return names[n] != nil && names[n].TokenEnv != "" })
-			if !bot {
-				v.fail(at+".slack-channel", "only a Slack channel with token-env can post to another channel; this route sends to none")
-			}
-		}
+	}
+	if r.SlackChannel == "" {
+		return
+	}
+	targets := r.Channels
+	if targets == nil {
+		targets = defaults
+	}
+	bot := slices.ContainsFunc(targets, func(n string) bool { return channels[n] != nil && channels[n].TokenEnv != "" })
+	if !bot {
+		v.fail(at+".slack-channel", "only a Slack channel with token-env can post to another channel; this route sends to none")
 	}
 }
 
 func (ch *ChannelConfig) validate(v *validator, at string) {
-	envName := func(field, value string) {
-		if value != "" && !envname.Valid(value) {
-			v.fail(at+"."+field, "%q is not an environment variable name", value)
-		}
-	}
 	switch ch.Type {
 	case ChannelSlack:
-		switch {
-		case (ch.WebhookURLEnv == "") == (ch.TokenEnv == ""):
-			v.fail(at, "a slack channel needs webhook-url-env or token-env (one of them)")
-		case ch.TokenEnv != "" && ch.Channel == "":
-			v.fail(at+".channel", "a slack channel with token-env needs the channel to post to")
-		}
-		envName("webhook-url-env", ch.WebhookURLEnv)
-		envName("token-env", ch.TokenEnv)
-		if ch.APIURL != "" {
-			if err := checkHTTPURL(ch.APIURL); err != nil {
-				v.fail(at+".api-url", "%v", err)
-			} else if !strings.HasSuffix(ch.APIURL, "/") {
-				ch.APIURL += "/"
-			}
-		}
-		if ch.URL != "" || ch.URLEnv != "" || len(ch.Headers) > 0 {
-			v.fail(at, "url, url-env and headers belong to webhook channels, not slack")
-		}
+		ch.validateSlack(v, at)
 	case ChannelWebhook:
-		if (ch.URL == "") == (ch.URLEnv == "") {
-			v.fail(at, "a webhook channel needs url or url-env (one of them)")
-		}
-		if ch.URL != "" {
-			if err := checkHTTPURL(ch.URL); err != nil {
-				v.fail(at+".url", "%v", err)
-			}
-		}
-		envName("url-env", ch.URLEnv)
-		for j, h := range ch.Headers {
-			hat := fmt.Sprintf("%s.headers[%d]", at, j)
-			if !httptoken.Valid(h.Name) {
-				v.fail(hat+".name", "%q is not a header name", h.Name)
-			}
-			if h.FromEnv == "" {
-				v.fail(hat+".from-env", "a header takes its value from an environment variable")
-			}
-			envName(fmt.Sprintf("headers[%d].from-env", j), h.FromEnv)
-		}
-		if ch.WebhookURLEnv != "" || ch.TokenEnv != "" || ch.Channel != "" || ch.APIURL != "" {
-			v.fail(at, "webhook-url-env, token-env, channel and api-url belong to slack channels, not webhook")
-		}
+		ch.validateWebhook(v, at)
 	default:
 		v.fail(at+".type", "must be %s or %s, not %q", ChannelSlack, ChannelWebhook, ch.Type)
+	}
+}
+
+// envName checks the name of the variable that holds a secret of the channel.
+func (ch *ChannelConfig) envName(v *validator, at, field, value string) {
+	if value != "" && !envname.Valid(value) {
+		v.fail(at+"."+field, "%q is not an environment variable name", value)
+	}
+}
+
+func (ch *ChannelConfig) validateSlack(v *validator, at string) {
+	switch {
+	case (ch.WebhookURLEnv == "") == (ch.TokenEnv == ""):
+		v.fail(at, "a slack channel needs webhook-url-env or token-env (one of them)")
+	case ch.TokenEnv != "" && ch.Channel == "":
+		v.fail(at+".channel", "a slack channel with token-env needs the channel to post to")
+	}
+	ch.envName(v, at, "webhook-url-env", ch.WebhookURLEnv)
+	ch.envName(v, at, "token-env", ch.TokenEnv)
+	if ch.APIURL != "" {
+		if err := checkHTTPURL(ch.APIURL); err != nil {
+			v.fail(at+".api-url", "%v", err)
+		} else if !strings.HasSuffix(ch.APIURL, "/") {
+			ch.APIURL += "/"
+		}
+	}
+	if ch.URL != "" || ch.URLEnv != "" || len(ch.Headers) > 0 {
+		v.fail(at, "url, url-env and headers belong to webhook channels, not slack")
+	}
+}
+
+func (ch *ChannelConfig) validateWebhook(v *validator, at string) {
+	if (ch.URL == "") == (ch.URLEnv == "") {
+		v.fail(at, "a webhook channel needs url or url-env (one of them)")
+	}
+	if ch.URL != "" {
+		if err := checkHTTPURL(ch.URL); err != nil {
+			v.fail(at+".url", "%v", err)
+		}
+	}
+	ch.envName(v, at, "url-env", ch.URLEnv)
+	for j, h := range ch.Headers {
+		hat := fmt.Sprintf("%s.headers[%d]", at, j)
+		if !httptoken.Valid(h.Name) {
+			v.fail(hat+".name", "%q is not a header name", h.Name)
+		}
+		if h.FromEnv == "" {
+			v.fail(hat+".from-env", "a header takes its value from an environment variable")
+		}
+		ch.envName(v, at, fmt.Sprintf("headers[%d].from-env", j), h.FromEnv)
+	}
+	if ch.WebhookURLEnv != "" || ch.TokenEnv != "" || ch.Channel != "" || ch.APIURL != "" {
+		v.fail(at, "webhook-url-env, token-env, channel and api-url belong to slack channels, not webhook")
 	}
 }
 

@@ -94,11 +94,11 @@ func TestLoadConfigAlertErrorsNameFileLineAndField(t *testing.T) {
 `, []string{"5:3: alerts.reminder-interval: must be 0 (no reminders) or at least 5m0s"}},
 		{"a duration that is a word", servers + `alerts:
   reminder-interval: soon
-`, []string{`5:22: alerts.reminder-interval: want a duration such as 90s, 15m or 4h, got the string "soon"`}},
+`, []string{`5:22: alerts.reminder-interval: want a duration such as 30s, 5m or 30d, got the string "soon"`}},
 		{"a duration without a unit", servers + `alerts:
   latency:
     window: 15
-`, []string{"6:13: alerts.latency.window: want a duration such as 90s, 15m or 4h, got int 15"}},
+`, []string{"6:13: alerts.latency.window: want a duration such as 30s, 5m or 30d, got int 15"}},
 		{"a list where a string goes", servers + `alerts:
   channels:
     - name: ops

@@ -10,6 +10,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/mcpwatch/mcpwatch/internal/units"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -52,7 +53,7 @@ func ParseSchedule(spec string, maxJitter time.Duration) (Schedule, error) {
 		return Schedule{}, fmt.Errorf("%w: empty", ErrBadSchedule)
 	}
 	if rest, ok := strings.CutPrefix(s.spec, "@every"); ok {
-		d, err := ParseDuration(strings.TrimSpace(rest))
+		d, err := units.ParseDuration(strings.TrimSpace(rest))
 		if err != nil {
 			return Schedule{}, fmt.Errorf("%w: %q: %v", ErrBadSchedule, spec, err)
 		}

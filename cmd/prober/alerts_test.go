@@ -145,7 +145,7 @@ func TestAlertsTestFailures(t *testing.T) {
 		{"a syntax error names the line and column at fault", "alerts:\n  channels:\n    - name: ops\n   type: slack\n", nil, nil,
 			exitFailed, "mcpwatch.yaml:4:4: not valid YAML: did not find expected key\n"},
 		{"a value of the wrong type names the line, column and key", "alerts:\n  reminder-interval: [1h]\n", nil, nil,
-			exitFailed, "mcpwatch.yaml:2:22: alerts.reminder-interval: want a duration such as 90s, 15m or 4h, got a list\n"},
+			exitFailed, "mcpwatch.yaml:2:22: alerts.reminder-interval: want a duration such as 30s, 5m or 30d, got a list\n"},
 		{"a file without alerts", "servers: []\n", nil, nil, exitFailed, "has no alerts section"},
 		{"no channels", "alerts: {}\n", nil, nil, exitFailed, "has no channels"},
 		{"an unknown channel", alertsConfig, nil, []string{"--channel", "nope"}, exitUsage, `--channel "nope"`},

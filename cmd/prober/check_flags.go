@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/units"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -58,29 +59,23 @@ type repeated []string
 func (r *repeated) String() string     { return strings.Join(*r, ", ") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
-// byteSize is a flag value such as 16MiB.
-type byteSize int64
-
-func (b *byteSize) String() string { return formatSize(int64(*b)) }
-func (b *byteSize) Set(v string) error {
-	n, err := parseSize(v)
-	if err != nil {
-		return err
-	}
-	*b = byteSize(n)
-	return nil
-}
-
 // checkFlags are the raw flag values before validation.
 type checkFlags struct {
 	format, output, failOn, checks, skip, dir, logLevel string
 	timeout, initTimeout, requestTimeout, shutdownGrace time.Duration
 	headers, env                                        repeated
-	maxMessage                                          byteSize
+	maxMessage                                          units.Size
 	verbose, noColor                                    bool
 	ci                                                  ciFlags
 	bearer                                              bearerFlags
 	protocol                                            protocolFlags
+}
+
+// durationVar declares a duration flag read in the grammar of the configuration file
+// (internal/units): a Go duration, or whole days first.
+func durationVar(fs *flag.FlagSet, p *time.Duration, name string, value time.Duration) {
+	*p = value
+	fs.Var((*units.Duration)(p), name, "")
 }
 
 // newCheckFlagSet declares every flag of `prober check`. Errors and usage are the caller's
@@ -91,10 +86,10 @@ func newCheckFlagSet(v *checkFlags) *flag.FlagSet {
 	fs.StringVar(&v.format, "format", report.FormatNames()[0], "")
 	fs.StringVar(&v.output, "output", "", "")
 	fs.StringVar(&v.output, "o", "", "")
-	fs.DurationVar(&v.timeout, "timeout", defaultTimeout, "")
-	fs.DurationVar(&v.initTimeout, "init-timeout", defaultInitTimeout, "")
-	fs.DurationVar(&v.requestTimeout, "request-timeout", defaultRequestTimeout, "")
-	fs.DurationVar(&v.shutdownGrace, "shutdown-grace", defaultShutdownGrace, "")
+	durationVar(fs, &v.timeout, "timeout", defaultTimeout)
+	durationVar(fs, &v.initTimeout, "init-timeout", defaultInitTimeout)
+	durationVar(fs, &v.requestTimeout, "request-timeout", defaultRequestTimeout)
+	durationVar(fs, &v.shutdownGrace, "shutdown-grace", defaultShutdownGrace)
 	fs.Var(&v.headers, "header", "")
 	fs.Var(&v.headers, "H", "")
 	fs.Var(&v.env, "env", "")
@@ -179,7 +174,7 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 		}
 	}
 	if v.maxMessage < minMessageSize || v.maxMessage > maxMessageSize {
-		return nil, fmt.Errorf("--max-message-size %s: want between %s and %s", formatSize(int64(v.maxMessage)), formatSize(minMessageSize), formatSize(maxMessageSize))
+		return nil, fmt.Errorf("--max-message-size %v: want between %v and %v", v.maxMessage, units.Size(minMessageSize), units.Size(maxMessageSize))
 	}
 	level, err := parseLevel(v.logLevel)
 	if err != nil {

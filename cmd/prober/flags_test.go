@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/units/unitstest"
 )
 
 // runCLI runs prober in-process and returns its exit code and output.
@@ -193,40 +194,29 @@ func TestParseCheckArgsHelp(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		err  bool
-	}{
-		{"1048576", 1 << 20, false},
-		{"16MiB", 16 << 20, false},
-		{"16mib", 16 << 20, false},
-		{"16M", 16 << 20, false},
-		{"512KiB", 512 << 10, false},
-		{"512k", 512 << 10, false},
-		{"1GiB", 1 << 30, false},
-		{"2MB", 2_000_000, false},
-		{"1.5MiB", 3 << 19, false},
-		{" 8 MiB ", 8 << 20, false},
-		{"100B", 100, false},
-		{"", 0, true},
-		{"MiB", 0, true},
-		{"-1", 0, true},
-		{"12XB", 0, true},
-		{"NaN", 0, true},
-		{"Inf", 0, true},
-		{"99999999999999999999", 0, true},
-	}
-	for _, tc := range tests {
-		got, err := parseSize(tc.in)
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.err)
+// The flags of durations and sizes read the grammar of the configuration file: each input
+// of the tables of internal/units reads the same through the flag set of `prober check`.
+func TestFlagsReadTheGrammarOfTheConfiguration(t *testing.T) {
+	var v checkFlags
+	fs := newCheckFlagSet(&v)
+	for _, r := range unitstest.Durations(t) {
+		err := fs.Set("timeout", r.In)
+		if (err == nil) != r.OK || (r.OK && int64(v.timeout) != r.Want) {
+			t.Errorf("--timeout %q = %v, %v; want %v, ok %v", r.In, v.timeout, err, time.Duration(r.Want), r.OK)
 		}
 	}
-	for _, n := range []int64{16 << 20, 1 << 30, 512 << 10, 1000} {
-		if back, err := parseSize(formatSize(n)); err != nil || back != n {
-			t.Errorf("formatSize(%d) = %q does not parse back", n, formatSize(n))
+	for _, r := range unitstest.Sizes(t) {
+		err := fs.Set("max-message-size", r.In)
+		if (err == nil) != r.OK || (r.OK && int64(v.maxMessage) != r.Want) {
+			t.Errorf("--max-message-size %q = %v, %v; want %d, ok %v", r.In, v.maxMessage, err, r.Want, r.OK)
+		}
+	}
+	// The memory budget of `prober run` too, which the file's spool.max-bytes once refused
+	// in the short form 16M.
+	for _, r := range unitstest.Sizes(t) {
+		f, err := parseRunArgs([]string{"--config", "x.yaml", "--memory-budget", r.In})
+		if ok := r.OK && r.Want >= 16<<20; (err == nil) != ok || (ok && f.memoryBudget != r.Want) {
+			t.Errorf("--memory-budget %q: %v", r.In, err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/internal/units"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -168,7 +169,7 @@ Exit codes:
   130  interrupted (Ctrl-C): the stdio server is still shut down and the partial report written
 `, formats[0].Name, strings.Join(formatLines, "\n"), defaultFailOn, probe.LatestRevision,
 		strings.Join(probe.Revisions(), ", "), durationText(defaultTimeout), durationText(defaultInitTimeout),
-		durationText(defaultRequestTimeout), formatSize(defaultMaxMessageSize), durationText(defaultShutdownGrace),
+		durationText(defaultRequestTimeout), units.Size(defaultMaxMessageSize), durationText(defaultShutdownGrace),
 		defaultLogLevel)
 }
 

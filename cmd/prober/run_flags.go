@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
+	"github.com/mcpwatch/mcpwatch/internal/units"
 	"github.com/mcpwatch/mcpwatch/monitor"
 )
 
@@ -70,7 +71,7 @@ func parseRunArgs(args []string) (*runFlags, error) {
 		}
 	}
 	if f.set["memory-budget"] {
-		n, err := monitor.ParseSize(*budget)
+		n, err := units.ParseSize(*budget)
 		if err != nil || n < 16<<20 {
 			return nil, fmt.Errorf("--memory-budget %q: want a size of at least 16MiB, such as 1GiB", *budget)
 		}
@@ -128,7 +129,7 @@ several workers exactly one sends each message. Try the channels first with
 'prober alerts test --config FILE'.
 
 The configuration is synced into the database at start and again on SIGHUP. SIGTERM or
-Ctrl-C stops gracefully: no more claims, probes in flight get shutdownGrace to finish,
+Ctrl-C stops gracefully: no more claims, probes in flight get shutdown-grace to finish,
 results are written (or kept in the spool file for the next start). When the database is
 away, results wait in memory and then in the spool file, and are written once it is back.
 

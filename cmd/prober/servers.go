@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mcpwatch/mcpwatch/monitor"
 	"github.com/mcpwatch/mcpwatch/store"
@@ -198,7 +199,8 @@ func parseHeaderRef(v string) (store.HeaderRef, error) {
 func (e environment) serversAdd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("servers add", flag.ContinueOnError)
 	schedule := fs.String("schedule", monitor.DefaultSchedule, "")
-	timeout := fs.Duration("timeout", monitor.DefaultTimeout, "")
+	var timeout time.Duration
+	durationVar(fs, &timeout, "timeout", monitor.DefaultTimeout)
 	disabled := fs.Bool("disabled", false, "")
 	var headers, labels repeated
 	fs.Var(&headers, "header", "")
@@ -209,7 +211,7 @@ func (e environment) serversAdd(ctx context.Context, args []string) int {
 	}
 	defer st.Close()
 	s := store.Server{Name: pos[0], Source: store.SourceAPI, Transport: monitor.TransportHTTP, URL: pos[1],
-		Schedule: *schedule, Timeout: *timeout, Enabled: !*disabled}
+		Schedule: *schedule, Timeout: timeout, Enabled: !*disabled}
 	for _, h := range headers {
 		ref, err := parseHeaderRef(h)
 		if err != nil {
