@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Run is what checks read: the probe result with every message frame decoded once.
@@ -94,7 +95,7 @@ func (r *Run) Capabilities() map[string]json.RawMessage {
 
 // Stateless reports whether the server was probed under a stateless revision (2026-07-28
 // and later): no initialize, no session, server/discover instead.
-func (r *Run) Stateless() bool { return probe.Stateless(r.Revision()) }
+func (r *Run) Stateless() bool { return protocol.Stateless(r.Revision()) }
 
 // Declares reports whether the server declared a capability (tools, resources, prompts...).
 func (r *Run) Declares(capability string) bool {

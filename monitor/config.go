@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/internal/yamlsyntax"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -47,9 +48,6 @@ const (
 	TranscriptsFailing = "failing" // runs that are not up
 	TranscriptsNone    = "none"
 )
-
-// TransportHTTP is the transport of servers reached at a URL (Streamable HTTP).
-const TransportHTTP = "http"
 
 // ErrInvalidConfig is wrapped by every ConfigError.
 var ErrInvalidConfig = errors.New("invalid configuration")
@@ -194,10 +192,10 @@ func (c *Config) StoreServers() []store.Server {
 			Dir: s.Dir, Schedule: s.Schedule, Timeout: s.Timeout, Labels: s.Labels, Enabled: s.Enabled,
 		}
 		if len(s.Command) > 0 {
-			v.Transport = store.TransportStdio
+			v.Transport = protocol.TransportStdio
 			v.Command, v.Args = s.Command[0], s.Command[1:]
 		} else {
-			v.Transport = TransportHTTP
+			v.Transport = protocol.TransportHTTP
 		}
 		out = append(out, v)
 	}
@@ -675,12 +673,12 @@ func (d *configDecoder) server(n *yaml.Node, field string, defaults ServerDefaul
 	s.Command = append(s.Command, args...)
 	if transport != nil {
 		if t, ok := d.str(transport, field+".transport"); ok {
-			want := TransportHTTP
+			want := protocol.TransportHTTP
 			if commandNode != nil {
-				want = store.TransportStdio
+				want = protocol.TransportStdio
 			}
 			if t != want {
-				d.fail(transport, field+".transport", "%q does not match the server: a server with a url is %q, one with a command %q (the only transports)", t, TransportHTTP, store.TransportStdio)
+				d.fail(transport, field+".transport", "%q does not match the server: a server with a url is %q, one with a command %q (the only transports)", t, protocol.TransportHTTP, protocol.TransportStdio)
 			}
 		}
 	}
@@ -823,7 +821,7 @@ func CheckServer(s store.Server) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: server %q: %s", ErrInvalidConfig, s.Name, fmt.Sprintf(format, args...))
 	}
-	if s.Transport != TransportHTTP || s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "" {
+	if s.Transport != protocol.TransportHTTP || s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "" {
 		return bad("only HTTP servers are registered this way; stdio servers come from the configuration file")
 	}
 	if _, err := ParseSchedule(s.Schedule, 0); err != nil {

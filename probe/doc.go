@@ -27,7 +27,7 @@
 //	      │                        └───────┬───────────────┬──────────────────┘
 //	      │                  era (eraShare)│               │handshake (handoff)
 //	      │                                ▼               ▼
-//	      ├─ negotiation (ConnNegotiation = 2): initialize offering BogusRevision;
+//	      ├─ negotiation (ConnNegotiation = 2): initialize offering protocol.BogusRevision;
 //	      │    then, when the server goes on, the robustness probes ride it.
 //	      │    Against a stateless server: the version and _meta probes instead.
 //	      │

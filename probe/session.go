@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // dialFunc opens one connection to a target. It records through w; a stdio dial that cannot
@@ -18,9 +20,9 @@ type dialFunc func(ctx context.Context, t Target, conn int, w Wire, o Options) (
 
 func dialerFor(t Target) dialFunc {
 	switch t.Kind() {
-	case TransportStdio:
+	case protocol.TransportStdio:
 		return dialStdio
-	case TransportSSE:
+	case protocol.TransportSSE:
 		return dialSSE
 	}
 	return dialHTTP
@@ -112,7 +114,7 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 // initialize with a bogus revision too, whose answer does not depend on the revision the
 // main connection offers; a stateless revision's negotiation probes are its own.
 func negotiatesHere(o Options) bool {
-	return o.RulesElsewhere == "" || o.detectEra || Stateless(o.ProtocolVersion)
+	return o.RulesElsewhere == "" || o.detectEra || protocol.Stateless(o.ProtocolVersion)
 }
 
 // answeredRevision is the protocolVersion an initialize result names ("" when none).
@@ -207,7 +209,7 @@ func (s *session) run(ctx context.Context, res *Result) {
 		// Era detection never ran, and the other connections get the session era (above):
 		// so does the report, rather than a stateless revision nothing was offered in.
 		if s.o.detectEra {
-			res.Requested = LatestSessionRevision
+			res.Requested = protocol.LatestSessionRevision
 		}
 		return
 	}
@@ -228,7 +230,7 @@ func (s *session) run(ctx context.Context, res *Result) {
 	res.Initialize = init.Result
 	res.Negotiated = answeredRevision(init.Result)
 	res.ProtocolVersion = res.Requested
-	if KnownRevision(res.Negotiated) {
+	if protocol.KnownRevision(res.Negotiated) {
 		res.ProtocolVersion = res.Negotiated
 	}
 	if va, ok := s.tr.(VersionAware); ok {
@@ -256,7 +258,7 @@ func (s *session) run(ctx context.Context, res *Result) {
 func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 	// A stdio server is started at once, so that its start-up overlaps the main one's.
 	opened := false
-	if c.kind == TransportStdio {
+	if c.kind == protocol.TransportStdio {
 		if err := c.open(ctx); err != nil {
 			return false
 		}
@@ -274,9 +276,9 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 		return false
 	}
 	if !opened {
-		if d.transport == TransportSSE && c.kind == TransportHTTP {
+		if d.transport == protocol.TransportSSE && c.kind == protocol.TransportHTTP {
 			// The main connection found legacy HTTP+SSE: no need to find it again.
-			c.dial, c.kind = dialSSE, TransportSSE
+			c.dial, c.kind = dialSSE, protocol.TransportSSE
 		}
 		if err := c.open(ctx); err != nil {
 			return false
@@ -299,10 +301,10 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 		return true
 	}
 	o := c.o
-	o.ProtocolVersion = BogusRevision
+	o.ProtocolVersion = protocol.BogusRevision
 	init := c.initialize(ctx, StepInitializeBogus, o, nil)
 	// Only an answer naming a revision the probe speaks makes a connection to go on with.
-	if !rides || init.Outcome != OutcomeOK || !KnownSessionRevision(answeredRevision(init.Result)) {
+	if !rides || init.Outcome != OutcomeOK || !protocol.KnownSessionRevision(answeredRevision(init.Result)) {
 		return false
 	}
 	c.initialized(ctx, init)
@@ -392,7 +394,7 @@ func (s *session) answerServerRequest(_ Frame, id json.RawMessage, method string
 	if method == "ping" {
 		reply = []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{}}`)
 	} else {
-		reply = []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32601,"message":"method not found"}}`)
+		reply = []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":` + strconv.Itoa(protocol.CodeMethodNotFound) + `,"message":"method not found"}}`)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.o.RequestTimeout)
 	defer cancel()

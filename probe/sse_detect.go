@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/http"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // validURLTransport reports whether a URL target may name this transport.
 func validURLTransport(t string) bool {
 	switch t {
-	case "", TransportAuto, TransportHTTP, TransportSSE:
+	case "", protocol.TransportAuto, protocol.TransportHTTP, protocol.TransportSSE:
 		return true
 	}
 	return false
@@ -33,7 +35,7 @@ func refusedPOST(st Step) bool {
 // reports whether the connection now speaks HTTP+SSE; an error says that the server does
 // speak it, but named no endpoint the probe may use.
 func (s *session) fallBackToSSE(ctx context.Context, refused Step) (bool, error) {
-	if !s.target.detectsTransport() || s.kind != TransportHTTP || !refusedPOST(refused) {
+	if !s.target.detectsTransport() || s.kind != protocol.TransportHTTP || !refusedPOST(refused) {
 		return false, nil
 	}
 	old := s.transport()
@@ -51,7 +53,7 @@ func (s *session) fallBackToSSE(ctx context.Context, refused Step) (bool, error)
 			s.steps[i].Name = StepTransportProbe
 		}
 	}
-	s.kind = TransportSSE
+	s.kind = protocol.TransportSSE
 	if err != nil {
 		return false, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // runStateless is the main connection's conversation under a stateless revision, once
@@ -39,10 +41,10 @@ func (s *session) runStateless(ctx context.Context, res *Result, disc Step) {
 // server may read as session-era ones (and hold the process in that era), come last: see
 // negotiateUnnamed.
 func (s *session) negotiateStateless(ctx context.Context, rev string) {
-	s.speak(BogusStatelessRevision, true)
+	s.speak(protocol.BogusStatelessRevision, true)
 	s.call(ctx, StepDiscoverUnsupported, methodDiscover, json.RawMessage(`{}`), s.o.InitTimeout, 0)
-	s.callLacking(ctx, StepMetaNoClientCapabilities, rev, MetaClientCapabilities)
-	s.callLacking(ctx, StepMetaNoClientInfo, rev, MetaClientInfo)
+	s.callLacking(ctx, StepMetaNoClientCapabilities, rev, protocol.MetaClientCapabilities)
+	s.callLacking(ctx, StepMetaNoClientInfo, rev, protocol.MetaClientInfo)
 	s.speak(rev, true)
 }
 
@@ -66,11 +68,11 @@ func (s *session) discoverListsSessionRevision() bool {
 // revision too, for discover.meta-required to know which reading is open to it, unless the
 // DiscoverResult already says so.
 func (s *session) negotiateUnnamed(ctx context.Context, rev string) {
-	a := s.callLacking(ctx, StepMetaNoProtocolVersion, rev, MetaProtocolVersion)
+	a := s.callLacking(ctx, StepMetaNoProtocolVersion, rev, protocol.MetaProtocolVersion)
 	s.speak(rev, false)
 	b := s.call(ctx, StepMetaMissing, methodDiscover, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
 	s.speak(rev, true)
-	if s.kind != TransportStdio || refusedInvalidParams(a) && refusedInvalidParams(b) || s.discoverListsSessionRevision() {
+	if s.kind != protocol.TransportStdio || refusedInvalidParams(a) && refusedInvalidParams(b) || s.discoverListsSessionRevision() {
 		return
 	}
 	s.sessionEra.start(ctx)
@@ -86,9 +88,9 @@ func (s *session) callLacking(ctx context.Context, name, rev, omit string) Step 
 	return s.call(ctx, name, methodDiscover, withMeta(json.RawMessage(`{}`), meta), s.o.RequestTimeout, 0)
 }
 
-// refusedInvalidParams reports whether a step got JSON-RPC error -32602.
+// refusedInvalidParams reports whether a step got JSON-RPC error -32602 (Invalid params).
 func refusedInvalidParams(st Step) bool {
-	return st.ErrorCode != nil && *st.ErrorCode == -32602
+	return st.ErrorCode != nil && *st.ErrorCode == protocol.CodeInvalidParams
 }
 
 // notificationParams are the params of a notification the probe sends: none in the session
@@ -97,5 +99,5 @@ func (s *session) notificationParams() json.RawMessage {
 	if s.meta == "" {
 		return nil
 	}
-	return withMeta(nil, map[string]any{MetaProtocolVersion: s.meta})
+	return withMeta(nil, map[string]any{protocol.MetaProtocolVersion: s.meta})
 }

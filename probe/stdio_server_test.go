@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // stdioServerEnv makes the test binary act as a stdio server (the mode is the value) instead
@@ -239,8 +240,8 @@ func answerTestRequest(out io.Writer, line []byte) {
 	switch req.Method {
 	case "initialize":
 		v := req.Params.ProtocolVersion
-		if !KnownRevision(v) {
-			v = LatestSessionRevision
+		if !protocol.KnownRevision(v) {
+			v = protocol.LatestSessionRevision
 		}
 		result = map[string]any{
 			"protocolVersion": v,
@@ -291,7 +292,7 @@ func serveStatelessAsking(in io.Reader, out io.Writer) {
 			var result any
 			switch req.Method {
 			case "server/discover":
-				result = map[string]any{"supportedVersions": []string{Revision20260728}, "capabilities": map[string]any{"tools": map[string]any{}},
+				result = map[string]any{"supportedVersions": []string{protocol.Revision20260728}, "capabilities": map[string]any{"tools": map[string]any{}},
 					"resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
 			case "tools/list":
 				asked++

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Target is what to probe: a stdio command or an HTTP URL, never both.
@@ -25,39 +27,29 @@ type Target struct {
 	// Header is sent with every HTTP request. Its values are secrets: they are redacted in
 	// the transcript and never printed.
 	Header http.Header
-	// Transport of a URL: TransportHTTP (Streamable HTTP), TransportSSE (the legacy HTTP+SSE
-	// transport of 2024-11-05, URL being its event-stream endpoint), or "" / TransportAuto to
+	// Transport of a URL: protocol.TransportHTTP (Streamable HTTP), protocol.TransportSSE (the legacy HTTP+SSE
+	// transport of 2024-11-05, URL being its event-stream endpoint), or "" / protocol.TransportAuto to
 	// detect it the way the specification tells clients to (basic/transports, Backwards Compatibility). A command is
-	// always stdio ("" or TransportStdio).
+	// always stdio ("" or protocol.TransportStdio).
 	Transport string
 }
 
-// Transport names.
-const (
-	TransportStdio = "stdio"
-	TransportHTTP  = "http"
-	// TransportSSE is the legacy HTTP+SSE transport (2024-11-05 basic/transports, HTTP with SSE).
-	TransportSSE = "sse"
-	// TransportAuto asks the probe to tell Streamable HTTP and HTTP+SSE apart.
-	TransportAuto = "auto"
-)
-
-// Kind is the transport the target needs: TransportSSE only when the target says so (an
+// Kind is the transport the target needs: protocol.TransportSSE only when the target says so (an
 // automatic target starts out as Streamable HTTP; Result.Transport says what it turned out
 // to be).
 func (t Target) Kind() string {
 	switch {
 	case len(t.Command) > 0:
-		return TransportStdio
-	case t.Transport == TransportSSE:
-		return TransportSSE
+		return protocol.TransportStdio
+	case t.Transport == protocol.TransportSSE:
+		return protocol.TransportSSE
 	}
-	return TransportHTTP
+	return protocol.TransportHTTP
 }
 
 // detectsTransport reports whether the probe is to detect the transport of a URL target.
 func (t Target) detectsTransport() bool {
-	return len(t.Command) == 0 && (t.Transport == "" || t.Transport == TransportAuto)
+	return len(t.Command) == 0 && (t.Transport == "" || t.Transport == protocol.TransportAuto)
 }
 
 // String is the target as a person gave it, for reports.
@@ -77,9 +69,9 @@ func (t Target) Validate() error {
 		return errors.New("target: give a URL or a command")
 	case len(t.Command) > 0 && t.Command[0] == "":
 		return errors.New("target: empty command")
-	case len(t.Command) > 0 && t.Transport != "" && t.Transport != TransportStdio:
+	case len(t.Command) > 0 && t.Transport != "" && t.Transport != protocol.TransportStdio:
 		return fmt.Errorf("target: a command is probed over stdio, not %q", t.Transport)
-	case t.URL != "" && t.Transport == TransportStdio:
+	case t.URL != "" && t.Transport == protocol.TransportStdio:
 		return errors.New("target: a URL is probed over http or sse, not stdio")
 	case t.URL != "" && !validURLTransport(t.Transport):
 		return fmt.Errorf("target: unknown transport %q (want auto, http or sse)", t.Transport)
@@ -105,9 +97,9 @@ func (t Target) Validate() error {
 
 // Options tune one probe. Zero fields take defaults (see WithDefaults).
 type Options struct {
-	// ProtocolVersion is the revision to probe. "" or RevisionAuto offers LatestRevision and
+	// ProtocolVersion is the revision to probe. "" or RevisionAuto offers protocol.LatestRevision and
 	// falls back the way the specification tells clients to (era detection: server/discover
-	// first, initialize with LatestSessionRevision when the server is not stateless); any
+	// first, initialize with protocol.LatestSessionRevision when the server is not stateless); any
 	// other value is offered as it is, without fallback.
 	ProtocolVersion string
 	// Timeout bounds the whole probe; default 60s.
@@ -160,7 +152,7 @@ const RevisionAuto = "auto"
 // WithDefaults returns o with zero fields replaced by their defaults.
 func (o Options) WithDefaults() Options {
 	if o.ProtocolVersion == "" || o.ProtocolVersion == RevisionAuto {
-		o.ProtocolVersion = LatestRevision
+		o.ProtocolVersion = protocol.LatestRevision
 		o.detectEra = true
 	}
 	if o.Timeout <= 0 {

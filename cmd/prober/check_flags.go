@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Defaults of `prober check`; the help text prints these same values.
@@ -147,7 +148,7 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 		return nil, err
 	}
 	cfg := &checkConfig{target: target, output: v.output, verbose: v.verbose, noColor: v.noColor}
-	stdio := cfg.target.Kind() == probe.TransportStdio
+	stdio := cfg.target.Kind() == protocol.TransportStdio
 
 	f, ok := report.LookupFormat(v.format)
 	if !ok {

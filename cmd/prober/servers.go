@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpwatch/mcpwatch/monitor"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -208,7 +209,7 @@ func (e environment) serversAdd(ctx context.Context, args []string) int {
 		return code
 	}
 	defer st.Close()
-	s := store.Server{Name: pos[0], Source: store.SourceAPI, Transport: monitor.TransportHTTP, URL: pos[1],
+	s := store.Server{Name: pos[0], Source: store.SourceAPI, Transport: protocol.TransportHTTP, URL: pos[1],
 		Schedule: *schedule, Timeout: *timeout, Enabled: !*disabled}
 	for _, h := range headers {
 		ref, err := parseHeaderRef(h)
