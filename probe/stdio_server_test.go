@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/internal/process"
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	}
 	// Orphans of the fork tests' servers are then re-parented to this process and reaped by
 	// the transport, so the tests can demand that not even a zombie is left.
-	if err := AdoptOrphans(); err != nil {
+	if err := process.AdoptOrphans(); err != nil {
 		fmt.Fprintln(os.Stderr, "stdio tests: no subreaper, zombies of killed orphans are not checked:", err)
 	}
 	os.Exit(m.Run())
