@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
@@ -81,5 +82,44 @@ func TestRulesElsewhereLeavesTheRuleProbesOut(t *testing.T) {
 	}
 	if _, ok := res.FirstStep(StepToolsList); !ok {
 		t.Error("the main session did not run")
+	}
+}
+
+func TestRunRevisionsProbesEachRevisionOnItsOwn(t *testing.T) {
+	dual, _ := eraFixture(t, fixture.Config{Stateless: true})
+	legacy, _ := eraFixture(t, fixture.Config{})
+	for _, tc := range []struct {
+		name    string
+		url     string
+		newest  string
+		refused []string
+	}{
+		{"a server of both eras accepts all", dual.URL, protocol.Revision20260728, nil},
+		{"a session-era server refuses 2026-07-28", legacy.URL, protocol.Revision20251125, []string{protocol.Revision20260728}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			results, err := RunRevisions(context.Background(), Target{URL: tc.url + "/mcp"}, testOptions(), protocol.Revisions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var refused []string
+			for i, res := range results {
+				if res.Requested != protocol.Revisions()[i] {
+					t.Errorf("result %d is of %s, want %s", i, res.Requested, protocol.Revisions()[i])
+				}
+				if !res.Accepted() {
+					refused = append(refused, res.Requested)
+				}
+			}
+			if strings.Join(refused, ",") != strings.Join(tc.refused, ",") {
+				t.Errorf("refused %v, want %v", refused, tc.refused)
+			}
+			if got := results[NewestAccepted(results)].Requested; got != tc.newest {
+				t.Errorf("newest accepted %s, want %s", got, tc.newest)
+			}
+		})
+	}
+	if _, err := RunRevisions(context.Background(), Target{URL: dual.URL}, testOptions(), []string{"1999-01-01"}); err == nil {
+		t.Error("an unknown revision was probed")
 	}
 }
