@@ -14,7 +14,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
-// Header names of the Streamable HTTP transport.
+// What the Streamable HTTP transport puts in headers besides the names of package protocol.
 const (
 	acceptBoth = "application/json, text/event-stream"
 	// canonicalProtocolVersion is protocol.HeaderProtocolVersion as a Header map key.
