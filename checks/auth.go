@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const authSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization"
@@ -14,9 +15,9 @@ const authSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic
 // Revisions in which the authorization rules begin (basic/authorization).
 const (
 	// resourceMetadataSince: protected resource metadata, named by resource_metadata.
-	resourceMetadataSince = probe.Revision20250618
+	resourceMetadataSince = protocol.Revision20250618
 	// wellKnownAloneSince: the metadata may be found at a well-known URL instead.
-	wellKnownAloneSince = probe.Revision20251125
+	wellKnownAloneSince = protocol.Revision20251125
 )
 
 // authChecks judge how a server that wants credentials tells a client where to get them. The
@@ -25,11 +26,11 @@ const (
 func authChecks() []Check {
 	return []Check{
 		{ID: "auth.challenge", Area: "auth", Rule: "I", Spec: authSpec + "#authorization-server-location",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "a 401 carries WWW-Authenticate (from 2025-06-18 on naming resource_metadata)",
 			Evaluate:  checkAuthChallenge},
 		{ID: "auth.resource-metadata", Area: "auth", Rule: "I", Spec: authSpec + "#protected-resource-metadata-discovery-requirements",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "protected resource metadata is served where the challenge or the well-known URLs say, with authorization_servers",
 			Evaluate:  checkResourceMetadata},
 	}

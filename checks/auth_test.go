@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const (
@@ -37,7 +38,7 @@ type metadataFetch struct {
 // authProbe scripts the conformant session (speaking initResult's revision, or 2025-11-25)
 // plus the auth probe's connection: its initialize without credentials, then the fetches.
 func authProbe(initAnswer reply, fetches []metadataFetch, edits ...func(p *sessionPlan)) *probe.Result {
-	return withRules(probe.TransportHTTP, func(w *wireScript) {
+	return withRules(protocol.TransportHTTP, func(w *wireScript) {
 		w.call(probe.ConnAuth, probe.StepAuthInitialize, "initialize", "1", ruleInitParams, initAnswer)
 		for _, f := range fetches {
 			w.fetch(probe.ConnAuth, probe.StepResourceMetadata, "GET", f.url, f.status, f.contentType, f.body, nil)
@@ -82,7 +83,7 @@ func TestAuthChallenge(t *testing.T) {
 			res: authProbe(bare, nil, speaks("2025-03-26"))},
 		{name: "no authorization asked for", want: StatusSkip, msg: "the server asks for no authorization: initialize without credentials got HTTP 200 with a result",
 			res: authProbe(resultReply(plainInitResult), nil)},
-		{name: "never sent", want: StatusUntested, msg: "initialize without credentials was not sent", res: scriptedSession(probe.TransportHTTP)},
+		{name: "never sent", want: StatusUntested, msg: "initialize without credentials was not sent", res: scriptedSession(protocol.TransportHTTP)},
 	}
 	runCheckRows(t, "auth.challenge", rows)
 }

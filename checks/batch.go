@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const specBatching = "https://modelcontextprotocol.io/specification/2025-03-26/basic#batching"
@@ -169,11 +170,11 @@ func batchNotSent(r *Run, f *Finding) {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		_ = json.Unmarshal(init.Result, &ir)
-		f.Skip("batches exist in %s only; the batch connection negotiated %q", probe.Revision20250326, ir.ProtocolVersion)
+		f.Skip("batches exist in %s only; the batch connection negotiated %q", protocol.Revision20250326, ir.ProtocolVersion)
 		return
 	}
-	if rev := r.Revision(); rev != probe.Revision20250326 {
-		f.Skip("batches exist in %s only; the server speaks %s", probe.Revision20250326, rev)
+	if rev := r.Revision(); rev != protocol.Revision20250326 {
+		f.Skip("batches exist in %s only; the server speaks %s", protocol.Revision20250326, rev)
 		return
 	}
 	f.notJudged(stoppedHere(r), "%s", ruleMissing(r, probe.ConnBatch, "the batch"))

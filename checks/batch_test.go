@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // The rule: 2025-03-26 basic/index, "Batching": "MCP implementations MAY support sending
@@ -50,32 +51,32 @@ func TestBatch(t *testing.T) {
 	both := jsonReply("[" + pong1 + "," + pong2 + "]")
 	runCheckRows(t, "jsonrpc.batch", []checkRow{
 		{name: "both pings answered in one array over stdio pass",
-			res: batchSession(probe.TransportStdio, initResult20250326, both), want: StatusPass, msg: "answered, in a batch"},
+			res: batchSession(protocol.TransportStdio, initResult20250326, both), want: StatusPass, msg: "answered, in a batch"},
 		{name: "both pings answered in one JSON body over HTTP pass",
-			res: batchSession(probe.TransportHTTP, initResult20250326, both), want: StatusPass, msg: "answered, in a batch"},
+			res: batchSession(protocol.TransportHTTP, initResult20250326, both), want: StatusPass, msg: "answered, in a batch"},
 		{name: "both pings answered one event at a time pass",
-			res: batchSession(probe.TransportHTTP, initResult20250326, eventsReply(pong1, pong2)), want: StatusPass, msg: "one response at a time"},
+			res: batchSession(protocol.TransportHTTP, initResult20250326, eventsReply(pong1, pong2)), want: StatusPass, msg: "one response at a time"},
 		{name: "one -32600 for the whole batch fails",
-			res: batchSession(probe.TransportStdio, initResult20250326,
+			res: batchSession(protocol.TransportStdio, initResult20250326,
 				jsonReply(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`)),
 			want: StatusFail, msg: `got none for id "mcpwatch-batch-1" and "mcpwatch-batch-2"; the server answered {"jsonrpc":"2.0","id":null`},
 		{name: "a batch answered with HTTP 400 fails",
-			res: batchSession(probe.TransportHTTP, initResult20250326,
+			res: batchSession(protocol.TransportHTTP, initResult20250326,
 				statusReply(400, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batches not supported"}}`)),
 			want: StatusFail, msg: "the POST got HTTP 400"},
 		{name: "no answer at all fails",
-			res: batchSession(probe.TransportStdio, initResult20250326, noReply()), want: StatusFail, msg: "the server answered nothing to it, though it answered the ping sent after it"},
+			res: batchSession(protocol.TransportStdio, initResult20250326, noReply()), want: StatusFail, msg: "the server answered nothing to it, though it answered the ping sent after it"},
 		{name: "one ping of two answered fails",
-			res:  batchSession(probe.TransportStdio, initResult20250326, jsonReply("["+pong1+"]")),
+			res:  batchSession(protocol.TransportStdio, initResult20250326, jsonReply("["+pong1+"]")),
 			want: StatusFail, msg: `got none for id "mcpwatch-batch-2"`},
 		{name: "a ping of the batch answered with an error fails",
-			res: batchSession(probe.TransportStdio, initResult20250326,
+			res: batchSession(protocol.TransportStdio, initResult20250326,
 				jsonReply("["+pong1+`,{"jsonrpc":"2.0","id":"mcpwatch-batch-2","error":{"code":-32603,"message":"boom"}}]`)),
 			want: StatusFail, msg: `the ping with id "mcpwatch-batch-2" got JSON-RPC error -32603`},
 		{name: "a connection that negotiated 2025-11-25 skips",
-			res: batchSession(probe.TransportStdio, plainInitResult, nil), want: StatusSkip, msg: `batches exist in 2025-03-26 only; the batch connection negotiated "2025-11-25"`},
+			res: batchSession(protocol.TransportStdio, plainInitResult, nil), want: StatusSkip, msg: `batches exist in 2025-03-26 only; the batch connection negotiated "2025-11-25"`},
 		{name: "a 2025-11-25 session without a batch connection skips",
-			res: scriptedSession(probe.TransportStdio), want: StatusSkip, msg: "batches exist in 2025-03-26 only; the server speaks 2025-11-25"},
+			res: scriptedSession(protocol.TransportStdio), want: StatusSkip, msg: "batches exist in 2025-03-26 only; the server speaks 2025-11-25"},
 	})
 }
 
@@ -87,10 +88,10 @@ func TestBatchAnswerIsJudgedOnce(t *testing.T) {
 		name, transport, check string
 		answer                 reply
 	}{
-		{"an array body is no jsonrpc.parse finding", probe.TransportHTTP, "jsonrpc.parse", jsonReply("[" + pong1 + "," + pong2 + "]")},
-		{"an array line is no stdio.stdout-purity finding", probe.TransportStdio, "stdio.stdout-purity", jsonReply("[" + pong1 + "," + pong2 + "]")},
-		{"responses to the batch's members echo ids the probe sent", probe.TransportHTTP, "jsonrpc.id-echo", eventsReply(pong1, pong2)},
-		{"responses to the batch's members on stdio echo ids the probe sent", probe.TransportStdio, "jsonrpc.id-echo", func(w *wireScript, conn int, id string) int {
+		{"an array body is no jsonrpc.parse finding", protocol.TransportHTTP, "jsonrpc.parse", jsonReply("[" + pong1 + "," + pong2 + "]")},
+		{"an array line is no stdio.stdout-purity finding", protocol.TransportStdio, "stdio.stdout-purity", jsonReply("[" + pong1 + "," + pong2 + "]")},
+		{"responses to the batch's members echo ids the probe sent", protocol.TransportHTTP, "jsonrpc.id-echo", eventsReply(pong1, pong2)},
+		{"responses to the batch's members on stdio echo ids the probe sent", protocol.TransportStdio, "jsonrpc.id-echo", func(w *wireScript, conn int, id string) int {
 			w.in(conn, pong1)
 			return w.in(conn, pong2)
 		}},
@@ -104,7 +105,7 @@ func TestBatchAnswerIsJudgedOnce(t *testing.T) {
 		})
 	}
 	// An array the server sends unasked, on the main connection, is still judged.
-	res := batchSession(probe.TransportHTTP, initResult20250326, jsonReply("["+pong1+","+pong2+"]"))
+	res := batchSession(protocol.TransportHTTP, initResult20250326, jsonReply("["+pong1+","+pong2+"]"))
 	w := &wireScript{res: res, exchange: map[int]int{probe.ConnMain: 99}}
 	w.out(probe.ConnMain, `{"jsonrpc":"2.0","id":50,"method":"ping"}`)
 	w.in(probe.ConnMain, `[{"jsonrpc":"2.0","id":50,"result":{}}]`)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Every registered check has a catalogue entry with every field filled, its hint among
@@ -49,7 +50,7 @@ func TestNonPassFindingsCarryTheHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A stdio probe whose server never started: stdio.spawn fails, most checks skip.
-	res := &probe.Result{Transport: probe.TransportStdio, Requested: "2025-11-25", Err: "exec: no such file",
+	res := &probe.Result{Transport: protocol.TransportStdio, Requested: "2025-11-25", Err: "exec: no such file",
 		Processes: []probe.ProcessInfo{{Conn: 1, Error: "exec: \"nope\": executable file not found in $PATH"}}}
 	failing := 0
 	for _, f := range reg.Evaluate(res) {

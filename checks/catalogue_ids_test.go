@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // TestCatalogueEntriesOfEnvelopeLifecycleAndTransports holds these areas to docs/checks.md: the
@@ -26,13 +26,13 @@ func TestCatalogueEntriesOfEnvelopeLifecycleAndTransports(t *testing.T) {
 		{"lifecycle.unknown-method", "B", ""},
 		{"lifecycle.capabilities", "C5, E5", ""},
 		{"lifecycle.early-messages", "C4", ""},
-		{"stdio.stdout-purity", "F1, F2, F4", probe.TransportStdio},
-		{"stdio.spawn", "-", probe.TransportStdio},
-		{"stdio.shutdown", "C7", probe.TransportStdio},
-		{"http.status", "G3", probe.TransportHTTP},
-		{"http.content-type", "G3", probe.TransportHTTP},
-		{"http.notification-accepted", "G4", probe.TransportHTTP},
-		{"http.sse-framing", "G5", probe.TransportHTTP},
+		{"stdio.stdout-purity", "F1, F2, F4", protocol.TransportStdio},
+		{"stdio.spawn", "-", protocol.TransportStdio},
+		{"stdio.shutdown", "C7", protocol.TransportStdio},
+		{"http.status", "G3", protocol.TransportHTTP},
+		{"http.content-type", "G3", protocol.TransportHTTP},
+		{"http.notification-accepted", "G4", protocol.TransportHTTP},
+		{"http.sse-framing", "G5", protocol.TransportHTTP},
 	}
 	var got []Check
 	got = append(got, envelopeChecks()...)

@@ -3,14 +3,11 @@ package checks
 import (
 	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const (
 	envelopeSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic"
-	// JSON-RPC's own codes for a message whose id could not be read: the only errors that
-	// may carry "id": null (or, from 2025-11-25, no id).
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
 )
 
 func envelopeChecks() []Check {
@@ -47,7 +44,7 @@ func envelopeSubject(r *Run, f probe.Frame, m *Message) bool {
 	if f.Truncated || m == nil {
 		return false
 	}
-	if r.Transport == probe.TransportStdio {
+	if r.Transport == protocol.TransportStdio {
 		_, junk := stdoutJunk(m)
 		return !junk
 	}
@@ -66,10 +63,10 @@ func frameWhere(f probe.Frame) string {
 }
 
 // batchesAllowed: 2025-03-26 alone let an implementation send JSON-RPC batches (A8, F5).
-func batchesAllowed(r *Run) bool { return r.Revision() == probe.Revision20250326 }
+func batchesAllowed(r *Run) bool { return r.Revision() == protocol.Revision20250326 }
 
 func checkParse(r *Run, f *Finding) {
-	if r.Transport == probe.TransportStdio {
+	if r.Transport == protocol.TransportStdio {
 		f.Skip("on stdio every stdout line is judged by stdio.stdout-purity")
 		return
 	}
@@ -224,7 +221,7 @@ func checkNullID(r *Run, f *Finding) {
 			f.Warn(Seqs(fr.Seq), `expected a string or integer request id, got "id": null on a %s request`, Clip([]byte(m.Method)))
 		case m.IsResponse() && m.HasError && (m.NullID() || !m.HasID):
 			n++
-			if code, ok := errorCode(m); ok && (code == codeParseError || code == codeInvalidRequest) {
+			if code, ok := errorCode(m); ok && (code == protocol.CodeParseError || code == protocol.CodeInvalidRequest) {
 				return
 			}
 			if fr.HTTP != nil && fr.HTTP.Status >= 400 && fr.SSE == nil {

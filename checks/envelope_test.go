@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // initFails is a session whose initialize gets no answer on either connection: the probe
@@ -22,7 +23,7 @@ func afterNotifications(fn func(w *wireScript)) func(p *sessionPlan) {
 }
 
 func TestParseJudgesEveryHTTPBodyAndEventData(t *testing.T) {
-	http, stdio := probe.TransportHTTP, probe.TransportStdio
+	http, stdio := protocol.TransportHTTP, protocol.TransportStdio
 	runCheckRows(t, "jsonrpc.parse", []checkRow{
 		{name: "json bodies pass", res: scriptedSession(http), want: StatusPass, msg: "each one JSON object"},
 		{name: "event streams with a priming event pass",
@@ -56,7 +57,7 @@ func TestParseJudgesEveryHTTPBodyAndEventData(t *testing.T) {
 }
 
 func TestVersionRequiresTheString20(t *testing.T) {
-	http, stdio := probe.TransportHTTP, probe.TransportStdio
+	http, stdio := protocol.TransportHTTP, protocol.TransportStdio
 	runCheckRows(t, "jsonrpc.version", []checkRow{
 		{name: "2.0 everywhere passes", res: scriptedSession(stdio), want: StatusPass, msg: `"jsonrpc": "2.0"`},
 		{name: "a missing member fails",
@@ -81,7 +82,7 @@ func TestVersionRequiresTheString20(t *testing.T) {
 }
 
 func TestMessageShapeRequiresRequestNotificationOrResponse(t *testing.T) {
-	stdio := probe.TransportStdio
+	stdio := protocol.TransportStdio
 	serverSends := func(raw string) *probe.Result {
 		return scriptedSession(stdio, afterNotifications(func(w *wireScript) { w.in(probe.ConnMain, raw) }))
 	}
@@ -113,7 +114,7 @@ func TestMessageShapeRequiresRequestNotificationOrResponse(t *testing.T) {
 }
 
 func TestIDEchoIsStrictInValueAndType(t *testing.T) {
-	http, stdio := probe.TransportHTTP, probe.TransportStdio
+	http, stdio := protocol.TransportHTTP, protocol.TransportStdio
 	runCheckRows(t, "jsonrpc.id-echo", []checkRow{
 		{name: "exact echoes pass", res: scriptedSession(stdio), want: StatusPass, msg: "echoing the id"},
 		{name: "exact echoes over http pass", res: scriptedSession(http), want: StatusPass},
@@ -156,7 +157,7 @@ func TestIDEchoIsStrictInValueAndType(t *testing.T) {
 }
 
 func TestErrorShapeRequiresIntegerCodeAndStringMessage(t *testing.T) {
-	stdio := probe.TransportStdio
+	stdio := protocol.TransportStdio
 	unknownGets := func(raw string) *probe.Result {
 		return scriptedSession(stdio, answer(probe.StepUnknownMethod, jsonReply(raw)))
 	}
@@ -183,7 +184,7 @@ func TestErrorShapeRequiresIntegerCodeAndStringMessage(t *testing.T) {
 }
 
 func TestNullIDWarnsOutsideParseAndInvalidRequestErrors(t *testing.T) {
-	stdio := probe.TransportStdio
+	stdio := protocol.TransportStdio
 	runCheckRows(t, "jsonrpc.null-id", []checkRow{
 		{name: "no null id passes", res: scriptedSession(stdio), want: StatusPass},
 		{name: "null on a parse error passes",
@@ -211,7 +212,7 @@ func TestNullIDWarnsOutsideParseAndInvalidRequestErrors(t *testing.T) {
 			})),
 			want: StatusWarn, msg: `got "id": null on a "roots/list" request`},
 		{name: "an id-less error in the body of an HTTP error status passes",
-			res: scriptedSession(probe.TransportHTTP, func(p *sessionPlan) {
+			res: scriptedSession(protocol.TransportHTTP, func(p *sessionPlan) {
 				p.notifyAnswer[probe.StepUnknownNotification] = func(w *wireScript, conn int) int {
 					w.inBody(conn, 400, "application/json", `{"jsonrpc":"2.0","error":{"code":-32601,"message":"unknown notification"}}`)
 					return w.exchangeHead(conn)
@@ -219,14 +220,14 @@ func TestNullIDWarnsOutsideParseAndInvalidRequestErrors(t *testing.T) {
 			}),
 			want: StatusPass},
 		{name: "an id-less error in a 200 body warns",
-			res:  scriptedSession(probe.TransportHTTP, answer(probe.StepUnknownMethod, jsonReply(`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"}}`))),
+			res:  scriptedSession(protocol.TransportHTTP, answer(probe.StepUnknownMethod, jsonReply(`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"}}`))),
 			want: StatusWarn, msg: "got no id"},
 		{name: "no message to judge", res: scriptedSession(stdio, initFails), want: StatusUntested},
 	})
 }
 
 func TestNotificationSilenceOnStdio(t *testing.T) {
-	stdio := probe.TransportStdio
+	stdio := protocol.TransportStdio
 	serverSends := func(raws ...string) *probe.Result {
 		return scriptedSession(stdio, afterNotifications(func(w *wireScript) {
 			for _, raw := range raws {
@@ -272,7 +273,7 @@ func TestNotificationSilenceOnStdio(t *testing.T) {
 }
 
 func TestNotificationSilenceOnHTTP(t *testing.T) {
-	http := probe.TransportHTTP
+	http := protocol.TransportHTTP
 	notifyAnswer := func(step string, fn func(w *wireScript, conn int) int) func(p *sessionPlan) {
 		return func(p *sessionPlan) { p.notifyAnswer[step] = fn }
 	}

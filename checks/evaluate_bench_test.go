@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // thirteenTools is a whole conformant session of a server with 13 tools, the size of the
@@ -20,7 +21,7 @@ func BenchmarkEvaluateAll(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, transport := range []string{probe.TransportStdio, probe.TransportHTTP} {
+	for _, transport := range []string{protocol.TransportStdio, protocol.TransportHTTP} {
 		res := thirteenTools(b, transport)
 		b.Run(transport, func(b *testing.B) {
 			b.ReportAllocs()
@@ -44,7 +45,7 @@ func BenchmarkEvaluateEnvelopeLifecycleTransport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, transport := range []string{probe.TransportStdio, probe.TransportHTTP} {
+	for _, transport := range []string{protocol.TransportStdio, protocol.TransportHTTP} {
 		res := thirteenTools(b, transport)
 		b.Run(transport, func(b *testing.B) {
 			b.ReportAllocs()

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const httpSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports"
@@ -12,19 +13,19 @@ const httpSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic
 func httpChecks() []Check {
 	return []Check{
 		{ID: "http.status", Area: "http", Rule: "G3", Spec: httpSpec + "#sending-messages-to-the-server",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "a POSTed request is neither redirected nor answered with a server error",
 			Evaluate:  checkHTTPStatus},
 		{ID: "http.content-type", Area: "http", Rule: "G3", Spec: httpSpec + "#sending-messages-to-the-server",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "the answer to a request is application/json or text/event-stream",
 			Evaluate:  checkHTTPContentType},
 		{ID: "http.notification-accepted", Area: "http", Rule: "G4", Spec: httpSpec + "#sending-messages-to-the-server",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "a POSTed notification is answered 202 Accepted with no body, or refused with a 4xx",
 			Evaluate:  checkNotificationAccepted},
 		{ID: "http.sse-framing", Area: "http", Rule: "G5", Spec: httpSpec + "#sending-messages-to-the-server",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "an event stream is well framed and carries the response it was opened for",
 			Evaluate:  checkSSEFraming},
 	}

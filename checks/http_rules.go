@@ -6,25 +6,26 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // protocolHeaderSince is the revision that introduced MCP-Protocol-Version (basic/transports, Protocol Version Header).
-const protocolHeaderSince = probe.Revision20250618
+const protocolHeaderSince = protocol.Revision20250618
 
 // httpRuleChecks judge the session and header rules of Streamable HTTP (basic/transports, Streamable HTTP).
 // Each rule is probed on a session of its own.
 func httpRuleChecks() []Check {
 	return []Check{
 		{ID: "http.session", Area: "http", Rule: "G7", Spec: httpSpec + "#session-management",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "session ids are visible ASCII; a missing id gets 400, an unknown or deleted one 404",
 			Evaluate:  checkHTTPSession},
 		{ID: "http.protocol-version-header", Area: "http", Rule: "G8", Spec: httpSpec + "#protocol-version-header",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "an invalid MCP-Protocol-Version header gets 400 (2025-06-18 and later)",
 			Evaluate:  checkProtocolVersionHeader},
 		{ID: "http.get-stream", Area: "http", Rule: "G6", Spec: httpSpec + "#listening-for-messages-from-the-server",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "GET of the endpoint is answered with text/event-stream or 405",
 			Evaluate:  checkGetStream},
 		// Both HTTP transports: Streamable HTTP and legacy HTTP+SSE have the Origin rule.
@@ -32,19 +33,16 @@ func httpRuleChecks() []Check {
 			Title:    "a request from a foreign Origin is refused: 403 from 2025-11-25, any refusal before",
 			Evaluate: checkOrigin},
 		{ID: "http.delete-session", Area: "http", Rule: "G7", Spec: httpSpec + "#session-management",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "DELETE of a session is answered with 2xx or 405",
 			Evaluate:  checkDeleteSession},
 	}
 }
 
-// headerSessionID is the session header of Streamable HTTP.
-const headerSessionID = "Mcp-Session-Id"
-
 // sessionIDOf is the session id a step's response issued ("" for none).
 func sessionIDOf(r *Run, st probe.Step) string {
 	if f, ok := r.Frame(st.Response); ok && f.HTTP != nil {
-		return f.HTTP.Header.Get(headerSessionID)
+		return f.HTTP.Header.Get(protocol.HeaderSessionID)
 	}
 	return ""
 }
@@ -102,7 +100,7 @@ func judgeSessionIDs(r *Run, f *Finding) int {
 		if fr.Dir != probe.In || fr.HTTP == nil || fr.SSE != nil {
 			continue
 		}
-		for _, id := range fr.HTTP.Header.Values(headerSessionID) {
+		for _, id := range fr.HTTP.Header.Values(protocol.HeaderSessionID) {
 			if seen[id] {
 				continue
 			}
@@ -130,10 +128,10 @@ func checkProtocolVersionHeader(r *Run, f *Finding) {
 		return
 	}
 	if st.HTTPStatus != http.StatusBadRequest {
-		f.Fail(Seqs(st.Request, st.Response), "MCP-Protocol-Version: %s: expected HTTP 400, got %s", probe.BogusRevision, httpAnswer(r, st))
+		f.Fail(Seqs(st.Request, st.Response), "MCP-Protocol-Version: %s: expected HTTP 400, got %s", protocol.BogusRevision, httpAnswer(r, st))
 		return
 	}
-	f.Pass("MCP-Protocol-Version: %s got HTTP 400", probe.BogusRevision)
+	f.Pass("MCP-Protocol-Version: %s got HTTP 400", protocol.BogusRevision)
 }
 
 func checkGetStream(r *Run, f *Finding) {
@@ -158,10 +156,10 @@ func checkGetStream(r *Run, f *Finding) {
 
 // originRefusedSince is the revision from which a foreign Origin MUST get 403 Forbidden;
 // before it the server MUST validate the Origin, and any refusal shows it did.
-const originRefusedSince = probe.Revision20251125
+const originRefusedSince = protocol.Revision20251125
 
 func checkOrigin(r *Run, f *Finding) {
-	if r.Transport != probe.TransportHTTP && r.Transport != probe.TransportSSE {
+	if r.Transport != protocol.TransportHTTP && r.Transport != protocol.TransportSSE {
 		f.Skip("applies to the http and sse transports only")
 		return
 	}

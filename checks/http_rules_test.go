@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const (
@@ -32,7 +33,7 @@ func conformantSessions() sessionAnswers {
 
 // sessionProbe scripts the conformant session plus the http.session probe's connection.
 func sessionProbe(a sessionAnswers, edits ...func(p *sessionPlan)) *probe.Result {
-	return withRules(probe.TransportHTTP, func(w *wireScript) {
+	return withRules(protocol.TransportHTTP, func(w *wireScript) {
 		const conn = probe.ConnSession
 		w.ruleHandshake(conn, plainInitResult, a.id)
 		if a.id == "" {
@@ -82,17 +83,17 @@ func TestHTTPSessionRules(t *testing.T) {
 		{name: "no session ids at all", want: StatusSkip, msg: "the server issues no session ids",
 			res: with(func(a *sessionAnswers) { a.id = "" })},
 		{name: "the probe's initialize failed", want: StatusUntested, msg: "initialize on the probe's own connection did not succeed",
-			res: withRules(probe.TransportHTTP, func(w *wireScript) {
+			res: withRules(protocol.TransportHTTP, func(w *wireScript) {
 				w.call(probe.ConnSession, probe.StepRuleInitialize, "initialize", "1", ruleInitParams, statusReply(503, "text/plain", "busy"))
 			})},
 		{name: "stdio", want: StatusSkip, msg: "applies to the http transport only",
-			res: scriptedSession(probe.TransportStdio)},
+			res: scriptedSession(protocol.TransportStdio)},
 	}
 	runCheckRows(t, "http.session", rows)
 }
 
 func protocolHeaderProbe(answer reply, edits ...func(p *sessionPlan)) *probe.Result {
-	return withRules(probe.TransportHTTP, func(w *wireScript) {
+	return withRules(protocol.TransportHTTP, func(w *wireScript) {
 		w.ruleHandshake(probe.ConnProtocolHeader, plainInitResult, "s1")
 		w.call(probe.ConnProtocolHeader, probe.StepProtocolHeaderInvalid, "ping", "2", "", answer)
 	}, edits...)
@@ -111,13 +112,13 @@ func TestProtocolVersionHeaderWants400(t *testing.T) {
 				p.initResult = `{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"fixture","version":"1.0.0"}}`
 			})},
 		{name: "never sent", want: StatusUntested, msg: "the request with an invalid MCP-Protocol-Version was not sent",
-			res: scriptedSession(probe.TransportHTTP)},
+			res: scriptedSession(protocol.TransportHTTP)},
 	}
 	runCheckRows(t, "http.protocol-version-header", rows)
 }
 
 func getStreamProbe(status int, contentType, body string) *probe.Result {
-	return withRules(probe.TransportHTTP, func(w *wireScript) {
+	return withRules(protocol.TransportHTTP, func(w *wireScript) {
 		w.ruleHandshake(probe.ConnGetStream, plainInitResult, "s1")
 		w.fetch(probe.ConnGetStream, probe.StepGetStream, "GET", endpoint, status, contentType, body, nil)
 	})
@@ -132,13 +133,13 @@ func TestGetStreamWantsAnEventStreamOr405(t *testing.T) {
 			res: getStreamProbe(200, "text/html", "<p>hello</p>")},
 		{name: "404", want: StatusFail, msg: "got HTTP 404", res: getStreamProbe(404, "", "")},
 		{name: "no response", want: StatusFail, msg: "got no response", res: getStreamProbe(0, "", "")},
-		{name: "never sent", want: StatusUntested, msg: "the GET was not sent", res: scriptedSession(probe.TransportHTTP)},
+		{name: "never sent", want: StatusUntested, msg: "the GET was not sent", res: scriptedSession(protocol.TransportHTTP)},
 	}
 	runCheckRows(t, "http.get-stream", rows)
 }
 
 func originProbe(answer reply) *probe.Result {
-	return withRules(probe.TransportHTTP, func(w *wireScript) {
+	return withRules(protocol.TransportHTTP, func(w *wireScript) {
 		w.call(probe.ConnOrigin, probe.StepForeignOrigin, "initialize", "1", ruleInitParams, answer)
 	})
 }
@@ -153,7 +154,7 @@ func originAt(rev string, answer reply) *probe.Result {
 // statelessOrigin is the Origin probe of a stateless (2026-07-28) server: server/discover
 // from a foreign Origin.
 func statelessOrigin(answer reply) *probe.Result {
-	w := newWireScript(probe.TransportHTTP)
+	w := newWireScript(protocol.TransportHTTP)
 	w.res.Requested, w.res.Negotiated, w.res.ProtocolVersion = rev2026, rev2026, rev2026
 	w.call(probe.ConnMain, probe.StepDiscover, "server/discover", "1", metaParams, resultReply(discoverOnly))
 	w.call(probe.ConnOrigin, probe.StepForeignOrigin, "server/discover", "1", metaParams, answer)
@@ -165,8 +166,8 @@ func statelessOrigin(answer reply) *probe.Result {
 // endpoint from it answered postStatus; a 202 is followed by the answer on the connection's
 // own stream.
 func legacyOrigin(getStatus, postStatus int) *probe.Result {
-	w := newWireScript(probe.TransportSSE)
-	w.res.Requested, w.res.Negotiated, w.res.ProtocolVersion = probe.Revision20241105, probe.Revision20241105, probe.Revision20241105
+	w := newWireScript(protocol.TransportSSE)
+	w.res.Requested, w.res.Negotiated, w.res.ProtocolVersion = protocol.Revision20241105, protocol.Revision20241105, protocol.Revision20241105
 	const conn = probe.ConnOrigin
 	w.exchange[conn]++
 	stream := w.exchange[conn]
@@ -211,20 +212,20 @@ func TestForeignOriginIsRefused(t *testing.T) {
 			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid: expected HTTP 403 Forbidden (2025-11-25), got HTTP 400",
 			res: originProbe(refusal400)},
 		{name: "another 4xx before 2025-11-25 passes", want: StatusPass, msg: "initialize got HTTP 400",
-			res: originAt(probe.Revision20250618, refusal400)},
+			res: originAt(protocol.Revision20250618, refusal400)},
 		{name: "accepted fails", want: StatusFail,
 			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid: expected HTTP 403 Forbidden, got HTTP 200 with a result",
 			res: originProbe(resultReply(plainInitResult))},
 		{name: "accepted before 2025-11-25 fails too: the Origin was not validated", want: StatusFail,
 			msg: "expected HTTP 403 Forbidden, got HTTP 200 with a result",
-			res: originAt(probe.Revision20250326, resultReply(plainInitResult))},
+			res: originAt(protocol.Revision20250326, resultReply(plainInitResult))},
 		{name: "a server error is no refusal", want: StatusFail, msg: "expected HTTP 403 Forbidden, got HTTP 500", res: originProbe(statusReply(500, "text/plain", "boom"))},
 		{name: "dropped by a server that answers others", want: StatusFail, msg: "expected HTTP 403 Forbidden, got no answer", res: originProbe(noReply())},
 		{name: "a server that answers nobody tells nothing", want: StatusUntested, msg: "the server answered no HTTP request at all",
 			res: unreachableServer(func(w *wireScript) {
 				w.call(probe.ConnOrigin, probe.StepForeignOrigin, "initialize", "1", ruleInitParams, noReply())
 			})},
-		{name: "never sent", want: StatusUntested, msg: "the request from a foreign Origin was not sent", res: scriptedSession(probe.TransportHTTP)},
+		{name: "never sent", want: StatusUntested, msg: "the request from a foreign Origin was not sent", res: scriptedSession(protocol.TransportHTTP)},
 		{name: "a 401 hides the Origin check", want: StatusUntested,
 			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid got HTTP 401: the server needs credentials, so its Origin check went unseen; pass them with --bearer-token",
 			res: originProbe(statusReply(401, "text/plain", "unauthorized"))},
@@ -241,7 +242,7 @@ func TestForeignOriginIsRefused(t *testing.T) {
 		// The POST's 202 is the evidence, not the stream's 200 that carried the answer.
 		{name: "legacy SSE: a POST accepted with 202 fails", want: StatusFail,
 			msg: "initialize with Origin: https://mcpwatch-foreign-origin.invalid: expected HTTP 403 Forbidden, got HTTP 202, and the request was served", res: legacyOrigin(403, 202)},
-		{name: "stdio is a skip", want: StatusSkip, msg: "applies to the http and sse transports only", res: scriptedSession(probe.TransportStdio)},
+		{name: "stdio is a skip", want: StatusSkip, msg: "applies to the http and sse transports only", res: scriptedSession(protocol.TransportStdio)},
 	}
 	runCheckRows(t, "http.origin", rows)
 }
@@ -249,14 +250,14 @@ func TestForeignOriginIsRefused(t *testing.T) {
 // unreachableServer is an HTTP probe of a server that answers no request: the main and the
 // negotiation connections' initialize go unanswered, and so does what rules records.
 func unreachableServer(rules func(w *wireScript)) *probe.Result {
-	return scriptedSession(probe.TransportHTTP, func(p *sessionPlan) {
+	return scriptedSession(protocol.TransportHTTP, func(p *sessionPlan) {
 		p.bogus, p.initialize = noReply(), noReply()
 		p.onNegotiation = rules
 	})
 }
 
 func deleteProbe(sessionID string, status int, contentType, body string) *probe.Result {
-	return withRules(probe.TransportHTTP, func(w *wireScript) {
+	return withRules(protocol.TransportHTTP, func(w *wireScript) {
 		w.ruleHandshake(probe.ConnDeleteSession, plainInitResult, sessionID)
 		if sessionID != "" {
 			w.fetch(probe.ConnDeleteSession, probe.StepDeleteSession, "DELETE", endpoint, status, contentType, body, nil)
@@ -274,7 +275,7 @@ func TestDeleteSessionWants2xxOr405(t *testing.T) {
 			res: deleteProbe("s1", 500, "text/plain", "internal error")},
 		{name: "no response", want: StatusWarn, msg: "got no response", res: deleteProbe("s1", 0, "", "")},
 		{name: "no session", want: StatusSkip, msg: "the server issued no session id, so there is no session to end", res: deleteProbe("", 0, "", "")},
-		{name: "never sent", want: StatusUntested, msg: "the DELETE was not sent", res: scriptedSession(probe.TransportHTTP)},
+		{name: "never sent", want: StatusUntested, msg: "the DELETE was not sent", res: scriptedSession(protocol.TransportHTTP)},
 	}
 	runCheckRows(t, "http.delete-session", rows)
 }
@@ -289,7 +290,7 @@ func TestHTTPStatusIgnoresDeliberatelyBentRequests(t *testing.T) {
 		t.Errorf("http.content-type: %s %q", f.Status, f.Message)
 	}
 	// A request of a rule connection that is not bent is judged as any other.
-	res = withRules(probe.TransportHTTP, func(w *wireScript) {
+	res = withRules(protocol.TransportHTTP, func(w *wireScript) {
 		w.ruleHandshake(probe.ConnRobustness, plainInitResult, "")
 		w.call(probe.ConnRobustness, probe.StepInvalidRequestPing, "ping", "2", "", statusReply(http.StatusBadGateway, "text/html", "<h1>502</h1>"))
 	})

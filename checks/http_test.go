@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // headReply answers a POST with a head whose body is no message.
@@ -38,7 +39,7 @@ func notifyHead(step string, status int, contentType, body string) func(p *sessi
 // content type, a 401's challenge); only a redirect or a server error to a well-formed
 // request is answered by no rule at all.
 func TestHTTPStatusFailsOnlyAnswersNoRuleAllows(t *testing.T) {
-	http := probe.TransportHTTP
+	http := protocol.TransportHTTP
 	everyRequest := func(status int) func(p *sessionPlan) {
 		return func(p *sessionPlan) {
 			p.initialize = headReply(status, "text/plain", "Unauthorized")
@@ -83,7 +84,7 @@ func TestHTTPStatusFailsOnlyAnswersNoRuleAllows(t *testing.T) {
 			res:  scriptedSession(http, everyRequest(403)),
 			want: StatusUntested, msg: "the server needs credentials"},
 		{name: "requests that got no response are untested", res: scriptedSession(http, initFails), want: StatusUntested, msg: "no request"},
-		{name: "stdio is a skip", res: scriptedSession(probe.TransportStdio), want: StatusSkip, msg: "http transport only"},
+		{name: "stdio is a skip", res: scriptedSession(protocol.TransportStdio), want: StatusSkip, msg: "http transport only"},
 	})
 }
 
@@ -101,7 +102,7 @@ func TestHTTPStatusFailsOnlyAnswersNoRuleAllows(t *testing.T) {
 // code and this one the Content-Type. Likewise a 401/403 is the authorization checks', and a
 // redirect or a server error http.status's.
 func TestHTTPContentTypeIsJSONOrEventStreamWhateverTheStatus(t *testing.T) {
-	http := probe.TransportHTTP
+	http := protocol.TransportHTTP
 	runCheckRows(t, "http.content-type", []checkRow{
 		{name: "application/json passes", res: scriptedSession(http), want: StatusPass},
 		{name: "parameters and case are ignored",
@@ -138,7 +139,7 @@ func TestHTTPContentTypeIsJSONOrEventStreamWhateverTheStatus(t *testing.T) {
 			res:  scriptedSession(http, answer(probe.StepToolsList, headReply(500, "text/html", "<h1>oops</h1>"))),
 			want: StatusPass},
 		{name: "no answer is untested", res: scriptedSession(http, initFails), want: StatusUntested},
-		{name: "stdio is a skip", res: scriptedSession(probe.TransportStdio), want: StatusSkip},
+		{name: "stdio is a skip", res: scriptedSession(protocol.TransportStdio), want: StatusSkip},
 	})
 }
 
@@ -148,7 +149,7 @@ func TestHTTPContentTypeIsJSONOrEventStreamWhateverTheStatus(t *testing.T) {
 // status code (e.g., 400 Bad Request)." A 4xx is a refusal the rule allows; a 200, a 202
 // with a body, a redirect or a server error is not.
 func TestNotificationAcceptedIs202OrARefusal(t *testing.T) {
-	http := probe.TransportHTTP
+	http := protocol.TransportHTTP
 	runCheckRows(t, "http.notification-accepted", []checkRow{
 		{name: "202 with no body passes", res: scriptedSession(http), want: StatusPass, msg: "2 notifications"},
 		{name: "200 for initialized fails",
@@ -181,12 +182,12 @@ func TestNotificationAcceptedIs202OrARefusal(t *testing.T) {
 			}),
 			want: StatusFail, msg: "got HTTP 200"},
 		{name: "no notification sent is untested", res: scriptedSession(http, initFails), want: StatusUntested},
-		{name: "stdio is a skip", res: scriptedSession(probe.TransportStdio), want: StatusSkip},
+		{name: "stdio is a skip", res: scriptedSession(protocol.TransportStdio), want: StatusSkip},
 	})
 }
 
 func TestSSEFramingCarriesTheResponse(t *testing.T) {
-	http := probe.TransportHTTP
+	http := protocol.TransportHTTP
 	streamEnds := func(note probe.NoteCode, gaveUpFirst bool) reply {
 		return func(w *wireScript, conn int, id string) int {
 			w.head(conn, 200, "text/event-stream", "")
@@ -230,6 +231,6 @@ func TestSSEFramingCarriesTheResponse(t *testing.T) {
 			}),
 			want: StatusFail, msg: `expected a well-formed event stream, got "retry \"soon\" is not a number"`},
 		{name: "JSON answers only are a skip", res: scriptedSession(http), want: StatusSkip, msg: "no request with an event stream"},
-		{name: "stdio is a skip", res: scriptedSession(probe.TransportStdio), want: StatusSkip},
+		{name: "stdio is a skip", res: scriptedSession(protocol.TransportStdio), want: StatusSkip},
 	})
 }

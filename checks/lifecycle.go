@@ -10,12 +10,11 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const (
 	lifecycleSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle"
-	// codeMethodNotFound is JSON-RPC's answer to a method the server does not implement.
-	codeMethodNotFound = -32601
 )
 
 func lifecycleChecks(schemas *mcpschema.Validator) []Check {
@@ -116,7 +115,7 @@ func checkInitializeResult(r *Run, f *Finding, schemas *mcpschema.Validator) {
 		requireType(f, frames, "serverInfo.name", impl["name"], "string")
 		requireType(f, frames, "serverInfo.version", impl["version"], "string")
 	}
-	if in, ok := ir["instructions"]; ok && r.Revision() >= probe.Revision20250326 && jsonType(in) != "string" {
+	if in, ok := ir["instructions"]; ok && r.Revision() >= protocol.Revision20250326 && jsonType(in) != "string" {
 		f.Fail(frames, "expected instructions to be a string, got a JSON %s %s", jsonType(in), clipJSON(in))
 	}
 	if len(f.Evidence) > 0 {
@@ -168,9 +167,9 @@ func checkVersionNegotiation(r *Run, f *Finding) {
 	switch {
 	case !isString:
 		f.Fail(Seqs(st.Request, st.Response), "offered %s, expected a known revision in answer, got protocolVersion %s", r.Requested, clipOrNone(raw))
-	case !probe.KnownSessionRevision(v):
+	case !protocol.KnownSessionRevision(v):
 		f.Fail(Seqs(st.Request, st.Response), "offered %s, expected a known revision (%s) in answer, got %s",
-			r.Requested, strings.Join(probe.SessionRevisions(), ", "), Clip([]byte(v)))
+			r.Requested, strings.Join(protocol.SessionRevisions(), ", "), Clip([]byte(v)))
 	}
 
 	bogus, sent := r.FirstStep(probe.StepInitializeBogus)
@@ -186,19 +185,19 @@ func checkVersionNegotiation(r *Run, f *Finding) {
 	}
 	frames := Seqs(bogus.Request, bogus.Response)
 	if bogus.Outcome != probe.OutcomeOK {
-		f.Fail(frames, "offered %s, expected a result naming a revision the server supports, got %s", probe.BogusRevision, describeAnswer(r, bogus))
+		f.Fail(frames, "offered %s, expected a result naming a revision the server supports, got %s", protocol.BogusRevision, describeAnswer(r, bogus))
 		return
 	}
 	braw, bv, isString := protocolVersionOf(bogus.Result)
 	switch {
 	case !isString:
-		f.Fail(frames, "offered %s, expected a result naming a revision the server supports, got protocolVersion %s", probe.BogusRevision, clipOrNone(braw))
-	case bv == probe.BogusRevision:
-		f.Fail(frames, "offered %s, expected a revision the server supports, got the bogus revision echoed", probe.BogusRevision)
-	case !probe.KnownSessionRevision(bv):
-		f.Fail(frames, "offered %s, expected a known revision (%s), got %s", probe.BogusRevision, strings.Join(probe.SessionRevisions(), ", "), Clip([]byte(bv)))
+		f.Fail(frames, "offered %s, expected a result naming a revision the server supports, got protocolVersion %s", protocol.BogusRevision, clipOrNone(braw))
+	case bv == protocol.BogusRevision:
+		f.Fail(frames, "offered %s, expected a revision the server supports, got the bogus revision echoed", protocol.BogusRevision)
+	case !protocol.KnownSessionRevision(bv):
+		f.Fail(frames, "offered %s, expected a known revision (%s), got %s", protocol.BogusRevision, strings.Join(protocol.SessionRevisions(), ", "), Clip([]byte(bv)))
 	default:
-		f.Pass("offered %s, got %s; offered %s, got %s", r.Requested, v, probe.BogusRevision, bv)
+		f.Pass("offered %s, got %s; offered %s, got %s", r.Requested, v, protocol.BogusRevision, bv)
 	}
 }
 
@@ -267,7 +266,7 @@ func checkUnknownMethod(r *Run, f *Finding) {
 	}
 	frames := Seqs(st.Request, st.Response)
 	if m := exchangeAnswer(r, st); m != nil && m.Kind == ErrorResponse {
-		if code, ok := errorCode(m); ok && code == codeMethodNotFound {
+		if code, ok := errorCode(m); ok && code == protocol.CodeMethodNotFound {
 			f.Pass("%s got -32601", probe.UnknownMethod)
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const errorCodesSpec = jsonrpcErrorObject
@@ -38,7 +39,7 @@ func checkParseError(r *Run, f *Finding) {
 		f.notJudged(ruleUnsentHere(r, probe.ConnRobustness), "%s", ruleMissing(r, probe.ConnRobustness, "the malformed JSON"))
 		return
 	}
-	got := refusal(r, f, st, codeParseError, "malformed JSON")
+	got := refusal(r, f, st, protocol.CodeParseError, "malformed JSON")
 	ping, sent := stepOn(r, st.Conn, probe.StepParseErrorPing)
 	if sent && !answered(ping) {
 		f.Warn(Seqs(st.Request, ping.Request, ping.Response),
@@ -53,7 +54,7 @@ func checkInvalidRequest(r *Run, f *Finding) {
 		f.notJudged(ruleUnsentHere(r, probe.ConnRobustness), "%s", ruleMissing(r, probe.ConnRobustness, "the request without a method"))
 		return
 	}
-	got := refusal(r, f, st, codeInvalidRequest, "a request without a method")
+	got := refusal(r, f, st, protocol.CodeInvalidRequest, "a request without a method")
 	f.Pass("a request without a method got %s", got)
 }
 
@@ -68,7 +69,7 @@ func checkInvalidRequest(r *Run, f *Finding) {
 func refusal(r *Run, f *Finding, st probe.Step, want int64, what string) string {
 	frames := Seqs(st.Request, st.Response)
 	m := exchangeAnswer(r, st)
-	if status := requestStatus(r, st); status >= 400 && status <= 499 && r.Transport != probe.TransportStdio {
+	if status := requestStatus(r, st); status >= 400 && status <= 499 && r.Transport != protocol.TransportStdio {
 		got := fmt.Sprintf("HTTP %d", status)
 		if m != nil && m.Kind == ErrorResponse {
 			got += " with " + describeError(m)

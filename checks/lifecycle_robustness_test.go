@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const (
@@ -36,8 +37,8 @@ func dies(w *wireScript, conn int, _ string) int {
 // with postStatus; answer ("" for none) comes in the POST's body when it is an error status,
 // otherwise as a message event of the connection's stream. The fence ping is answered.
 func legacyRobustness(step, raw, id string, postStatus int, answer string) *probe.Result {
-	w := newWireScript(probe.TransportSSE)
-	w.res.Requested, w.res.Negotiated, w.res.ProtocolVersion = probe.Revision20241105, probe.Revision20241105, probe.Revision20241105
+	w := newWireScript(protocol.TransportSSE)
+	w.res.Requested, w.res.Negotiated, w.res.ProtocolVersion = protocol.Revision20241105, protocol.Revision20241105, protocol.Revision20241105
 	const conn = probe.ConnRobustness
 	streamInfo := func() *probe.HTTPInfo { return &probe.HTTPInfo{Status: 200, ContentType: "text/event-stream"} }
 	w.exchange[conn]++
@@ -82,23 +83,23 @@ func TestParseErrorWantsMinus32700AndAServerThatGoesOn(t *testing.T) {
 	}
 	rows := []checkRow{
 		{name: "stdio: -32700 with a null id, then ping answered", want: StatusPass, msg: "malformed JSON got JSON-RPC error -32700",
-			res: parse(probe.TransportStdio, jsonReply(parseErrorAnswer), pingReply)},
+			res: parse(protocol.TransportStdio, jsonReply(parseErrorAnswer), pingReply)},
 		{name: "http: 400 with a -32700 body", want: StatusPass, msg: "-32700",
-			res: parse(probe.TransportHTTP, statusReply(400, "application/json", parseErrorAnswer), pingReply)},
+			res: parse(protocol.TransportHTTP, statusReply(400, "application/json", parseErrorAnswer), pingReply)},
 		{name: "stdio: nothing, though the ping after it is answered", want: StatusWarn,
 			msg: "malformed JSON: expected error -32700, got no answer (the server answered the ping sent after it",
-			res: parse(probe.TransportStdio, noReply(), pingReply)},
+			res: parse(protocol.TransportStdio, noReply(), pingReply)},
 		{name: "stdio: the wrong code", want: StatusWarn, msg: "expected error -32700, got JSON-RPC error -32600",
-			res: parse(probe.TransportStdio, jsonReply(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`), pingReply)},
+			res: parse(protocol.TransportStdio, jsonReply(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`), pingReply)},
 		// The probe broke "The body of the POST request MUST be a single JSON-RPC request,
 		// notification, or response" (2025-11-25 basic/transports) on purpose; a 4xx refuses
 		// it, as "If the server cannot accept the input, it MUST return an HTTP error status
 		// code (e.g., 400 Bad Request)" asks, whatever the body (go-sdk: 400 text/plain).
 		{name: "http: a plain-text 400 is a refusal", want: StatusPass,
 			msg: "malformed JSON got HTTP 400 (the probe broke a client rule on purpose; an HTTP 4xx refuses it)",
-			res: parse(probe.TransportHTTP, statusReply(400, "text/plain", "bad request"), pingReply)},
+			res: parse(protocol.TransportHTTP, statusReply(400, "text/plain", "bad request"), pingReply)},
 		{name: "http: a 200 without -32700 still warns", want: StatusWarn, msg: "expected error -32700, got a result",
-			res: parse(probe.TransportHTTP, jsonReply(`{"jsonrpc":"2.0","id":null,"result":{}}`), pingReply)},
+			res: parse(protocol.TransportHTTP, jsonReply(`{"jsonrpc":"2.0","id":null,"result":{}}`), pingReply)},
 		{name: "legacy sse: -32700 on the stream after a 202 passes", want: StatusPass, msg: "malformed JSON got JSON-RPC error -32700",
 			res: legacyRobustness(probe.StepParseError, probe.MalformedJSON, "", 202, parseErrorAnswer)},
 		// mcp-grafana answers a malformed POST with 400 and an id-less -32700 in the body.
@@ -107,16 +108,16 @@ func TestParseErrorWantsMinus32700AndAServerThatGoesOn(t *testing.T) {
 		{name: "legacy sse: the 202 is no answer", want: StatusWarn, msg: "expected error -32700, got no answer",
 			res: legacyRobustness(probe.StepParseError, probe.MalformedJSON, "", 202, "")},
 		{name: "stdio: the server exits on it", want: StatusWarn, msg: "expected error -32700, got no answer: the server process ended by itself (exit status 1",
-			res: parse(probe.TransportStdio, dies, noReply())},
+			res: parse(protocol.TransportStdio, dies, noReply())},
 		{name: "stdio: answered, but the server stops answering afterwards", want: StatusWarn,
 			msg: "after malformed JSON, expected the server to go on answering, got no answer within the timeout",
-			res: parse(probe.TransportStdio, jsonReply(parseErrorAnswer), noReply())},
+			res: parse(protocol.TransportStdio, jsonReply(parseErrorAnswer), noReply())},
 		{name: "the probe's initialize on its connection failed", want: StatusUntested, msg: "initialize on the probe's own connection did not succeed (JSON-RPC error -32603",
-			res: withRules(probe.TransportStdio, func(w *wireScript) {
+			res: withRules(protocol.TransportStdio, func(w *wireScript) {
 				w.call(conn, probe.StepRuleInitialize, "initialize", "1", ruleInitParams, errorReply(-32603, "busy"))
 			})},
 		{name: "never sent", want: StatusUntested, msg: "the malformed JSON was not sent",
-			res: scriptedSession(probe.TransportStdio)},
+			res: scriptedSession(protocol.TransportStdio)},
 	}
 	runCheckRows(t, "lifecycle.parse-error", rows)
 }
@@ -129,19 +130,19 @@ func TestInvalidRequestWantsMinus32600(t *testing.T) {
 	}
 	rows := []checkRow{
 		{name: "stdio: -32600 echoing the id", want: StatusPass, msg: "a request without a method got JSON-RPC error -32600",
-			res: invalid(probe.TransportStdio, jsonReply(invalidRequestAnswer))},
+			res: invalid(protocol.TransportStdio, jsonReply(invalidRequestAnswer))},
 		{name: "stdio: -32600 with a null id", want: StatusPass, msg: "-32600",
-			res: invalid(probe.TransportStdio, jsonReply(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`))},
+			res: invalid(protocol.TransportStdio, jsonReply(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`))},
 		{name: "http: 400 with the -32600 body", want: StatusPass, msg: "-32600",
-			res: invalid(probe.TransportHTTP, statusReply(400, "application/json", invalidRequestAnswer))},
+			res: invalid(protocol.TransportHTTP, statusReply(400, "application/json", invalidRequestAnswer))},
 		{name: "stdio: method not found instead", want: StatusWarn, msg: "a request without a method: expected error -32600, got JSON-RPC error -32601",
-			res: invalid(probe.TransportStdio, errorReply(-32601, "Method not found"))},
+			res: invalid(protocol.TransportStdio, errorReply(-32601, "Method not found"))},
 		{name: "http: -32601 in a 400 is a refusal", want: StatusPass, msg: "a request without a method got HTTP 400 with JSON-RPC error -32601 \"Method not found\" (the probe broke a client rule on purpose",
-			res: invalid(probe.TransportHTTP, statusReply(400, "application/json", `{"jsonrpc":"2.0","id":"mcpwatch-invalid-request","error":{"code":-32601,"message":"Method not found"}}`))},
+			res: invalid(protocol.TransportHTTP, statusReply(400, "application/json", `{"jsonrpc":"2.0","id":"mcpwatch-invalid-request","error":{"code":-32601,"message":"Method not found"}}`))},
 		{name: "stdio: ignored", want: StatusWarn, msg: "got no answer",
-			res: invalid(probe.TransportStdio, noReply())},
+			res: invalid(protocol.TransportStdio, noReply())},
 		{name: "http: -32601 in a 200 warns", want: StatusWarn, msg: "expected error -32600, got JSON-RPC error -32601",
-			res: invalid(probe.TransportHTTP, errorReply(-32601, "Method not found"))},
+			res: invalid(protocol.TransportHTTP, errorReply(-32601, "Method not found"))},
 		// The POST's 202 says the message was taken: the answer is the stream's.
 		{name: "legacy sse: -32600 on the stream after a 202 passes", want: StatusPass, msg: "a request without a method got JSON-RPC error -32600",
 			res: legacyRobustness(probe.StepInvalidRequest, probe.MethodlessRequest, `"mcpwatch-invalid-request"`, 202, invalidRequestAnswer)},
@@ -149,7 +150,7 @@ func TestInvalidRequestWantsMinus32600(t *testing.T) {
 			res: legacyRobustness(probe.StepInvalidRequest, probe.MethodlessRequest, `"mcpwatch-invalid-request"`, 202,
 				`{"jsonrpc":"2.0","id":"mcpwatch-invalid-request","error":{"code":-32601,"message":"Method not found"}}`)},
 		{name: "never sent", want: StatusUntested, msg: "the request without a method was not sent",
-			res: scriptedSession(probe.TransportHTTP)},
+			res: scriptedSession(protocol.TransportHTTP)},
 	}
 	runCheckRows(t, "lifecycle.invalid-request", rows)
 }
@@ -157,7 +158,7 @@ func TestInvalidRequestWantsMinus32600(t *testing.T) {
 // A -32600 that echoes the id of the methodless request answers a request the probe sent:
 // jsonrpc.id-echo must not call it a response to an id never sent.
 func TestIDEchoCountsTheMethodlessRequestAsSent(t *testing.T) {
-	res := robustnessSession(probe.TransportStdio, probe.ConnRobustness, probe.StepInvalidRequest, probe.MethodlessRequest,
+	res := robustnessSession(protocol.TransportStdio, probe.ConnRobustness, probe.StepInvalidRequest, probe.MethodlessRequest,
 		`"mcpwatch-invalid-request"`, jsonReply(invalidRequestAnswer), probe.StepInvalidRequestPing, pingReply)
 	if f := evaluateCheck(t, "jsonrpc.id-echo", res); f.Status != StatusPass {
 		t.Errorf("jsonrpc.id-echo: %s %q", f.Status, f.Message)
@@ -168,7 +169,7 @@ func TestIDEchoCountsTheMethodlessRequestAsSent(t *testing.T) {
 // initialize: their checks find them there, and a server request on that connection after
 // its initialized is not early.
 func TestRobustnessProbesOnTheNegotiationConnection(t *testing.T) {
-	res := withRules(probe.TransportStdio, func(w *wireScript) {
+	res := withRules(protocol.TransportStdio, func(w *wireScript) {
 		w.notify(probe.ConnNegotiation, probe.StepRuleInitialized, "notifications/initialized", nil)
 		w.raw(probe.ConnNegotiation, probe.StepInvalidRequest, probe.MethodlessRequest, `"mcpwatch-invalid-request"`, jsonReply(invalidRequestAnswer))
 		w.call(probe.ConnNegotiation, probe.StepInvalidRequestPing, "ping", `"`+probe.StepInvalidRequestPing+`"`, "", pingReply)

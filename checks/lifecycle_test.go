@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 func initResult(raw string) func(p *sessionPlan) {
@@ -29,7 +30,7 @@ func exitsBeforeAnswering(p *sessionPlan) {
 
 // spawnFailure is a stdio result whose command could not be started.
 func spawnFailure() *probe.Result {
-	w := newWireScript(probe.TransportStdio)
+	w := newWireScript(protocol.TransportStdio)
 	w.res.Err = "cannot start server command: exec: \"mcp-nope\": executable file not found in $PATH"
 	w.res.Processes = []probe.ProcessInfo{
 		{Conn: probe.ConnMain, Error: `exec: "mcp-nope": executable file not found in $PATH`},
@@ -39,7 +40,7 @@ func spawnFailure() *probe.Result {
 }
 
 func TestInitializeNeedsASuccessfulResult(t *testing.T) {
-	stdio, http := probe.TransportStdio, probe.TransportHTTP
+	stdio, http := protocol.TransportStdio, protocol.TransportHTTP
 	runCheckRows(t, "lifecycle.initialize", []checkRow{
 		{name: "a result passes", res: scriptedSession(stdio), want: StatusPass, msg: "answered in"},
 		{name: "an error fails with its code",
@@ -80,7 +81,7 @@ func TestInitializeNeedsASuccessfulResult(t *testing.T) {
 }
 
 func TestInitializeResultMatchesTheRevision(t *testing.T) {
-	stdio := probe.TransportStdio
+	stdio := protocol.TransportStdio
 	bad := func(raw string) *probe.Result { return scriptedSession(stdio, initResult(raw)) }
 	runCheckRows(t, "lifecycle.initialize-result", []checkRow{
 		{name: "a full result passes", res: scriptedSession(stdio), want: StatusPass, msg: "a valid InitializeResult of 2025-11-25"},
@@ -122,7 +123,7 @@ func TestInitializeResultMatchesTheRevision(t *testing.T) {
 }
 
 func TestVersionNegotiationAnswersKnownRevisions(t *testing.T) {
-	stdio, http := probe.TransportStdio, probe.TransportHTTP
+	stdio, http := protocol.TransportStdio, protocol.TransportHTTP
 	bogus := func(r reply) func(p *sessionPlan) { return func(p *sessionPlan) { p.bogus = r } }
 	bogusResult := func(version string) reply {
 		return resultReply(`{"protocolVersion":"` + version + `","capabilities":{},"serverInfo":{"name":"f","version":"1"}}`)
@@ -169,7 +170,7 @@ func withVersion(v string) func(p *sessionPlan) {
 }
 
 func TestPingReturnsAnEmptyResult(t *testing.T) {
-	stdio := probe.TransportStdio
+	stdio := protocol.TransportStdio
 	ping := func(r reply) *probe.Result { return scriptedSession(stdio, answer(probe.StepPing, r)) }
 	runCheckRows(t, "lifecycle.ping", []checkRow{
 		{name: "an empty result passes", res: scriptedSession(stdio), want: StatusPass, msg: "empty result in"},
@@ -179,12 +180,12 @@ func TestPingReturnsAnEmptyResult(t *testing.T) {
 		{name: "silence fails", res: ping(noReply()), want: StatusFail, msg: "got no answer within the timeout"},
 		{name: "a null result fails", res: ping(resultReply(`null`)), want: StatusFail, msg: "got a JSON null"},
 		{name: "an HTML page fails with its type and body",
-			res: scriptedSession(probe.TransportHTTP, answer(probe.StepPing, func(w *wireScript, conn int, id string) int {
+			res: scriptedSession(protocol.TransportHTTP, answer(probe.StepPing, func(w *wireScript, conn int, id string) int {
 				return w.inBody(conn, 200, "text/html", "<p>pong</p>")
 			})),
 			want: StatusFail, msg: `got no answer: the HTTP 200 response carried no JSON-RPC response of type "text/html" with body "<p>pong</p>"`},
 		{name: "an error status with a JSON-RPC error names both",
-			res: scriptedSession(probe.TransportHTTP, answer(probe.StepPing, func(w *wireScript, conn int, id string) int {
+			res: scriptedSession(protocol.TransportHTTP, answer(probe.StepPing, func(w *wireScript, conn int, id string) int {
 				return w.inBody(conn, 500, "application/json", `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32603,"message":"crashed"}}`)
 			})),
 			want: StatusFail, msg: `got JSON-RPC error -32603 "crashed" (HTTP status 500)`},
@@ -202,7 +203,7 @@ func TestPingReturnsAnEmptyResult(t *testing.T) {
 }
 
 func TestUnknownMethodGetsMethodNotFound(t *testing.T) {
-	stdio, http := probe.TransportStdio, probe.TransportHTTP
+	stdio, http := protocol.TransportStdio, protocol.TransportHTTP
 	unknown := func(r reply) *probe.Result { return scriptedSession(stdio, answer(probe.StepUnknownMethod, r)) }
 	runCheckRows(t, "lifecycle.unknown-method", []checkRow{
 		{name: "-32601 passes", res: scriptedSession(stdio), want: StatusPass},
@@ -227,7 +228,7 @@ func TestUnknownMethodGetsMethodNotFound(t *testing.T) {
 }
 
 func TestCapabilitiesMatchWhatTheServerServes(t *testing.T) {
-	stdio := probe.TransportStdio
+	stdio := protocol.TransportStdio
 	toolsList := `{"tools":[]}`
 	runCheckRows(t, "lifecycle.capabilities", []checkRow{
 		{name: "declared tools that work and undeclared lists that fail pass", res: scriptedSession(stdio), want: StatusPass,
@@ -236,7 +237,7 @@ func TestCapabilitiesMatchWhatTheServerServes(t *testing.T) {
 			res:  scriptedSession(stdio, withCapabilities(`{"tools":{},"prompts":{}}`)),
 			want: StatusFail, msg: `declares prompts, expected prompts/list to work, got JSON-RPC error -32601 "Method not found"`},
 		{name: "a declared list whose event stream ends unanswered fails",
-			res: scriptedSession(probe.TransportHTTP, answer(probe.StepToolsList, func(w *wireScript, conn int, id string) int {
+			res: scriptedSession(protocol.TransportHTTP, answer(probe.StepToolsList, func(w *wireScript, conn int, id string) int {
 				w.head(conn, 200, "text/event-stream", "")
 				w.note(conn, probe.NoteStreamEnded, "the server ended the stream after 0 events")
 				return -1
@@ -290,7 +291,7 @@ func TestCapabilitiesMatchWhatTheServerServes(t *testing.T) {
 }
 
 func TestEarlyMessagesWarnOfServerRequestsBeforeInitialized(t *testing.T) {
-	stdio := probe.TransportStdio
+	stdio := protocol.TransportStdio
 	before := func(raw string) func(p *sessionPlan) {
 		return func(p *sessionPlan) {
 			p.beforeInitialized = func(w *wireScript) { w.in(probe.ConnMain, raw) }
@@ -334,7 +335,7 @@ func TestEarlyMessagesWarnOfServerRequestsBeforeInitialized(t *testing.T) {
 func TestInitializeFailureReasonsNameTheFault(t *testing.T) {
 	// The untested reasons of the checks that depend on initialize carry its failure, so a
 	// reader of any one finding learns why.
-	res := scriptedSession(probe.TransportStdio, func(p *sessionPlan) { p.initialize = errorReply(-32602, "bad version") })
+	res := scriptedSession(protocol.TransportStdio, func(p *sessionPlan) { p.initialize = errorReply(-32602, "bad version") })
 	for _, id := range []string{"lifecycle.initialize-result", "lifecycle.version-negotiation", "lifecycle.capabilities", "lifecycle.ping", "lifecycle.unknown-method"} {
 		f := evaluateCheck(t, id, res)
 		if f.Status != StatusUntested || !strings.Contains(f.Message, "JSON-RPC error -32602") {

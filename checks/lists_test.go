@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const fullInitResult = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"fixture","version":"1.0.0"}}`
@@ -32,7 +33,7 @@ func listSession(transport, initResult, step, method string, pages ...reply) *pr
 
 func TestResourcesListFollowsTheSchemaAndThePaginationRules(t *testing.T) {
 	list := func(pages ...reply) *probe.Result {
-		return listSession(probe.TransportStdio, fullInitResult, probe.StepResourcesList, "resources/list", pages...)
+		return listSession(protocol.TransportStdio, fullInitResult, probe.StepResourcesList, "resources/list", pages...)
 	}
 	readme := `{"uri":"file:///readme","name":"readme"}`
 	notes := `{"uri":"file:///notes","name":"notes"}`
@@ -54,14 +55,14 @@ func TestResourcesListFollowsTheSchemaAndThePaginationRules(t *testing.T) {
 		{name: "the declared list fails", want: StatusFail, msg: "resources/list failed although the server declares resources: JSON-RPC error -32601",
 			res: list(errorReply(-32601, "Method not found"))},
 		{name: "not declared", want: StatusSkip, msg: "server declares no resources capability",
-			res: listSession(probe.TransportStdio, plainInitResult, probe.StepResourcesList, "resources/list", errorReply(-32601, "Method not found"))},
+			res: listSession(protocol.TransportStdio, plainInitResult, probe.StepResourcesList, "resources/list", errorReply(-32601, "Method not found"))},
 	}
 	runCheckRows(t, "resources.list", rows)
 }
 
 func TestTemplatesListSkipsWhenTheServerServesNone(t *testing.T) {
 	list := func(pages ...reply) *probe.Result {
-		return listSession(probe.TransportHTTP, fullInitResult, probe.StepTemplatesList, "resources/templates/list", pages...)
+		return listSession(protocol.TransportHTTP, fullInitResult, probe.StepTemplatesList, "resources/templates/list", pages...)
 	}
 	rows := []checkRow{
 		{name: "a template", want: StatusPass, msg: "1 resource template on 1 page(s) match ListResourceTemplatesResult",
@@ -79,7 +80,7 @@ func TestTemplatesListSkipsWhenTheServerServesNone(t *testing.T) {
 
 func TestPromptsList(t *testing.T) {
 	list := func(pages ...reply) *probe.Result {
-		return listSession(probe.TransportStdio, fullInitResult, probe.StepPromptsList, "prompts/list", pages...)
+		return listSession(protocol.TransportStdio, fullInitResult, probe.StepPromptsList, "prompts/list", pages...)
 	}
 	rows := []checkRow{
 		{name: "prompts", want: StatusPass, msg: "2 prompts on 1 page(s) match ListPromptsResult of 2025-11-25",
@@ -89,16 +90,16 @@ func TestPromptsList(t *testing.T) {
 		{name: "the same prompt on two pages", want: StatusFail, msg: `prompt "greet" is listed on page 1 and again on page 2`,
 			res: list(resultReply(`{"prompts":[{"name":"greet"}],"nextCursor":"c1"}`), resultReply(`{"prompts":[{"name":"greet"}]}`))},
 		{name: "not declared", want: StatusSkip, msg: "server declares no prompts capability",
-			res: listSession(probe.TransportStdio, plainInitResult, probe.StepPromptsList, "prompts/list", errorReply(-32601, "Method not found"))},
+			res: listSession(protocol.TransportStdio, plainInitResult, probe.StepPromptsList, "prompts/list", errorReply(-32601, "Method not found"))},
 		{name: "no initialize result", want: StatusUntested, msg: "no initialize or discover result",
-			res: scriptedSession(probe.TransportStdio, func(p *sessionPlan) { p.initialize = errorReply(-32603, "down") })},
+			res: scriptedSession(protocol.TransportStdio, func(p *sessionPlan) { p.initialize = errorReply(-32603, "down") })},
 	}
 	runCheckRows(t, "prompts.list", rows)
 }
 
 // The page limit: a listing that still points further after the probe's last page is cut.
 func TestListPastThePageLimitFails(t *testing.T) {
-	res := listSession(probe.TransportStdio, fullInitResult, probe.StepPromptsList, "prompts/list",
+	res := listSession(protocol.TransportStdio, fullInitResult, probe.StepPromptsList, "prompts/list",
 		resultReply(`{"prompts":[{"name":"a"}],"nextCursor":"c1"}`), resultReply(`{"prompts":[{"name":"b"}],"nextCursor":"c2"}`))
 	f := evaluateCheck(t, "prompts.list", res)
 	if f.Status != StatusFail || f.Message != "page 2 still returns a nextCursor; the listing goes beyond the probe's limit of 2 pages" {

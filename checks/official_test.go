@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // officialDir finds the official schemas at ../shared/mcp-schemas beside the module root.
@@ -84,11 +85,11 @@ func TestOfficialSchemasAgreeOnAConformantAndABrokenSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	sessions := map[string]*probe.Result{
-		"conformant": scriptedSession(probe.TransportStdio),
-		"tool schema not an object": scriptedSession(probe.TransportStdio, func(p *sessionPlan) {
+		"conformant": scriptedSession(protocol.TransportStdio),
+		"tool schema not an object": scriptedSession(protocol.TransportStdio, func(p *sessionPlan) {
 			p.toolsResult = `{"tools":[{"name":"echo","description":"d","inputSchema":{"type":"string"}}]}`
 		}),
-		"initialize result without serverInfo": scriptedSession(probe.TransportStdio, initResult(
+		"initialize result without serverInfo": scriptedSession(protocol.TransportStdio, initResult(
 			`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}`)),
 	}
 	for name, res := range sessions {
@@ -112,7 +113,7 @@ func TestOfficialSchemaViolationsAndDisagreementsBecomeEvidence(t *testing.T) {
 			"InitializeResult": {"type": "object"},
 			"ListToolsResult": {"type": "object", "required": ["tools", "vendorStamp"]}
 		}}`})
-	res := scriptedSession(probe.TransportStdio, initResult(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"x"}}`))
+	res := scriptedSession(protocol.TransportStdio, initResult(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"x"}}`))
 	before, after := crossChecked(t, res, official)
 
 	list := after["tools.list"]
@@ -143,7 +144,7 @@ func TestOfficialSchemasMissingTheRevisionLeaveANote(t *testing.T) {
 	official := syntheticOfficial(t, map[string]string{"2024-11-05": `{
 		"$schema": "http://json-schema.org/draft-07/schema#",
 		"definitions": {"InitializeResult": {"type": "object"}}}`})
-	res := scriptedSession(probe.TransportStdio)
+	res := scriptedSession(protocol.TransportStdio)
 	before, after := crossChecked(t, res, official)
 	for _, id := range []string{"lifecycle.initialize-result", "tools.list"} {
 		a := after[id]
@@ -161,7 +162,7 @@ func TestOfficialCrossCheckLeavesSkippedChecksAlone(t *testing.T) {
 		"$schema": "https://json-schema.org/draft/2020-12/schema",
 		"$defs": {"ListToolsResult": false, "InitializeResult": true}}`})
 	// No tools capability: tools.list is skipped even though tools/list answered.
-	res := scriptedSession(probe.TransportStdio, withCapabilities(`{}`))
+	res := scriptedSession(protocol.TransportStdio, withCapabilities(`{}`))
 	_, after := crossChecked(t, res, official)
 	if f := after["tools.list"]; f.Status != StatusSkip || len(f.Evidence) != 0 {
 		t.Errorf("tools.list = %s with %v", f.Status, f.Evidence)

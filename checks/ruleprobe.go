@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // The rule probes run on connections of their own (probe.ConnSession and the like); these
@@ -37,7 +38,7 @@ func ruleMissing(r *Run, conn int, what string) string {
 	if init, ok := stepOn(r, conn, probe.StepRuleInitialize); ok && init.Outcome != probe.OutcomeOK {
 		return fmt.Sprintf("%s was not sent: initialize on the probe's own connection did not succeed (%s)", what, describeAnswer(r, init))
 	}
-	if probe.Stateless(r.Revision()) {
+	if protocol.Stateless(r.Revision()) {
 		if era, ok := stepOn(r, probe.ConnSessionEra, probe.StepEraInitialize); ok && era.Outcome != probe.OutcomeOK {
 			return fmt.Sprintf("%s was not sent: the server speaks only the stateless revision %s (initialize on a connection of its own got %s)",
 				what, r.Revision(), describeAnswer(r, era))

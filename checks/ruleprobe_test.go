@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // ruleProbeAreas are the checks of the rule probes and of the other lists, for checkByID.
@@ -108,14 +109,14 @@ func TestCatalogueEntriesOfTheRuleProbes(t *testing.T) {
 		{"resources.list", "D", ""},
 		{"resources.templates-list", "D", ""},
 		{"prompts.list", "D", ""},
-		{"http.session", "G7", probe.TransportHTTP},
-		{"http.protocol-version-header", "G8", probe.TransportHTTP},
-		{"http.get-stream", "G6", probe.TransportHTTP},
+		{"http.session", "G7", protocol.TransportHTTP},
+		{"http.protocol-version-header", "G8", protocol.TransportHTTP},
+		{"http.get-stream", "G6", protocol.TransportHTTP},
 		{"http.origin", "G9", ""}, // Streamable HTTP and legacy HTTP+SSE
-		{"http.delete-session", "G7", probe.TransportHTTP},
-		{"auth.challenge", "I", probe.TransportHTTP},
-		{"auth.resource-metadata", "I", probe.TransportHTTP},
-		{"tls.certificate", "", probe.TransportHTTP},
+		{"http.delete-session", "G7", protocol.TransportHTTP},
+		{"auth.challenge", "I", protocol.TransportHTTP},
+		{"auth.resource-metadata", "I", protocol.TransportHTTP},
+		{"tls.certificate", "", protocol.TransportHTTP},
 	}
 	got := ruleProbeAreas(t)
 	if len(got) != len(want) {
@@ -147,7 +148,7 @@ func TestCatalogueEntriesOfTheRuleProbes(t *testing.T) {
 func TestRuleChecksSayWhereTheRuleProbesRan(t *testing.T) {
 	const where = "the probes that do not depend on the revision offered (the rule probes, and initialize with a bogus revision) ran once, in the probe of revision 2025-11-25"
 	for _, id := range []string{"http.session", "lifecycle.parse-error", "auth.challenge", "tools.unknown-tool"} {
-		res := scriptedSession(probe.TransportHTTP)
+		res := scriptedSession(protocol.TransportHTTP)
 		res.RulesElsewhere = where
 		runCheckRows(t, id, []checkRow{{name: id, res: res, want: StatusSkip, msg: where}})
 	}
@@ -158,7 +159,7 @@ func TestRuleChecksSayWhereTheRuleProbesRan(t *testing.T) {
 // bogus one went.
 func TestVersionNegotiationSaysWhereTheBogusInitializeWent(t *testing.T) {
 	const where = "ran once, in the probe of revision 2025-11-25"
-	res := scriptedSession(probe.TransportStdio, func(p *sessionPlan) { p.bogus = nil })
+	res := scriptedSession(protocol.TransportStdio, func(p *sessionPlan) { p.bogus = nil })
 	res.RulesElsewhere = "the probes that do not depend on the revision offered " + where
 	runCheckRows(t, "lifecycle.version-negotiation", []checkRow{{name: "elsewhere", res: res, want: StatusSkip, msg: where}})
 }

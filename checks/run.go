@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Run is what checks read: the probe result with every message frame decoded once.
@@ -71,7 +72,7 @@ func (r *Run) Revision() string {
 
 // Stateless reports whether the server was probed under a stateless revision (2026-07-28
 // and later): no initialize, no session, server/discover instead.
-func (r *Run) Stateless() bool { return probe.Stateless(r.Revision()) }
+func (r *Run) Stateless() bool { return protocol.Stateless(r.Revision()) }
 
 // Seqs is a convenience for evidence frame lists.
 func Seqs(seqs ...int) []int {

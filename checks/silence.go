@@ -2,11 +2,12 @@ package checks
 
 import (
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 func checkNotificationSilence(r *Run, f *Finding) {
 	// Legacy HTTP+SSE answers on one stream, as stdio does.
-	if r.Transport == probe.TransportStdio || r.Transport == probe.TransportSSE {
+	if r.Transport == protocol.TransportStdio || r.Transport == protocol.TransportSSE {
 		silenceOnStream(r, f)
 		return
 	}
@@ -84,7 +85,7 @@ func silenceOnStream(r *Run, f *Finding) {
 		if m.HasID && !m.NullID() {
 			continue
 		}
-		if code, ok := errorCode(m); ok && c.malformed && (code == codeParseError || code == codeInvalidRequest) {
+		if code, ok := errorCode(m); ok && c.malformed && (code == protocol.CodeParseError || code == protocol.CodeInvalidRequest) {
 			continue
 		}
 		if unanswered(c, fr.Seq) {

@@ -1,8 +1,6 @@
 package checks
 
-import (
-	"github.com/mcpwatch/mcpwatch/probe"
-)
+import "github.com/mcpwatch/mcpwatch/protocol"
 
 // specBase is where every revision of the MCP specification is published.
 const specBase = "https://modelcontextprotocol.io/specification/"
@@ -82,8 +80,8 @@ type specSteps []specStep
 // first step for a revision older than all of them. A revision the probe does not know (a
 // server's bogus answer) reads as the newest session revision.
 func (s specSteps) at(revision string) (SpecPlace, string) {
-	if !probe.KnownRevision(revision) {
-		revision = probe.LatestSessionRevision
+	if !protocol.KnownRevision(revision) {
+		revision = protocol.LatestSessionRevision
 	}
 	if len(s) == 0 {
 		return SpecPlace{}, revision
@@ -108,14 +106,14 @@ func pinned(rev, p, anchor string) SpecPlace {
 	return SpecPlace{Revision: rev, Page: p, Anchor: anchor}
 }
 func external(u string) SpecPlace  { return SpecPlace{External: u} }
-func always(p SpecPlace) specSteps { return specSteps{{probe.Revision20241105, p}} }
+func always(p SpecPlace) specSteps { return specSteps{{protocol.Revision20241105, p}} }
 
 const (
-	r241105 = probe.Revision20241105
-	r250326 = probe.Revision20250326
-	r250618 = probe.Revision20250618
-	r251125 = probe.Revision20251125
-	r260728 = probe.Revision20260728
+	r241105 = protocol.Revision20241105
+	r250326 = protocol.Revision20250326
+	r250618 = protocol.Revision20250618
+	r251125 = protocol.Revision20251125
+	r260728 = protocol.Revision20260728
 )
 
 // specTable is where each check's rule is stated, per revision. The pages and headings are

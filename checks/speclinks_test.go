@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // specAnchors reads testdata/spec-anchors.txt: per revision, the pages of the specification
@@ -58,7 +59,7 @@ func TestEveryCheckLinksToAnExistingSectionOfEachRevision(t *testing.T) {
 			t.Errorf("%s: no entry in specTable", c.ID)
 			continue
 		}
-		for _, rev := range probe.Revisions() {
+		for _, rev := range protocol.Revisions() {
 			u := c.SpecURL(rev)
 			if strings.Count(u, "#") > 1 {
 				t.Errorf("%s @%s: %q has more than one '#'", c.ID, rev, u)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const sseSpec = "https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse"
@@ -16,10 +17,10 @@ const sseSpec = "https://modelcontextprotocol.io/specification/2024-11-05/basic/
 // sseChecks judge the legacy HTTP+SSE transport (2024-11-05 basic/transports, HTTP with SSE).
 func sseChecks() []Check {
 	return []Check{
-		{ID: "sse.endpoint-event", Area: "sse", Rule: "H", Spec: sseSpec, Transport: probe.TransportSSE,
+		{ID: "sse.endpoint-event", Area: "sse", Rule: "H", Spec: sseSpec, Transport: protocol.TransportSSE,
 			Title:    "the event stream opens with an endpoint event whose URI is on the stream's origin",
 			Evaluate: checkEndpointEvent},
-		{ID: "sse.message-events", Area: "sse", Rule: "H", Spec: sseSpec, Transport: probe.TransportSSE,
+		{ID: "sse.message-events", Area: "sse", Rule: "H", Spec: sseSpec, Transport: protocol.TransportSSE,
 			Title:    "server messages arrive as message events of the stream, one JSON-RPC message each",
 			Evaluate: checkMessageEvents},
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // legacyStream records a legacy HTTP+SSE conversation the way the transport does: the GET of
@@ -15,7 +16,7 @@ type legacyStream struct {
 }
 
 func newLegacyStream(url string) *legacyStream {
-	w := newWireScript(probe.TransportSSE)
+	w := newWireScript(protocol.TransportSSE)
 	w.exchange[probe.ConnMain]++
 	s := &legacyStream{w: w, stream: w.exchange[probe.ConnMain]}
 	w.add(probe.Frame{Conn: probe.ConnMain, Dir: probe.Out, Kind: probe.KindHTTPRequest, Exchange: s.stream,

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const (
@@ -17,12 +18,6 @@ const (
 	specVersioning = "https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning"
 	specMeta       = "https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta"
 	specErrorCodes = "https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes"
-
-	// Error codes the stateless revision prescribes (2026-07-28 basic, Error Codes); -32602 is
-	// codeInvalidParams.
-	codeHeaderMismatch             = -32020
-	codeMissingClientCapability    = -32021
-	codeUnsupportedProtocolVersion = -32022
 )
 
 // statelessChecks judge what the stateless revision (2026-07-28) adds: server/discover, the
@@ -71,7 +66,7 @@ func needsStateless(r *Run, f *Finding) bool {
 		f.Skip("the server speaks %s, a revision with sessions (server/discover got %s)", rev, describeAnswer(r, st))
 		return false
 	}
-	f.Skip("the probe spoke %s, a revision with sessions: this rule exists from %s on", rev, probe.Revision20260728)
+	f.Skip("the probe spoke %s, a revision with sessions: this rule exists from %s on", rev, protocol.Revision20260728)
 	return false
 }
 
@@ -130,7 +125,7 @@ func checkDiscoverResult(r *Run, f *Finding, schemas *mcpschema.Validator) {
 		}
 	}
 	if !hasServerInfo(members) {
-		f.Warn(frames, "expected _meta.%s (name and version) in the DiscoverResult, got none", probe.MetaServerInfo)
+		f.Warn(frames, "expected _meta.%s (name and version) in the DiscoverResult, got none", protocol.MetaServerInfo)
 	}
 	f.Pass("a valid DiscoverResult of %s listing %s", rev, clipJSON(members["supportedVersions"]))
 }
@@ -138,7 +133,7 @@ func checkDiscoverResult(r *Run, f *Finding, schemas *mcpschema.Validator) {
 // hasServerInfo reports whether a result's _meta names the server (name and version strings).
 func hasServerInfo(members map[string]json.RawMessage) bool {
 	meta, _ := objectMembers(members["_meta"])
-	info, ok := objectMembers(meta[probe.MetaServerInfo])
+	info, ok := objectMembers(meta[protocol.MetaServerInfo])
 	if !ok {
 		return false
 	}
@@ -158,12 +153,12 @@ func checkUnsupportedVersion(r *Run, f *Finding) {
 	}
 	frames := Seqs(st.Request, st.Response)
 	m := exchangeAnswer(r, st)
-	offered := fmt.Sprintf("named %s in _meta", probe.BogusStatelessRevision)
+	offered := fmt.Sprintf("named %s in _meta", protocol.BogusStatelessRevision)
 	if m == nil || m.Kind != ErrorResponse {
 		f.Fail(frames, "%s, expected error -32022 with data.supported, got %s", offered, describeAnswer(r, st))
 		return
 	}
-	if code, ok := errorCode(m); !ok || code != codeUnsupportedProtocolVersion {
+	if code, ok := errorCode(m); !ok || code != protocol.CodeUnsupportedProtocolVersion {
 		f.Fail(frames, "%s, expected error -32022 with data.supported, got %s", offered, describeError(m))
 		return
 	}
@@ -187,7 +182,7 @@ func checkUnsupportedVersion(r *Run, f *Finding) {
 
 // isHTTPish reports whether the run spoke an HTTP transport (where the stateless revision
 // prescribes statuses too).
-func isHTTPish(r *Run) bool { return r.Transport == probe.TransportHTTP }
+func isHTTPish(r *Run) bool { return r.Transport == protocol.TransportHTTP }
 
 // metaProbe is one request of discover.meta-required: a _meta lacking something.
 type metaProbe struct {
@@ -199,8 +194,8 @@ type metaProbe struct {
 }
 
 var metaProbes = []metaProbe{
-	{probe.StepMetaNoClientCapabilities, "a request whose _meta lacks only " + probe.MetaClientCapabilities, false},
-	{probe.StepMetaNoProtocolVersion, "a request whose _meta lacks only " + probe.MetaProtocolVersion, true},
+	{probe.StepMetaNoClientCapabilities, "a request whose _meta lacks only " + protocol.MetaClientCapabilities, false},
+	{probe.StepMetaNoProtocolVersion, "a request whose _meta lacks only " + protocol.MetaProtocolVersion, true},
 	{probe.StepMetaMissing, "a request without _meta", true},
 }
 
@@ -235,7 +230,7 @@ func checkMetaRequired(r *Run, f *Finding) {
 		judged++
 		if st.Outcome != probe.OutcomeOK {
 			f.Warn(Seqs(st.Request, st.Response), "a request whose _meta lacks only the optional %s: expected it served, got %s",
-				probe.MetaClientInfo, describeAnswer(r, st))
+				protocol.MetaClientInfo, describeAnswer(r, st))
 		}
 	}
 	if judged == 0 {
@@ -256,7 +251,7 @@ func judgeMetaRefusal(r *Run, f *Finding, p metaProbe, st probe.Step, era server
 	m := exchangeAnswer(r, st)
 	if m != nil && m.Kind == ErrorResponse {
 		code, _ := errorCode(m)
-		accepted := code == codeInvalidParams || isHTTPish(r) && p.unnamed && code == codeHeaderMismatch
+		accepted := code == protocol.CodeInvalidParams || isHTTPish(r) && p.unnamed && code == protocol.CodeHeaderMismatch
 		if accepted {
 			if isHTTPish(r) && st.HTTPStatus != 400 {
 				f.Fail(frames, "%s got %d, expected it with HTTP status 400, got HTTP %d", p.what, code, st.HTTPStatus)
@@ -270,7 +265,7 @@ func judgeMetaRefusal(r *Run, f *Finding, p metaProbe, st probe.Step, era server
 	} else if isHTTPish(r) {
 		expected = "error -32602 with HTTP 400"
 	}
-	if !p.unnamed || r.Transport != probe.TransportStdio {
+	if !p.unnamed || r.Transport != protocol.TransportStdio {
 		f.Fail(frames, "%s: expected %s, got %s", p.what, expected, describeAnswer(r, st))
 		return false
 	}
@@ -316,7 +311,7 @@ func sessionEraOf(r *Run) serverEra {
 	switch {
 	case !ok:
 		return eraUnknown
-	case st.Outcome == probe.OutcomeOK && probe.KnownSessionRevision(answeredRevision(st.Result)):
+	case st.Outcome == probe.OutcomeOK && protocol.KnownSessionRevision(answeredRevision(st.Result)):
 		return eraDual
 	case st.Outcome == probe.OutcomeError:
 		return eraStatelessOnly
@@ -327,7 +322,7 @@ func sessionEraOf(r *Run) serverEra {
 // alsoSpeaksSessionRevisions reports whether the DiscoverResult lists a session revision.
 func alsoSpeaksSessionRevisions(r *Run) bool {
 	_, versions := supportedVersions(r)
-	return slices.ContainsFunc(versions, probe.KnownSessionRevision)
+	return slices.ContainsFunc(versions, protocol.KnownSessionRevision)
 }
 
 // supportedVersions is the supportedVersions member of the DiscoverResult, raw (nil when
@@ -348,8 +343,8 @@ func statelessRequest(r *Run, st probe.Step) bool {
 	}
 	params, _ := objectMembers(m.Params)
 	meta, _ := objectMembers(params["_meta"])
-	v, ok := jsondoc.Str(meta[probe.MetaProtocolVersion])
-	return ok && probe.Stateless(v)
+	v, ok := jsondoc.Str(meta[protocol.MetaProtocolVersion])
+	return ok && protocol.Stateless(v)
 }
 
 // resultTypes are the values of resultType (2026-07-28 basic, ResultType); any other is invalid.

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const specRequestMetadata = "https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation"
 
 func statelessHeadersCheck() Check {
 	return Check{ID: "stateless.headers", Area: "stateless", Rule: "G8", Spec: specRequestMetadata,
-		Transport: probe.TransportHTTP,
+		Transport: protocol.TransportHTTP,
 		Title:     "a POST whose MCP-Protocol-Version, Mcp-Method or Mcp-Name is missing or does not match the body gets 400 with -32020; header names are case-insensitive",
 		Evaluate:  checkStatelessHeaders}
 }
@@ -34,7 +35,7 @@ type headerProbe struct {
 func headerProbes() []headerProbe {
 	return []headerProbe{
 		{probe.StepHeadersNoProtocolVersion, "a request without MCP-Protocol-Version"},
-		{probe.StepHeadersProtocolMismatch, "MCP-Protocol-Version " + probe.BogusStatelessRevision + " on a request whose _meta names the spoken revision"},
+		{probe.StepHeadersProtocolMismatch, "MCP-Protocol-Version " + protocol.BogusStatelessRevision + " on a request whose _meta names the spoken revision"},
 		{probe.StepHeadersNoMethod, "a request without Mcp-Method"},
 		{probe.StepHeadersMethodMismatch, "Mcp-Method " + probe.HeadersMismatchedMethod + " on a server/discover request"},
 		{probe.StepHeadersNoName, "a request without Mcp-Name"},
@@ -113,7 +114,7 @@ func judgeHeaderRefusal(r *Run, f *Finding, hp headerProbe, st probe.Step) {
 	if m != nil && m.Kind == ErrorResponse {
 		code, hasCode = errorCode(m)
 	}
-	if st.HTTPStatus == http.StatusBadRequest && hasCode && code == codeHeaderMismatch {
+	if st.HTTPStatus == http.StatusBadRequest && hasCode && code == protocol.CodeHeaderMismatch {
 		return
 	}
 	switch hp.step {
@@ -121,7 +122,7 @@ func judgeHeaderRefusal(r *Run, f *Finding, hp headerProbe, st probe.Step) {
 		// The header names a revision the server cannot support: "If the server does not
 		// implement the requested protocol version ... it MUST respond with 400 Bad Request
 		// and an UnsupportedProtocolVersionError", which is as right as -32020.
-		if st.HTTPStatus == http.StatusBadRequest && hasCode && code == codeUnsupportedProtocolVersion {
+		if st.HTTPStatus == http.StatusBadRequest && hasCode && code == protocol.CodeUnsupportedProtocolVersion {
 			return
 		}
 	case probe.StepHeadersNoProtocolVersion:
@@ -134,7 +135,7 @@ func judgeHeaderRefusal(r *Run, f *Finding, hp headerProbe, st probe.Step) {
 			return
 		}
 	}
-	f.Fail(frames, "%s: expected HTTP 400 with error %d (HeaderMismatch), got %s", hp.what, codeHeaderMismatch, httpAnswer(r, st))
+	f.Fail(frames, "%s: expected HTTP 400 with error %d (HeaderMismatch), got %s", hp.what, protocol.CodeHeaderMismatch, httpAnswer(r, st))
 }
 
 // speaksBeforeProtocolHeader reports whether the DiscoverResult lists a revision older than
@@ -142,6 +143,6 @@ func judgeHeaderRefusal(r *Run, f *Finding, hp headerProbe, st probe.Step) {
 func speaksBeforeProtocolHeader(r *Run) bool {
 	_, versions := supportedVersions(r)
 	return slices.ContainsFunc(versions, func(v string) bool {
-		return probe.KnownRevision(v) && !probe.SendsProtocolHeader(v)
+		return protocol.KnownRevision(v) && !protocol.SendsProtocolHeader(v)
 	})
 }

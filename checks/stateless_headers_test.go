@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // The rule: 2026-07-28 basic/transports/streamable-http. "Every POST request to the MCP
@@ -51,7 +52,7 @@ func defaultHeadersPlan() *headersPlan {
 // result records the main conversation of a stateless HTTP server, then the header probe's
 // connection as probeStatelessHeaders drives it.
 func (p *headersPlan) result() *probe.Result {
-	sp := defaultStatelessPlan(probe.TransportHTTP)
+	sp := defaultStatelessPlan(protocol.TransportHTTP)
 	sp.discover = resultReply(p.discover)
 	res := sp.result()
 	w := &wireScript{res: res, exchange: map[int]int{}}
@@ -136,7 +137,7 @@ func TestStatelessHeaders(t *testing.T) {
 		headersRow("an https target, where nothing padded was sent, passes saying so", StatusPass, "values padded with spaces were not sent",
 			func(p *headersPlan) { delete(p.answers, probe.StepHeadersPadded) }),
 		{name: "a session-era server skips", res: sessionEraResult(), want: StatusSkip, msg: "a revision with sessions"},
-		{name: "a stateless server over stdio skips", res: defaultStatelessPlan(probe.TransportStdio).result(), want: StatusSkip, msg: "applies to the http transport only"},
-		{name: "a stateless server without the probe's steps is untested", res: defaultStatelessPlan(probe.TransportHTTP).result(), want: StatusUntested, msg: "the header probes were not sent"},
+		{name: "a stateless server over stdio skips", res: defaultStatelessPlan(protocol.TransportStdio).result(), want: StatusSkip, msg: "applies to the http transport only"},
+		{name: "a stateless server without the probe's steps is untested", res: defaultStatelessPlan(protocol.TransportHTTP).result(), want: StatusUntested, msg: "the header probes were not sent"},
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // prescribedStatus is the HTTP status the stateless revision prescribes for an error code, 0
@@ -14,9 +15,9 @@ import (
 // prescribed status.
 func prescribedStatus(code int64) int {
 	switch code {
-	case codeMethodNotFound:
+	case protocol.CodeMethodNotFound:
 		return http.StatusNotFound
-	case codeHeaderMismatch, codeUnsupportedProtocolVersion, codeMissingClientCapability:
+	case protocol.CodeHeaderMismatch, protocol.CodeUnsupportedProtocolVersion, protocol.CodeMissingClientCapability:
 		return http.StatusBadRequest
 	}
 	return 0

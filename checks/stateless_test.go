@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const (
-	rev2026 = probe.Revision20260728
+	rev2026 = protocol.Revision20260728
 	// metaParams is the _meta the probe sends with every stateless request.
 	metaParams    = `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcpwatch","version":"dev"}}}`
 	noCapsMeta    = `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mcpwatch","version":"dev"}}}`
@@ -90,7 +91,7 @@ func (p *statelessPlan) result() *probe.Result {
 // result keeps 200).
 func asStatus(status int, r reply) reply {
 	return func(w *wireScript, conn int, id string) int {
-		probeW := newWireScript(probe.TransportStdio)
+		probeW := newWireScript(protocol.TransportStdio)
 		seq := r(probeW, conn, id)
 		raw := string(probeW.res.Frames[seq].Raw)
 		if strings.Contains(raw, `"error"`) {
@@ -111,27 +112,27 @@ func statelessRow(name, transport string, want Status, msg string, bend func(p *
 // sessionEraResult is a server of the session era, as era detection leaves it: server/discover
 // refused, initialize answered.
 func sessionEraResult() *probe.Result {
-	return scriptedSession(probe.TransportHTTP, func(p *sessionPlan) {})
+	return scriptedSession(protocol.TransportHTTP, func(p *sessionPlan) {})
 }
 
 func TestDiscoverResult(t *testing.T) {
 	runStatelessRows(t, "discover.result", []checkRow{
-		statelessRow("a DiscoverResult with every member passes", probe.TransportHTTP, StatusPass, "a valid DiscoverResult of 2026-07-28", nil),
-		statelessRow("server/discover failing fails", probe.TransportHTTP, StatusFail, "expected a DiscoverResult, got JSON-RPC error -32601",
+		statelessRow("a DiscoverResult with every member passes", protocol.TransportHTTP, StatusPass, "a valid DiscoverResult of 2026-07-28", nil),
+		statelessRow("server/discover failing fails", protocol.TransportHTTP, StatusFail, "expected a DiscoverResult, got JSON-RPC error -32601",
 			func(p *statelessPlan) { p.discover = errorReply(-32601, "method not found") }),
-		statelessRow("a DiscoverResult without cacheScope fails", probe.TransportStdio, StatusFail, "expected cacheScope public or private, got missing",
+		statelessRow("a DiscoverResult without cacheScope fails", protocol.TransportStdio, StatusFail, "expected cacheScope public or private, got missing",
 			func(p *statelessPlan) {
 				p.discover = resultReply(strings.Replace(discoverOnly, `,"cacheScope":"public"`, "", 1))
 			}),
-		statelessRow("a DiscoverResult without resultType fails", probe.TransportStdio, StatusFail, "expected resultType complete or input_required, got none",
+		statelessRow("a DiscoverResult without resultType fails", protocol.TransportStdio, StatusFail, "expected resultType complete or input_required, got none",
 			func(p *statelessPlan) {
 				p.discover = resultReply(strings.Replace(discoverOnly, `"resultType":"complete",`, "", 1))
 			}),
-		statelessRow("a DiscoverResult not listing the revision asked in fails", probe.TransportStdio, StatusFail, "expected supportedVersions to list it",
+		statelessRow("a DiscoverResult not listing the revision asked in fails", protocol.TransportStdio, StatusFail, "expected supportedVersions to list it",
 			func(p *statelessPlan) {
 				p.discover = resultReply(strings.Replace(discoverOnly, `["2026-07-28"]`, `["2027-01-01"]`, 1))
 			}),
-		statelessRow("a DiscoverResult without serverInfo warns", probe.TransportStdio, StatusWarn, "io.modelcontextprotocol/serverInfo",
+		statelessRow("a DiscoverResult without serverInfo warns", protocol.TransportStdio, StatusWarn, "io.modelcontextprotocol/serverInfo",
 			func(p *statelessPlan) {
 				p.discover = resultReply(`{"resultType":"complete","ttlMs":0,"cacheScope":"private","supportedVersions":["2026-07-28"],"capabilities":{}}`)
 			}),
@@ -141,16 +142,16 @@ func TestDiscoverResult(t *testing.T) {
 
 func TestDiscoverUnsupportedVersion(t *testing.T) {
 	runStatelessRows(t, "discover.unsupported-version", []checkRow{
-		statelessRow("-32022 with data over HTTP 400 passes", probe.TransportHTTP, StatusPass, "-32022 with data.supported", nil),
-		statelessRow("-32602 instead fails", probe.TransportStdio, StatusFail, "expected error -32022 with data.supported, got JSON-RPC error -32602",
+		statelessRow("-32022 with data over HTTP 400 passes", protocol.TransportHTTP, StatusPass, "-32022 with data.supported", nil),
+		statelessRow("-32602 instead fails", protocol.TransportStdio, StatusFail, "expected error -32022 with data.supported, got JSON-RPC error -32602",
 			func(p *statelessPlan) { p.unsupported = errorReply(-32602, "Unsupported protocol version") }),
-		statelessRow("-32022 without data.supported fails", probe.TransportStdio, StatusFail, "expected data.supported",
+		statelessRow("-32022 without data.supported fails", protocol.TransportStdio, StatusFail, "expected data.supported",
 			func(p *statelessPlan) {
 				p.unsupported = jsonReply(`{"jsonrpc":"2.0","id":ID,"error":{"code":-32022,"message":"no","data":{"requested":"2099-01-01"}}}`)
 			}),
-		statelessRow("-32022 with HTTP 200 fails", probe.TransportHTTP, StatusFail, "expected HTTP status 400 with the -32022 error, got HTTP 200",
+		statelessRow("-32022 with HTTP 200 fails", protocol.TransportHTTP, StatusFail, "expected HTTP status 400 with the -32022 error, got HTTP 200",
 			func(p *statelessPlan) { p.unsupportedStatus = 200 }),
-		statelessRow("a DiscoverResult for the unsupported revision fails", probe.TransportStdio, StatusFail, "got a result",
+		statelessRow("a DiscoverResult for the unsupported revision fails", protocol.TransportStdio, StatusFail, "got a result",
 			func(p *statelessPlan) { p.unsupported = resultReply(discoverOnly) }),
 		{name: "a session-era server skips", res: sessionEraResult(), want: StatusSkip, msg: "a revision with sessions"},
 	})
@@ -174,81 +175,81 @@ func TestDiscoverMetaRequired(t *testing.T) {
 		p.noVersion = errorReply(-32601, "method not found")
 	}
 	runStatelessRows(t, "discover.meta-required", []checkRow{
-		statelessRow("-32602 over HTTP 400 passes", probe.TransportHTTP, StatusPass, "refused as the revision asks", nil),
-		statelessRow("-32602 over stdio passes", probe.TransportStdio, StatusPass, "refused as the revision asks", nil),
-		statelessRow("a request without _meta served over HTTP fails", probe.TransportHTTP, StatusFail, "a request without _meta: expected error -32602 (or -32020) with HTTP 400, got a result", served),
-		statelessRow("served over stdio, era unknown, warns", probe.TransportStdio, StatusWarn, "is unknown", served),
-		statelessRow("served over stdio by a stateless-only server fails", probe.TransportStdio, StatusFail, "expected error -32602, got a result",
+		statelessRow("-32602 over HTTP 400 passes", protocol.TransportHTTP, StatusPass, "refused as the revision asks", nil),
+		statelessRow("-32602 over stdio passes", protocol.TransportStdio, StatusPass, "refused as the revision asks", nil),
+		statelessRow("a request without _meta served over HTTP fails", protocol.TransportHTTP, StatusFail, "a request without _meta: expected error -32602 (or -32020) with HTTP 400, got a result", served),
+		statelessRow("served over stdio, era unknown, warns", protocol.TransportStdio, StatusWarn, "is unknown", served),
+		statelessRow("served over stdio by a stateless-only server fails", protocol.TransportStdio, StatusFail, "expected error -32602, got a result",
 			func(p *statelessPlan) {
 				served(p)
 				p.eraInit = errorReply(-32602, "unsupported protocol version: this server speaks only 2026-07-28")
 			}),
-		statelessRow("-32601 over stdio from a server of both eras (DiscoverResult) passes", probe.TransportStdio, StatusPass, "refused",
+		statelessRow("-32601 over stdio from a server of both eras (DiscoverResult) passes", protocol.TransportStdio, StatusPass, "refused",
 			func(p *statelessPlan) {
 				p.discover = resultReply(discoverDual)
 				methodNotFound(p)
 			}),
-		statelessRow("-32601 over stdio from a server of both eras (era probe) passes", probe.TransportStdio, StatusPass, "refused",
+		statelessRow("-32601 over stdio from a server of both eras (era probe) passes", protocol.TransportStdio, StatusPass, "refused",
 			func(p *statelessPlan) {
 				methodNotFound(p)
 				dualByInitialize(p)
 			}),
-		statelessRow("served over stdio by a server of both eras fails", probe.TransportStdio, StatusFail, "read as a session-era request, any error), got a result",
+		statelessRow("served over stdio by a server of both eras fails", protocol.TransportStdio, StatusFail, "read as a session-era request, any error), got a result",
 			func(p *statelessPlan) {
 				served(p)
 				dualByInitialize(p)
 			}),
-		statelessRow("-32601 over HTTP from a server of both eras fails", probe.TransportHTTP, StatusFail, "expected error -32602 (or -32020) with HTTP 400, got JSON-RPC error -32601",
+		statelessRow("-32601 over HTTP from a server of both eras fails", protocol.TransportHTTP, StatusFail, "expected error -32602 (or -32020) with HTTP 400, got JSON-RPC error -32601",
 			func(p *statelessPlan) {
 				p.discover = resultReply(discoverDual)
 				p.metaCheck = errorReply(-32601, "method not found")
 			}),
-		statelessRow("-32020 over HTTP 400 for a _meta without protocolVersion passes", probe.TransportHTTP, StatusPass, "refused",
+		statelessRow("-32020 over HTTP 400 for a _meta without protocolVersion passes", protocol.TransportHTTP, StatusPass, "refused",
 			func(p *statelessPlan) { p.noVersion = errorReply(-32020, "header mismatch") }),
 		// mcp-grafana: -32021 names a capability a request needs, not a missing field.
-		statelessRow("-32021 for a _meta without clientCapabilities fails", probe.TransportHTTP, StatusFail,
+		statelessRow("-32021 for a _meta without clientCapabilities fails", protocol.TransportHTTP, StatusFail,
 			"a request whose _meta lacks only io.modelcontextprotocol/clientCapabilities: expected error -32602 with HTTP 400, got JSON-RPC error -32021",
 			func(p *statelessPlan) { p.noCaps = errorReply(-32021, "missing required client capability") }),
-		statelessRow("-32601 over stdio for a _meta without clientCapabilities fails even on a server of both eras", probe.TransportStdio, StatusFail,
+		statelessRow("-32601 over stdio for a _meta without clientCapabilities fails even on a server of both eras", protocol.TransportStdio, StatusFail,
 			"lacks only io.modelcontextprotocol/clientCapabilities: expected error -32602, got JSON-RPC error -32601",
 			func(p *statelessPlan) {
 				p.noCaps = errorReply(-32601, "method not found")
 				dualByInitialize(p)
 			}),
-		statelessRow("a request without clientInfo refused warns", probe.TransportStdio, StatusWarn,
+		statelessRow("a request without clientInfo refused warns", protocol.TransportStdio, StatusWarn,
 			"lacks only the optional io.modelcontextprotocol/clientInfo: expected it served, got JSON-RPC error -32602",
 			func(p *statelessPlan) { p.noInfo = errorReply(-32602, "clientInfo is required") }),
-		statelessRow("-32602 with HTTP 200 fails", probe.TransportHTTP, StatusFail, "expected it with HTTP status 400, got HTTP 200",
+		statelessRow("-32602 with HTTP 200 fails", protocol.TransportHTTP, StatusFail, "expected it with HTTP status 400, got HTTP 200",
 			func(p *statelessPlan) { p.metaStatus = 200 }),
 	})
 }
 
 func TestResultTypeAndCacheHints(t *testing.T) {
 	runStatelessRows(t, "results.result-type", []checkRow{
-		statelessRow("every result with resultType complete passes", probe.TransportStdio, StatusPass, "3 results, each with resultType", nil),
-		statelessRow("an unknown resultType fails", probe.TransportStdio, StatusFail, `tools/list: expected resultType complete or input_required, got "partial"`,
+		statelessRow("every result with resultType complete passes", protocol.TransportStdio, StatusPass, "3 results, each with resultType", nil),
+		statelessRow("an unknown resultType fails", protocol.TransportStdio, StatusFail, `tools/list: expected resultType complete or input_required, got "partial"`,
 			func(p *statelessPlan) {
 				p.tools = resultReply(strings.Replace(toolsPage2026, `"complete"`, `"partial"`, 1))
 			}),
-		statelessRow("a missing resultType fails", probe.TransportHTTP, StatusFail, "tools/list: expected resultType complete or input_required, got none",
+		statelessRow("a missing resultType fails", protocol.TransportHTTP, StatusFail, "tools/list: expected resultType complete or input_required, got none",
 			func(p *statelessPlan) {
 				p.tools = resultReply(strings.Replace(toolsPage2026, `"resultType":"complete",`, "", 1))
 			}),
-		statelessRow("a result to a request without _meta is not judged", probe.TransportStdio, StatusPass, "3 results",
+		statelessRow("a result to a request without _meta is not judged", protocol.TransportStdio, StatusPass, "3 results",
 			func(p *statelessPlan) { p.metaCheck = resultReply(`{"unrelated":true}`) }),
 		{name: "a session-era server skips", res: sessionEraResult(), want: StatusSkip, msg: "a revision with sessions"},
 	})
 	runStatelessRows(t, "results.cache-hints", []checkRow{
-		statelessRow("tools/list with ttlMs and cacheScope passes", probe.TransportHTTP, StatusPass, "1 list results", nil),
-		statelessRow("tools/list without the hints fails", probe.TransportStdio, StatusFail, "tools/list: expected ttlMs (an integer >= 0), got missing",
+		statelessRow("tools/list with ttlMs and cacheScope passes", protocol.TransportHTTP, StatusPass, "1 list results", nil),
+		statelessRow("tools/list without the hints fails", protocol.TransportStdio, StatusFail, "tools/list: expected ttlMs (an integer >= 0), got missing",
 			func(p *statelessPlan) {
 				p.tools = resultReply(`{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`)
 			}),
-		statelessRow("a negative ttlMs and an unknown cacheScope fail", probe.TransportStdio, StatusFail, "expected ttlMs (an integer >= 0), got -1",
+		statelessRow("a negative ttlMs and an unknown cacheScope fail", protocol.TransportStdio, StatusFail, "expected ttlMs (an integer >= 0), got -1",
 			func(p *statelessPlan) {
 				p.tools = resultReply(`{"resultType":"complete","ttlMs":-1,"cacheScope":"shared","tools":[]}`)
 			}),
-		statelessRow("a list that failed leaves the hints untested", probe.TransportHTTP, StatusUntested, "no list method got a result",
+		statelessRow("a list that failed leaves the hints untested", protocol.TransportHTTP, StatusUntested, "no list method got a result",
 			func(p *statelessPlan) { p.tools = errorReply(-32603, "internal error") }),
 	})
 }
@@ -256,7 +257,7 @@ func TestResultTypeAndCacheHints(t *testing.T) {
 // TestSessionRulesSkipUnderTheStatelessRevision: initialize, its result, version
 // negotiation, ping and the initialized notification do not exist under 2026-07-28.
 func TestSessionRulesSkipUnderTheStatelessRevision(t *testing.T) {
-	res := defaultStatelessPlan(probe.TransportHTTP).result()
+	res := defaultStatelessPlan(protocol.TransportHTTP).result()
 	for _, id := range []string{"lifecycle.initialize", "lifecycle.initialize-result", "lifecycle.version-negotiation",
 		"lifecycle.ping", "lifecycle.early-messages"} {
 		f := evaluateOne(statelessCheck(t, id), NewRun(res))
@@ -275,7 +276,7 @@ func TestSessionRulesSkipUnderTheStatelessRevision(t *testing.T) {
 // -32602 and -32022 are the answers 2026-07-28 asks for, not faults of the exchange; an
 // error with another status still fails.
 func TestHTTPStatusAcceptsTheStatusesTheStatelessRevisionPrescribes(t *testing.T) {
-	p := defaultStatelessPlan(probe.TransportHTTP)
+	p := defaultStatelessPlan(protocol.TransportHTTP)
 	p.unknown = asStatus(404, errorReply(-32601, "method not found"))
 	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(p.result())); f.Status != StatusPass {
 		t.Errorf("prescribed statuses: %s %q, want pass", f.Status, f.Message)
@@ -292,13 +293,13 @@ func TestHTTPStatusAcceptsTheStatusesTheStatelessRevisionPrescribes(t *testing.T
 // that status; -32602 for anything else (mongodb-mcp-server answers an unknown tool so, with
 // 200) has no prescribed status.
 func TestHTTPStatusLeavesUnprescribedAndOwnStatusesAlone(t *testing.T) {
-	p := defaultStatelessPlan(probe.TransportHTTP)
+	p := defaultStatelessPlan(protocol.TransportHTTP)
 	p.unknown = asStatus(404, errorReply(-32601, "method not found"))
 	p.tools = errorReply(-32602, "unknown tool")
 	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(p.result())); f.Status != StatusPass {
 		t.Errorf("-32602 with 200 to a well-formed request: %s %q, want pass", f.Status, f.Message)
 	}
-	p = defaultStatelessPlan(probe.TransportHTTP)
+	p = defaultStatelessPlan(protocol.TransportHTTP)
 	p.unknown = asStatus(404, errorReply(-32601, "method not found"))
 	p.metaStatus = 200
 	res := p.result()
@@ -366,8 +367,8 @@ func TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE(t *testing.T) {
 		{"discover.meta-required", "C'", ""},
 		{"results.result-type", "A9", ""},
 		{"results.cache-hints", "C'", ""},
-		{"sse.endpoint-event", "H", probe.TransportSSE},
-		{"sse.message-events", "H", probe.TransportSSE},
+		{"sse.endpoint-event", "H", protocol.TransportSSE},
+		{"sse.message-events", "H", protocol.TransportSSE},
 		{"lifecycle.version-support", "C3, C'", ""},
 	}
 	reg, err := Default()
@@ -394,7 +395,7 @@ func TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE(t *testing.T) {
 // initialize was refused, the session rules of Streamable HTTP have no session to judge, and
 // the skip says why.
 func TestSessionRuleSkipsSayTheServerSpeaksOnlyTheStatelessRevision(t *testing.T) {
-	p := defaultStatelessPlan(probe.TransportHTTP)
+	p := defaultStatelessPlan(protocol.TransportHTTP)
 	p.eraInit = errorReply(-32602, "unsupported protocol version: this server speaks only 2026-07-28")
 	f := evaluateOne(checkByID(t, "http.session"), NewRun(p.result()))
 	if f.Status != StatusSkip || !strings.Contains(f.Message, "speaks only the stateless revision 2026-07-28 (initialize on a connection of its own got JSON-RPC error -32602") {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const stdioSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio"
@@ -13,16 +14,16 @@ const stdioSpec = "https://modelcontextprotocol.io/specification/2025-11-25/basi
 func stdioChecks() []Check {
 	return []Check{
 		{ID: "stdio.stdout-purity", Area: "stdio", Rule: "F1, F2, F4", Spec: stdioSpec,
-			Transport: probe.TransportStdio,
+			Transport: protocol.TransportStdio,
 			Title:     "every stdout line is one JSON-RPC message in UTF-8",
 			Evaluate:  checkStdoutPurity},
 		{ID: "stdio.spawn", Area: "stdio", Rule: "-", Spec: stdioSpec,
-			Transport: probe.TransportStdio,
+			Transport: protocol.TransportStdio,
 			Title:     "the command starts and stays up until it has answered initialize",
 			Evaluate:  checkSpawn},
 		{ID: "stdio.shutdown", Area: "stdio", Rule: "C7",
 			Spec:      "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#stdio",
-			Transport: probe.TransportStdio,
+			Transport: protocol.TransportStdio,
 			Title:     "the server exits within the grace period once stdin closes",
 			Evaluate:  checkShutdown},
 	}

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // stdoutWrites is a stdio session whose server writes extra stdout lines after the
 // notifications.
 func stdoutWrites(lines ...string) *probe.Result {
-	return scriptedSession(probe.TransportStdio, afterNotifications(func(w *wireScript) {
+	return scriptedSession(protocol.TransportStdio, afterNotifications(func(w *wireScript) {
 		for _, l := range lines {
 			w.in(probe.ConnMain, l)
 		}
@@ -18,15 +19,15 @@ func stdoutWrites(lines ...string) *probe.Result {
 }
 
 func TestStdoutPurityAllowsOnlyJSONRPCLines(t *testing.T) {
-	truncated := scriptedSession(probe.TransportStdio, afterNotifications(func(w *wireScript) {
+	truncated := scriptedSession(protocol.TransportStdio, afterNotifications(func(w *wireScript) {
 		w.add(probe.Frame{Conn: probe.ConnMain, Dir: probe.In, Kind: probe.KindMessage, Raw: []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"xxxx`), Truncated: true})
 		w.note(probe.ConnMain, probe.NoteTooLarge, "a stdout line is longer than 16 bytes")
 	}))
-	batch25a := scriptedSession(probe.TransportStdio, withVersion("2025-03-26"), afterNotifications(func(w *wireScript) {
+	batch25a := scriptedSession(protocol.TransportStdio, withVersion("2025-03-26"), afterNotifications(func(w *wireScript) {
 		w.in(probe.ConnMain, `[{"jsonrpc":"2.0","method":"notifications/message","params":{}}]`)
 	}))
 	runCheckRows(t, "stdio.stdout-purity", []checkRow{
-		{name: "only messages pass", res: scriptedSession(probe.TransportStdio), want: StatusPass, msg: "stdout lines, each a JSON-RPC message"},
+		{name: "only messages pass", res: scriptedSession(protocol.TransportStdio), want: StatusPass, msg: "stdout lines, each a JSON-RPC message"},
 		{name: "a malformed message is the envelope checks' to judge", res: stdoutWrites(`{"jsonrpc":"2.0","id":5}`), want: StatusPass},
 		{name: "a CRLF line end is JSON whitespace", res: stdoutWrites("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\r"), want: StatusPass},
 		{name: "a banner fails", res: stdoutWrites("Server listening on stdio"),
@@ -45,13 +46,13 @@ func TestStdoutPurityAllowsOnlyJSONRPCLines(t *testing.T) {
 			want: StatusFail, msg: "got a JSON array, not a message object"},
 		{name: "a batch under 2025-03-26 warns", res: batch25a, want: StatusWarn, msg: "got a batch (allowed in 2025-03-26 only"},
 		{name: "a line cut by the probe's limit is not judged", res: truncated, want: StatusPass},
-		{name: "silence is untested", res: scriptedSession(probe.TransportStdio, initFails), want: StatusUntested, msg: "wrote nothing"},
-		{name: "http is a skip", res: scriptedSession(probe.TransportHTTP), want: StatusSkip, msg: "stdio transport only"},
+		{name: "silence is untested", res: scriptedSession(protocol.TransportStdio, initFails), want: StatusUntested, msg: "wrote nothing"},
+		{name: "http is a skip", res: scriptedSession(protocol.TransportHTTP), want: StatusSkip, msg: "stdio transport only"},
 	})
 }
 
 func TestSpawnNeedsAProcessThatAnswersInitialize(t *testing.T) {
-	stdio := probe.TransportStdio
+	stdio := protocol.TransportStdio
 	noProcessInfo := spawnFailure()
 	noProcessInfo.Processes = nil
 	noRecord := newWireScript(stdio).res
@@ -80,12 +81,12 @@ func TestSpawnNeedsAProcessThatAnswersInitialize(t *testing.T) {
 			}),
 			want: StatusPass},
 		{name: "no process recorded is untested", res: noRecord, want: StatusUntested, msg: "no server process"},
-		{name: "http is a skip", res: scriptedSession(probe.TransportHTTP), want: StatusSkip},
+		{name: "http is a skip", res: scriptedSession(protocol.TransportHTTP), want: StatusSkip},
 	})
 }
 
 func TestShutdownWarnsWhenASignalWasNeeded(t *testing.T) {
-	stdio := probe.TransportStdio
+	stdio := protocol.TransportStdio
 	endedBy := func(how string, after time.Duration) *probe.Result {
 		return scriptedSession(stdio, func(p *sessionPlan) {
 			p.processes[0].EndedBy, p.processes[0].ShutdownAfter = how, after
@@ -104,6 +105,6 @@ func TestShutdownWarnsWhenASignalWasNeeded(t *testing.T) {
 			msg: "ended by itself before stdin was closed (exit status 1"},
 		{name: "an unrecorded end is untested", res: running, want: StatusUntested, msg: "still running"},
 		{name: "a server that never started is untested", res: spawnFailure(), want: StatusUntested, msg: "could not be started"},
-		{name: "http is a skip", res: scriptedSession(probe.TransportHTTP), want: StatusSkip},
+		{name: "http is a skip", res: scriptedSession(protocol.TransportHTTP), want: StatusSkip},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // certificateWarning is how close to its expiry a certificate gets a warning: time enough to
@@ -18,7 +19,7 @@ const certificateWarning = 14 * 24 * time.Hour
 func tlsChecks() []Check {
 	return []Check{
 		{ID: "tls.certificate", Area: "tls", Spec: httpSpec + "#security-warning",
-			Transport: probe.TransportHTTP,
+			Transport: protocol.TransportHTTP,
 			Title:     "the server certificate verifies and does not expire within 14 days",
 			Evaluate:  checkCertificate},
 	}

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // tlsSession scripts an https probe whose initialize answer came over a connection with the
 // given certificate; the probe starts at start.
 func tlsSession(start time.Time, cert *probe.TLSInfo) *probe.Result {
-	res := scriptedSession(probe.TransportHTTP, func(p *sessionPlan) {
+	res := scriptedSession(protocol.TransportHTTP, func(p *sessionPlan) {
 		p.initialize = func(w *wireScript, conn int, id string) int {
 			seq := resultReply(plainInitResult)(w, conn, id)
 			info := *w.res.Frames[seq].HTTP
@@ -39,9 +40,9 @@ func TestCertificateExpiry(t *testing.T) {
 		{name: "signed by no one the system trusts", want: StatusFail, msg: `that does not: "x509: certificate signed by unknown authority"`,
 			res: tlsSession(start, cert(300*24*time.Hour, "x509: certificate signed by unknown authority"))},
 		{name: "plain http", want: StatusSkip, msg: "the target is not https",
-			res: scriptedSession(probe.TransportHTTP)},
+			res: scriptedSession(protocol.TransportHTTP)},
 		{name: "stdio", want: StatusSkip, msg: "applies to the http transport only",
-			res: scriptedSession(probe.TransportStdio)},
+			res: scriptedSession(protocol.TransportStdio)},
 	}
 	runCheckRows(t, "tls.certificate", rows)
 }

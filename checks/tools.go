@@ -10,6 +10,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const (
@@ -18,8 +19,8 @@ const (
 	specSchemaUse  = "https://modelcontextprotocol.io/specification/2025-11-25/basic#json-schema-usage"
 
 	// Revisions in which tool rules begin.
-	outputSchemaSince = "2025-06-18" // server/tools, Output Schema
-	toolNamesSince    = "2025-11-25" // server/tools, Tool Names
+	outputSchemaSince = protocol.Revision20250618 // server/tools, Output Schema
+	toolNamesSince    = protocol.Revision20251125 // server/tools, Tool Names
 	// toolNameMax is the longest name the 2025-11-25 naming rule allows.
 	toolNameMax = 128
 )

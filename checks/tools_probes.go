@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
-
-// codeInvalidParams is JSON-RPC's invalid-params error: the spec's example answer to an
-// unknown tool, and its answer to an invalid cursor.
-const codeInvalidParams = -32602
 
 // toolProbeChecks judge what the server does with a tool it does not list and a cursor it
 // never issued, both probed at the end of the main session; neither calls a real tool.
@@ -93,7 +90,7 @@ func checkInvalidCursor(r *Run, f *Finding) {
 	m := exchangeAnswer(r, st)
 	switch {
 	case m != nil && m.Kind == ErrorResponse:
-		if code, ok := errorCode(m); ok && code == codeInvalidParams {
+		if code, ok := errorCode(m); ok && code == protocol.CodeInvalidParams {
 			f.Pass("a cursor the server never issued got %s", describeError(m))
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 const (
@@ -33,27 +34,27 @@ func TestUnknownToolWantsAJSONRPCError(t *testing.T) {
 	rows := []checkRow{
 		{name: "-32602, the spec's example", want: StatusPass,
 			msg: `tools/call of "mcpwatch-no-such-tool-0123456789abcdef", which the server does not list, got JSON-RPC error -32602`,
-			res: unknownToolSession(probe.TransportStdio, tools, errorReply(-32602, "Unknown tool"))},
+			res: unknownToolSession(protocol.TransportStdio, tools, errorReply(-32602, "Unknown tool"))},
 		{name: "another code is an error all the same", want: StatusPass, msg: "got JSON-RPC error -32601",
-			res: unknownToolSession(probe.TransportHTTP, tools, errorReply(-32601, "Method not found"))},
+			res: unknownToolSession(protocol.TransportHTTP, tools, errorReply(-32601, "Method not found"))},
 		{name: "an isError result", want: StatusWarn,
 			msg: `which the server does not list: expected a JSON-RPC error (the spec's example is -32602), got a result {"content":[{"type":"text","text":"no such tool"}],"isError":true}`,
-			res: unknownToolSession(probe.TransportStdio, tools, resultReply(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`))},
+			res: unknownToolSession(protocol.TransportStdio, tools, resultReply(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`))},
 		{name: "no answer", want: StatusWarn, msg: "got no answer within the timeout",
-			res: unknownToolSession(probe.TransportStdio, tools, noReply())},
+			res: unknownToolSession(protocol.TransportStdio, tools, noReply())},
 		{name: "the listing failed, so nothing was called", want: StatusUntested, msg: "no tool was called: tools/list failed (JSON-RPC error -32603)",
-			res: unknownToolSession(probe.TransportStdio, errorReply(-32603, "busy"), nil)},
+			res: unknownToolSession(protocol.TransportStdio, errorReply(-32603, "busy"), nil)},
 		{name: "no tools capability", want: StatusSkip, msg: "server declares no tools capability",
-			res: scriptedSession(probe.TransportStdio, func(p *sessionPlan) { p.initResult = noToolsInit })},
+			res: scriptedSession(protocol.TransportStdio, func(p *sessionPlan) { p.initResult = noToolsInit })},
 		{name: "never sent", want: StatusUntested, msg: "tools/call of an unknown tool was not sent",
-			res: scriptedSession(probe.TransportStdio)},
+			res: scriptedSession(protocol.TransportStdio)},
 	}
 	runCheckRows(t, "tools.unknown-tool", rows)
 }
 
 func TestUnknownToolRecordsTheErrorCode(t *testing.T) {
 	tools := resultReply(`{"tools":[]}`)
-	f := evaluateCheck(t, "tools.unknown-tool", unknownToolSession(probe.TransportStdio, tools, errorReply(-32602, "Unknown tool")))
+	f := evaluateCheck(t, "tools.unknown-tool", unknownToolSession(protocol.TransportStdio, tools, errorReply(-32602, "Unknown tool")))
 	if code, _ := f.Data["code"].(int64); code != -32602 {
 		t.Errorf("data %v, want code -32602", f.Data)
 	}
@@ -70,18 +71,18 @@ func invalidCursorSession(transport string, answer reply) *probe.Result {
 func TestInvalidCursorWantsMinus32602(t *testing.T) {
 	rows := []checkRow{
 		{name: "-32602", want: StatusPass, msg: "a cursor the server never issued got JSON-RPC error -32602",
-			res: invalidCursorSession(probe.TransportHTTP, errorReply(-32602, "Invalid cursor"))},
+			res: invalidCursorSession(protocol.TransportHTTP, errorReply(-32602, "Invalid cursor"))},
 		{name: "the first page instead", want: StatusWarn,
 			msg: `tools/list with a cursor the server never issued: expected error -32602, got a page {"tools":[]}`,
-			res: invalidCursorSession(probe.TransportStdio, resultReply(`{"tools":[]}`))},
+			res: invalidCursorSession(protocol.TransportStdio, resultReply(`{"tools":[]}`))},
 		{name: "another code", want: StatusWarn, msg: "expected error -32602, got JSON-RPC error -32603",
-			res: invalidCursorSession(probe.TransportStdio, errorReply(-32603, "Internal error"))},
+			res: invalidCursorSession(protocol.TransportStdio, errorReply(-32603, "Internal error"))},
 		{name: "an HTTP error status", want: StatusWarn, msg: "expected error -32602, got HTTP status 500",
-			res: invalidCursorSession(probe.TransportHTTP, statusReply(500, "text/plain", "oops"))},
+			res: invalidCursorSession(protocol.TransportHTTP, statusReply(500, "text/plain", "oops"))},
 		{name: "no tools capability", want: StatusSkip, msg: "server declares no tools capability",
-			res: scriptedSession(probe.TransportHTTP, func(p *sessionPlan) { p.initResult = noToolsInit })},
+			res: scriptedSession(protocol.TransportHTTP, func(p *sessionPlan) { p.initResult = noToolsInit })},
 		{name: "never sent", want: StatusUntested, msg: "tools/list with an invalid cursor was not sent",
-			res: scriptedSession(probe.TransportStdio)},
+			res: scriptedSession(protocol.TransportStdio)},
 	}
 	runCheckRows(t, "tools.invalid-cursor", rows)
 }

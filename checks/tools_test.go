@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // toolProbe builds a probe.Result the way the session records one: an initialize exchange,
@@ -21,7 +22,7 @@ type toolProbe struct {
 const toolsCaps = `{"tools":{"listChanged":true}}`
 
 func newToolProbe(rev, caps string) *toolProbe {
-	p := &toolProbe{res: &probe.Result{Target: "fixture", Transport: probe.TransportStdio, Requested: rev, InitializedAt: -1}}
+	p := &toolProbe{res: &probe.Result{Target: "fixture", Transport: protocol.TransportStdio, Requested: rev, InitializedAt: -1}}
 	init := fmt.Sprintf(`{"protocolVersion":%q,"capabilities":%s,"serverInfo":{"name":"fixture","version":"1"}}`, rev, caps)
 	p.exchange(probe.StepInitialize, "initialize", 0, `{}`, `"result":`+init, func(st *probe.Step) {
 		st.Outcome, st.Result = probe.OutcomeOK, json.RawMessage(init)
@@ -656,7 +657,7 @@ func TestToolWithoutDescriptionIsAdviceInEveryRevision(t *testing.T) {
 	for _, rev := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
 		t.Run(rev, func(t *testing.T) {
 			page := toolsPage(bare)
-			if probe.Stateless(rev) {
+			if protocol.Stateless(rev) {
 				page = toolsPageWith(`"resultType":"complete","ttlMs":5,"cacheScope":"public"`, bare)
 			}
 			got := evaluateTools(t, v, newToolProbe(rev, toolsCaps).page(page).result())

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // A check that finds no evidence is either not applicable (skip) or not judged (untested).
@@ -23,7 +24,7 @@ func ruleUnsentHere(r *Run, conn int) bool {
 	if init, ok := stepOn(r, conn, probe.StepRuleInitialize); ok && init.Outcome != probe.OutcomeOK {
 		return true
 	}
-	if probe.Stateless(r.Revision()) {
+	if protocol.Stateless(r.Revision()) {
 		return false
 	}
 	return stoppedHere(r)

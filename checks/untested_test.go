@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // The same missing rule probe is untested when the probe stopped before sending it, and a
@@ -11,29 +12,29 @@ import (
 // be confused, since an untested check is never a pass and a skip says the rule did not apply.
 func TestMissingRuleProbesAreUntestedUnlessRunElsewhere(t *testing.T) {
 	for _, id := range []string{"http.session", "http.origin", "lifecycle.parse-error", "lifecycle.invalid-request", "auth.challenge", "tools.unknown-tool", "tools.invalid-cursor"} {
-		stopped := scriptedSession(probe.TransportHTTP)
+		stopped := scriptedSession(protocol.TransportHTTP)
 		stopped.Err = "interrupted before the probe finished"
 		runCheckRows(t, id, []checkRow{{name: id + " stopped", res: stopped, want: StatusUntested, msg: "was not sent"}})
 
-		elsewhere := scriptedSession(probe.TransportHTTP)
+		elsewhere := scriptedSession(protocol.TransportHTTP)
 		elsewhere.RulesElsewhere = "ran once, in the probe of revision 2025-11-25"
 		runCheckRows(t, id, []checkRow{{name: id + " elsewhere", res: elsewhere, want: StatusSkip, msg: "ran once"}})
 	}
 }
 
 func TestRuleUnsentHere(t *testing.T) {
-	failedInit := scriptedSession(probe.TransportHTTP)
+	failedInit := scriptedSession(protocol.TransportHTTP)
 	failedInit.Steps = append(failedInit.Steps, probe.Step{Name: probe.StepRuleInitialize, Conn: probe.ConnOrigin,
 		Outcome: probe.OutcomeError, Request: -1, Response: -1})
 	failedInit.RulesElsewhere = "elsewhere"
-	stateless := &probe.Result{Transport: probe.TransportHTTP, Requested: probe.Revision20260728, Negotiated: probe.Revision20260728,
-		ProtocolVersion: probe.Revision20260728, InitializedAt: -1}
+	stateless := &probe.Result{Transport: protocol.TransportHTTP, Requested: protocol.Revision20260728, Negotiated: protocol.Revision20260728,
+		ProtocolVersion: protocol.Revision20260728, InitializedAt: -1}
 	tests := []struct {
 		name string
 		res  *probe.Result
 		want bool
 	}{
-		{"the probe stopped", scriptedSession(probe.TransportHTTP), true},
+		{"the probe stopped", scriptedSession(protocol.TransportHTTP), true},
 		{"its connection's initialize failed, even with rules elsewhere", failedInit, true},
 		{"the stateless revision gets no session rule probes", stateless, false},
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // versionSupportCheck is the catalogue entry of lifecycle.version-support: a fact, never a
@@ -38,7 +39,7 @@ func checkVersionSupport(r *Run, f *Finding) {
 	switch {
 	case st.Outcome != probe.OutcomeOK:
 		msg += " (" + describeAnswer(r, st) + ")"
-	case r.Negotiated != r.Requested && probe.KnownRevision(r.Negotiated):
+	case r.Negotiated != r.Requested && protocol.KnownRevision(r.Negotiated):
 		msg += " (answered " + r.Negotiated + ")"
 		data["negotiated"] = r.Negotiated
 	case r.Negotiated != r.Requested:
@@ -117,12 +118,12 @@ func revisionAnswer(res *probe.Result) string {
 	}
 	run := NewRun(res)
 	name := probe.StepInitialize
-	if probe.Stateless(res.Requested) {
+	if protocol.Stateless(res.Requested) {
 		name = probe.StepDiscover
 	}
 	st, ok := run.FirstStep(name)
 	switch {
-	case ok && st.Outcome == probe.OutcomeOK && probe.KnownRevision(res.Negotiated):
+	case ok && st.Outcome == probe.OutcomeOK && protocol.KnownRevision(res.Negotiated):
 		return "answered " + res.Negotiated
 	case ok && st.Outcome == probe.OutcomeOK && res.Negotiated != "":
 		return "answered " + Clip([]byte(res.Negotiated))

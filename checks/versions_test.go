@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 func TestVersionSupportAcrossRevisions(t *testing.T) {
-	legacy := scriptedSession(probe.TransportHTTP, func(p *sessionPlan) {})
+	legacy := scriptedSession(protocol.TransportHTTP, func(p *sessionPlan) {})
 	legacy.Requested, legacy.Negotiated, legacy.ProtocolVersion = "2025-11-25", "2025-11-25", "2025-11-25"
-	older := scriptedSession(probe.TransportHTTP, func(p *sessionPlan) {})
+	older := scriptedSession(protocol.TransportHTTP, func(p *sessionPlan) {})
 	older.Requested, older.Negotiated, older.ProtocolVersion = "2024-11-05", "2025-11-25", "2025-11-25"
-	stateless := defaultStatelessPlan(probe.TransportHTTP).result()
-	refused := defaultStatelessPlan(probe.TransportHTTP)
+	stateless := defaultStatelessPlan(protocol.TransportHTTP).result()
+	refused := defaultStatelessPlan(protocol.TransportHTTP)
 	refused.discover = errorReply(-32601, "method not found")
 	refusedRes := refused.result()
 	refusedRes.Negotiated = ""
@@ -44,7 +44,7 @@ func TestVersionSupportAcrossRevisions(t *testing.T) {
 }
 
 func TestVersionSupportOfOneProbe(t *testing.T) {
-	f := evaluateOne(statelessCheck(t, "lifecycle.version-support"), NewRun(defaultStatelessPlan(probe.TransportStdio).result()))
+	f := evaluateOne(statelessCheck(t, "lifecycle.version-support"), NewRun(defaultStatelessPlan(protocol.TransportStdio).result()))
 	if f.Status != StatusInfo || !strings.Contains(f.Message, `offered 2026-07-28: accepted; server/discover lists ["2026-07-28"]`) {
 		t.Errorf("%s %q", f.Status, f.Message)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // wireScript builds a probe.Result frame by frame the way the real session and transports
@@ -25,14 +26,14 @@ type wireScript struct {
 func newWireScript(transport string) *wireScript {
 	return &wireScript{
 		res: &probe.Result{
-			Target: "fixture", Transport: transport, Requested: probe.LatestSessionRevision,
+			Target: "fixture", Transport: transport, Requested: protocol.LatestSessionRevision,
 			InitializedAt: -1,
 		},
 		exchange: map[int]int{},
 	}
 }
 
-func (w *wireScript) http() bool { return w.res.Transport == probe.TransportHTTP }
+func (w *wireScript) http() bool { return w.res.Transport == protocol.TransportHTTP }
 
 // add appends a frame, setting its Seq and a time that grows by a millisecond per frame.
 func (w *wireScript) add(f probe.Frame) int {
@@ -297,7 +298,7 @@ func defaultPlan(transport string) *sessionPlan {
 		toolsResult:  `{"tools":[{"name":"echo","description":"echoes","inputSchema":{"type":"object"}}]}`,
 	}
 	p.bogus = resultReply(`{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"fixture","version":"1.0.0"}}`)
-	if transport == probe.TransportStdio {
+	if transport == protocol.TransportStdio {
 		p.processes = []probe.ProcessInfo{
 			{Conn: probe.ConnMain, PID: 4242, Started: true, Exited: true, EndedBy: "stdin-eof", ShutdownAfter: 15 * time.Millisecond},
 			{Conn: probe.ConnNegotiation, PID: 4243, Started: true, Exited: true, EndedBy: "stdin-eof", ShutdownAfter: 12 * time.Millisecond},
@@ -324,7 +325,7 @@ func scriptedSession(transport string, edits ...func(p *sessionPlan)) *probe.Res
 		return `{"protocolVersion":"` + v + `","capabilities":{},"clientInfo":{"name":"mcpwatch","version":"dev"}}`
 	}
 	if p.bogus != nil {
-		w.call(probe.ConnNegotiation, probe.StepInitializeBogus, "initialize", "1", initParams(probe.BogusRevision), p.bogus)
+		w.call(probe.ConnNegotiation, probe.StepInitializeBogus, "initialize", "1", initParams(protocol.BogusRevision), p.bogus)
 	}
 	if p.onNegotiation != nil {
 		p.onNegotiation(w)
@@ -334,7 +335,7 @@ func scriptedSession(transport string, edits ...func(p *sessionPlan)) *probe.Res
 	if initAnswer == nil {
 		initAnswer = resultReply(p.initResult)
 	}
-	init := w.call(probe.ConnMain, probe.StepInitialize, "initialize", "1", initParams(probe.LatestSessionRevision), initAnswer)
+	init := w.call(probe.ConnMain, probe.StepInitialize, "initialize", "1", initParams(protocol.LatestSessionRevision), initAnswer)
 	w.res.Processes = p.processes
 	if init.Outcome != probe.OutcomeOK || p.stopAfterInitialize {
 		w.res.Err = "initialize failed"
@@ -347,7 +348,7 @@ func scriptedSession(transport string, edits ...func(p *sessionPlan)) *probe.Res
 	}
 	_ = json.Unmarshal(init.Result, &ir)
 	w.res.Negotiated, w.res.ProtocolVersion = ir.ProtocolVersion, w.res.Requested
-	if probe.KnownRevision(ir.ProtocolVersion) {
+	if protocol.KnownRevision(ir.ProtocolVersion) {
 		w.res.ProtocolVersion = ir.ProtocolVersion
 	}
 	if p.beforeInitialized != nil {

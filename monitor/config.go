@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/internal/yamlstrict"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -45,9 +46,6 @@ const (
 	TranscriptsFailing = "failing" // runs that are not up
 	TranscriptsNone    = "none"
 )
-
-// TransportHTTP is the transport of servers reached at a URL (Streamable HTTP).
-const TransportHTTP = "http"
 
 // ErrInvalidConfig is wrapped by every ConfigError.
 var ErrInvalidConfig = errors.New("invalid configuration")
@@ -153,10 +151,10 @@ func (c *Config) StoreServers() []store.Server {
 			Dir: s.Dir, Schedule: s.Schedule, Timeout: s.Timeout, Labels: s.Labels, Enabled: s.Enabled,
 		}
 		if len(s.Command) > 0 {
-			v.Transport = store.TransportStdio
+			v.Transport = protocol.TransportStdio
 			v.Command, v.Args = s.Command[0], s.Command[1:]
 		} else {
-			v.Transport = TransportHTTP
+			v.Transport = protocol.TransportHTTP
 		}
 		out = append(out, v)
 	}
@@ -219,7 +217,7 @@ func CheckServer(s store.Server) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: server %q: %s", ErrInvalidConfig, s.Name, fmt.Sprintf(format, args...))
 	}
-	if s.Transport != TransportHTTP || s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "" {
+	if s.Transport != protocol.TransportHTTP || s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "" {
 		return bad("only HTTP servers are registered this way; stdio servers come from the configuration file")
 	}
 	if _, err := ParseSchedule(s.Schedule, 0); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -82,12 +83,12 @@ func (s *serverFile) transport(v *validator, at string) {
 	if s.Transport == nil || !v.text(at+".transport", *s.Transport) {
 		return
 	}
-	want := TransportHTTP
+	want := protocol.TransportHTTP
 	if s.Command != nil {
-		want = store.TransportStdio
+		want = protocol.TransportStdio
 	}
 	if *s.Transport != want {
-		v.fail(at+".transport", "%q does not match the server: a server with a url is %q, one with a command %q (the only transports)", *s.Transport, TransportHTTP, store.TransportStdio)
+		v.fail(at+".transport", "%q does not match the server: a server with a url is %q, one with a command %q (the only transports)", *s.Transport, protocol.TransportHTTP, protocol.TransportStdio)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/alert"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -81,10 +82,10 @@ func TestLoadConfigReadsEverySetting(t *testing.T) {
 			t.Errorf("%s: source %q, want %q", s.Name, s.Source, store.SourceConfig)
 		}
 	}
-	if s := servers[1]; s.Transport != store.TransportStdio || s.Command != "npx" || !reflect.DeepEqual(s.Args, []string{"-y", "@modelcontextprotocol/server-everything"}) {
+	if s := servers[1]; s.Transport != protocol.TransportStdio || s.Command != "npx" || !reflect.DeepEqual(s.Args, []string{"-y", "@modelcontextprotocol/server-everything"}) {
 		t.Errorf("stdio server as stored: %+v", s)
 	}
-	if s := servers[0]; s.Transport != TransportHTTP || s.URL != "https://mcp.example.com/mcp" {
+	if s := servers[0]; s.Transport != protocol.TransportHTTP || s.URL != "https://mcp.example.com/mcp" {
 		t.Errorf("http server as stored: %+v", s)
 	}
 

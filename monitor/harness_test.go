@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -129,7 +130,7 @@ func (f *fixtureFarm) servers(prefix string, n int, schedule string, timeout tim
 	out := make([]store.Server, n)
 	for i := range out {
 		name := fmt.Sprintf("%s-%03d", prefix, i)
-		out[i] = store.Server{Name: name, Source: store.SourceConfig, Transport: TransportHTTP,
+		out[i] = store.Server{Name: name, Source: store.SourceConfig, Transport: protocol.TransportHTTP,
 			URL: f.url + "/" + name, Schedule: schedule, Timeout: timeout, Enabled: true}
 	}
 	return out

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -218,7 +219,7 @@ func (p *Prober) rulesElsewhere(s store.Server, due time.Time) string {
 // alike, which the run must not show (the probe itself redacts header values from its HTTP
 // transcript; a stdio server can echo an env value anywhere).
 func (p *Prober) target(s store.Server) (t probe.Target, secrets []string, err error) {
-	if s.Transport == store.TransportStdio {
+	if s.Transport == protocol.TransportStdio {
 		if s.Source != store.SourceConfig {
 			return probe.Target{}, nil, fmt.Errorf("server %q (source %s): %w", s.Name, s.Source, ErrStdioNotFromConfig)
 		}
@@ -237,7 +238,7 @@ func (p *Prober) target(s store.Server) (t probe.Target, secrets []string, err e
 		}
 		return t, secrets, nil
 	}
-	if s.Transport != TransportHTTP {
+	if s.Transport != protocol.TransportHTTP {
 		return probe.Target{}, nil, fmt.Errorf("transport %q is not supported (only http and stdio)", s.Transport)
 	}
 	t = probe.Target{URL: s.URL}

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -248,9 +249,6 @@ func keepTranscript(policy, outcome string) bool {
 
 func ptr[T any](v T) *T { return &v }
 
-// metaServerInfo is where a stateless server names itself: in the _meta of its results.
-const metaServerInfo = "io.modelcontextprotocol/serverInfo"
-
 func serverInfo(result json.RawMessage) (name, version string) {
 	if result == nil {
 		return "", ""
@@ -269,7 +267,7 @@ func serverInfo(result json.RawMessage) (name, version string) {
 	si := r.ServerInfo
 	if si == nil {
 		// The other members of _meta may be anything: read this one alone.
-		if json.Unmarshal(r.Meta[metaServerInfo], &si) != nil || si == nil {
+		if json.Unmarshal(r.Meta[protocol.MetaServerInfo], &si) != nil || si == nil {
 			return "", ""
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -64,7 +65,7 @@ func fixtureURL(t testing.TB, fault fixture.Fault) string {
 }
 
 func httpTarget(name, url string) store.Server {
-	return store.Server{ID: 7, Name: name, Source: store.SourceConfig, Transport: TransportHTTP, URL: url,
+	return store.Server{ID: 7, Name: name, Source: store.SourceConfig, Transport: protocol.TransportHTTP, URL: url,
 		Schedule: "@every 1m", Timeout: 15 * time.Second, Enabled: true}
 }
 
@@ -103,7 +104,7 @@ func TestRecordOutcomesAndExactCodes(t *testing.T) {
 			store.OutcomeDegraded, ptr[int64](-32603), ptr(200), nil, true, "lifecycle.unknown-method"},
 		{"an unreachable server is down", httpTarget("gone", closedURL), store.OutcomeDown, nil, nil, nil, false, "initialize: "},
 		{"a stdio server that exits is down with its exit status",
-			store.Server{ID: 8, Name: "exits", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "sh", Args: []string{"-c", "exit 3"},
+			store.Server{ID: 8, Name: "exits", Source: store.SourceConfig, Transport: protocol.TransportStdio, Command: "sh", Args: []string{"-c", "exit 3"},
 				Schedule: "@every 1m", Timeout: 15 * time.Second, Enabled: true},
 			store.OutcomeDown, nil, nil, ptr(3), false, "initialize: "},
 	}
@@ -221,7 +222,7 @@ func TestProbeRedactsEnvValuesFromTheEnvironmentEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := store.Server{ID: 1, Name: "echo", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "sh", Args: []string{script},
+	server := store.Server{ID: 1, Name: "echo", Source: store.SourceConfig, Transport: protocol.TransportStdio, Command: "sh", Args: []string{script},
 		Env: []store.EnvVar{{Name: "TOKEN", FromEnv: "MCP_TOKEN"}}, Schedule: "@every 1m", Timeout: 10 * time.Second, Enabled: true}
 	rec, obs := testProber(t, map[string]string{"MCP_TOKEN": token}, TranscriptsAll).Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w")
 	if rec.Outcome == store.OutcomeDown {
@@ -251,7 +252,7 @@ func TestProbeRedactsEnvValuesFromTheEnvironmentEverywhere(t *testing.T) {
 func TestProbeRefusesStdioServersThatDidNotComeFromTheConfig(t *testing.T) {
 	t.Parallel()
 	marker := t.TempDir() + "/ran"
-	server := store.Server{ID: 1, Name: "injected", Source: store.SourceAPI, Transport: store.TransportStdio,
+	server := store.Server{ID: 1, Name: "injected", Source: store.SourceAPI, Transport: protocol.TransportStdio,
 		Command: "sh", Args: []string{"-c", "touch " + marker}, Schedule: "@every 1m", Timeout: 5 * time.Second, Enabled: true}
 	p := testProber(t, nil, TranscriptsAll)
 	if _, _, err := p.target(server); !errors.Is(err, ErrStdioNotFromConfig) {
@@ -261,7 +262,7 @@ func TestProbeRefusesStdioServersThatDidNotComeFromTheConfig(t *testing.T) {
 	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "configuration file") {
 		t.Errorf("run %s %q, want down saying why", rec.Outcome, rec.Error)
 	}
-	if _, _, err := p.target(store.Server{Name: "env", Source: store.SourceConfig, Transport: store.TransportStdio, Command: "true",
+	if _, _, err := p.target(store.Server{Name: "env", Source: store.SourceConfig, Transport: protocol.TransportStdio, Command: "true",
 		Env: []store.EnvVar{{Name: "KEY", FromEnv: "UNSET_VARIABLE"}}}); err == nil || !strings.Contains(err.Error(), "UNSET_VARIABLE") {
 		t.Errorf("a stdio env reference to an unset variable: %v", err)
 	}

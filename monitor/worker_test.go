@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -260,8 +261,8 @@ func TestHostileServersDoNotDelayTheOthers(t *testing.T) {
 	const goodEvery = 2 * time.Second
 	servers := farm.servers("good", 6, "@every 2s", 5*time.Second)
 	servers = append(servers,
-		store.Server{Name: "hostile-silent", Source: store.SourceConfig, Transport: TransportHTTP, URL: silent, Schedule: "@every 2s", Timeout: 5 * time.Second, Enabled: true},
-		store.Server{Name: "hostile-flood", Source: store.SourceConfig, Transport: TransportHTTP, URL: flood, Schedule: "@every 2s", Timeout: 5 * time.Second, Enabled: true},
+		store.Server{Name: "hostile-silent", Source: store.SourceConfig, Transport: protocol.TransportHTTP, URL: silent, Schedule: "@every 2s", Timeout: 5 * time.Second, Enabled: true},
+		store.Server{Name: "hostile-flood", Source: store.SourceConfig, Transport: protocol.TransportHTTP, URL: flood, Schedule: "@every 2s", Timeout: 5 * time.Second, Enabled: true},
 	)
 	byID := syncServers(t, db.direct, "eu", servers)
 	rec := newRecorder()

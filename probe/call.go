@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -139,4 +140,68 @@ func abandoned(abandon <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+func encodeMessage(id json.RawMessage, method string, params json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0"`)
+	if id != nil {
+		b.WriteString(`,"id":`)
+		b.Write(id)
+	}
+	b.WriteString(`,"method":`)
+	b.Write(appendJSONString(nil, method))
+	if params != nil {
+		b.WriteString(`,"params":`)
+		b.Write(params)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// appendJSONString appends s as a JSON string; what the probe itself names (methods, its
+// client name) is plain ASCII, which needs no encoder.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func (s *session) call(ctx context.Context, name, method string, params json.RawMessage, timeout time.Duration, page int) Step {
+	s.nextID++
+	return s.callWithID(ctx, name, method, params, json.RawMessage(strconv.Itoa(s.nextID)), timeout, page)
+}
+
+func (s *session) callWithID(ctx context.Context, name, method string, params, id json.RawMessage, timeout time.Duration, page int) Step {
+	st := s.exchange(ctx, s.prepare(name, method, params, id, timeout, page), nil)
+	s.steps = append(s.steps, st)
+	return st
+}
+
+func (s *session) notify(ctx context.Context, name, method string) Step {
+	st := Step{Name: name, Method: method, Conn: s.conn, Request: -1, Response: -1, Outcome: OutcomeSent}
+	seq, err := s.transport().Send(ctx, encodeMessage(nil, method, s.notificationParams()))
+	st.Request = seq
+	if err != nil {
+		st.Outcome, st.Err = OutcomeTransport, err.Error()
+	} else if sent, _ := s.transcript.Frame(seq); sent.Exchange != 0 {
+		if head := s.wire.head(sent.Exchange); head >= 0 {
+			hf, _ := s.transcript.Frame(head)
+			st.Response = head
+			st.Latency = hf.At - sent.At
+			st.HTTPStatus = hf.HTTP.Status
+			st.Outcome = OutcomeOK
+			if hf.HTTP.Status < 200 || hf.HTTP.Status > 299 {
+				st.Outcome = OutcomeTransport
+			}
+		}
+	}
+	s.steps = append(s.steps, st)
+	return st
 }

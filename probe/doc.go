@@ -9,9 +9,11 @@
 //	// res.Steps: what was asked and how it went; res.Frames: the transcript they point into.
 //
 // A Target is a stdio command or an HTTP URL; Options bound the probe (Limits, timeouts)
-// and choose the revision to offer (RevisionAuto detects the era). WriteRecording and
-// ReadRecording keep a Result as a file, so that checks can be judged again without the
-// server.
+// and choose the revision to offer (RevisionAuto detects the era). RunRevisions probes once
+// per revision. WriteRecording and ReadRecording keep a Result as a file, so that checks can
+// be judged again without the server. The names of revisions, transports, headers and error
+// codes are those of package protocol; the server processes of stdio targets are started and
+// ended by package process.
 //
 // # Connections
 //
@@ -27,7 +29,7 @@
 //	      │                        └───────┬───────────────┬──────────────────┘
 //	      │                  era (eraShare)│               │handshake (handoff)
 //	      │                                ▼               ▼
-//	      ├─ negotiation (ConnNegotiation = 2): initialize offering BogusRevision;
+//	      ├─ negotiation (ConnNegotiation = 2): initialize offering a bogus revision;
 //	      │    then, when the server goes on, the robustness probes ride it.
 //	      │    Against a stateless server: the version and _meta probes instead.
 //	      │
@@ -50,27 +52,42 @@
 //   - era: session (a revision with initialize, 2024-11-05 to 2025-11-25) or stateless
 //     (2026-07-28: server/discover first, _meta on every request). With RevisionAuto the
 //     main connection detects it (era.go); a server may speak both, which the era probe
-//     tells without changing the era of a connection the checks judge.
-//   - handshake: the main connection's first exchange, initialize or server/discover (the
-//     Step published to the others). Over HTTP a handshake that got no HTTP answer at all
-//     leaves the rule connections out; the robustness probes get a connection of their own
-//     only after a successful one; the batch probe runs only when it settled on 2025-03-26.
-//   - rule probe: the probe of one rule on its own connection (rules*.go); ruleProbes lists
-//     them with the transports, eras and revisions they apply to.
-//   - transcript: the ordered Frames of every connection of one probe (Transcript), shared
-//     by all of them; the one record the checks read.
-//   - frame: one entry of the transcript (Frame, numbered by Seq): a message sent or
-//     received byte for byte, an HTTP request or response head, an SSE event without a
-//     message, or a note of what the transport observed (a process exit, a timeout, a limit
+//     (era_probe.go) tells without changing the era of a connection the checks judge.
+//   - handshake: the main connection's first exchange, initialize (initialize.go, shared by
+//     every connection) or server/discover (era.go), the Step published to the others
+//     (handoff.go). Over HTTP a handshake that got no HTTP answer at all leaves the rule
+//     connections out; the robustness probes get a connection of their own only after a
+//     successful one; the batch probe runs only when it settled on 2025-03-26.
+//   - rule probe: the probe of one rule on its own connection; ruleProbes (rules.go) lists
+//     them with the transports, eras and revisions they apply to, ruleConn (rules_conn.go)
+//     is their connection, and rules_<area>.go hold the probes of an area.
+//   - transcript: the ordered Frames of every connection of one probe (Transcript,
+//     transcript.go), shared by all of them; the one record the checks read.
+//   - frame: one entry of the transcript (Frame, transcript.go, numbered by Seq): a message
+//     sent or received byte for byte, an HTTP request or response head, an SSE event without
+//     a message, or a note of what the transport observed (a process exit, a timeout, a limit
 //     reached). A stdio server's stderr is not a frame: its tail is in ProcessInfo.
-//   - step: one request or notification and its fate (Step): name (the Step* constants),
-//     connection, the Seqs of its request and answer, outcome, error code, latency. Checks
-//     find their evidence by step name and connection.
+//   - step: one request or notification and its fate (Step, result.go): name (the Step*
+//     constants), connection, the Seqs of its request and answer, outcome, error code,
+//     latency. Checks find their evidence by step name and connection.
 //
 // # Where things are
 //
-// session.go runs the main and negotiation connections; era*.go and stateless*.go the
-// stateless revision; rules*.go the rule probes; router.go matches answers to requests;
-// transcript.go and recording.go keep the evidence; stdio*.go and process_*.go the stdio
-// transport and the end of its processes; http*.go, sse*.go the HTTP transports.
+// The connections: run.go (Run: opens them all and gathers the Result), session.go (the
+// main connection), negotiation.go (the negotiation connection), stateless_session.go (the
+// main connection under a stateless revision), tool_probes.go (the tool probes that end the
+// main connection), rules*.go (the rule probes; rules_robust.go the robustness probes,
+// which ride the negotiation connection when they can), era.go and era_probe.go (era
+// detection and the era probe), run_revisions.go (one probe per revision).
+//
+// The exchange of messages: call.go (a request and its answer), initialize.go, router.go (a
+// connection's Wire: answers matched to requests), stateless_meta.go and stateless_http.go
+// (what a stateless request carries), envelope.go and listpage.go (reading answers).
+//
+// The evidence: transcript.go, result.go, recording.go.
+//
+// The transports: transport.go (Transport and Wire), target.go and options.go (what to
+// probe and how), stdio*.go (over a child's pipes), http*.go (Streamable HTTP),
+// sse_legacy*.go and sse_detect.go (legacy HTTP+SSE and telling it apart), sse_parser.go
+// (event streams of both), www_authenticate.go (auth challenges).
 package probe

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Step names of era detection and of the stateless revision.
@@ -12,7 +14,7 @@ const (
 	// StepDiscover is server/discover on the main connection: the first request under a
 	// stateless revision, and the probe of era detection.
 	StepDiscover = "server/discover"
-	// StepDiscoverUnsupported is server/discover naming BogusStatelessRevision, on the
+	// StepDiscoverUnsupported is server/discover naming protocol.BogusStatelessRevision, on the
 	// negotiation connection of a stateless server (2026-07-28 basic/versioning: -32022 expected).
 	StepDiscoverUnsupported = "discover-unsupported-version"
 	// StepMetaMissing is a stateless request without the _meta it requires (-32602 expected).
@@ -43,7 +45,7 @@ const eraWindow = 2 * time.Second
 type eraDecision struct {
 	stateless bool
 	revision  string // the stateless revision spoken (when stateless)
-	// transport is the one the main connection speaks once settled (TransportSSE when a
+	// transport is the one the main connection speaks once settled (protocol.TransportSSE when a
 	// detected transport turned out to be legacy HTTP+SSE); "" when it never got that far.
 	transport string
 	// refused: the server refused the stateless revision it was explicitly asked in, so
@@ -68,7 +70,7 @@ func (s *session) publishSessionEra() {
 // speak sets the revision the connection's requests name: in _meta, and (HTTP) in
 // MCP-Protocol-Version and the stateless headers. "" is the session era before initialize.
 func (s *session) speak(revision string, meta bool) {
-	s.statelessEra.Store(Stateless(revision))
+	s.statelessEra.Store(protocol.Stateless(revision))
 	s.meta = ""
 	if meta {
 		s.meta = revision
@@ -82,8 +84,8 @@ func (s *session) speak(revision string, meta bool) {
 // session era (nothing stateless travels over it), so a revision left to detection is the
 // newest session one there.
 func (o Options) speakingOver(kind string) Options {
-	if o.detectEra && kind == TransportSSE && Stateless(o.ProtocolVersion) {
-		o.ProtocolVersion = LatestSessionRevision
+	if o.detectEra && kind == protocol.TransportSSE && protocol.Stateless(o.ProtocolVersion) {
+		o.ProtocolVersion = protocol.LatestSessionRevision
 	}
 	return o
 }
@@ -99,7 +101,7 @@ func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, d
 		s.o, res.Requested = o, o.ProtocolVersion
 	}
 	rev := s.o.ProtocolVersion
-	if !Stateless(rev) {
+	if !protocol.Stateless(rev) {
 		s.publishSessionEra()
 		return false, Step{}, nil
 	}
@@ -176,8 +178,8 @@ wait:
 	s.sessionEra.stop()
 	s.steps = append(s.steps, disc)
 	s.speak("", false)
-	s.o.ProtocolVersion = LatestSessionRevision
-	res.Requested = LatestSessionRevision
+	s.o.ProtocolVersion = protocol.LatestSessionRevision
+	res.Requested = protocol.LatestSessionRevision
 	init := s.call(ctx, StepInitialize, "initialize", initializeParams(s.o), initTimeout, 0)
 	// The handshake before the era: a connection woken by the era sees it. A transport still
 	// to be detected is settled by run, which may fall back to legacy HTTP+SSE and publishes
@@ -210,9 +212,9 @@ func statelessAnswer(s *session, disc Step, offered string) bool {
 			return false
 		}
 		switch code {
-		case CodeHeaderMismatch, CodeMissingClientCapability:
+		case protocol.CodeHeaderMismatch, protocol.CodeMissingClientCapability:
 			return true
-		case CodeUnsupportedProtocolVersion:
+		case protocol.CodeUnsupportedProtocolVersion:
 			return !anySessionRevision(supportedInError(s, disc))
 		}
 		// Any other error: stateless only when its data names stateless revisions as the
@@ -222,13 +224,6 @@ func statelessAnswer(s *session, disc Step, offered string) bool {
 	}
 	return false
 }
-
-// Error codes of the stateless revision (2026-07-28 basic, Error Codes).
-const (
-	CodeHeaderMismatch             = -32020
-	CodeMissingClientCapability    = -32021
-	CodeUnsupportedProtocolVersion = -32022
-)
 
 // errorCodeOf is the JSON-RPC error code that answered a step: its own, or that of the JSON
 // body of the error status that answered it over HTTP.
@@ -302,7 +297,7 @@ func supportedVersions(discover json.RawMessage) ([]string, bool) {
 }
 
 func anySessionRevision(vs []string) bool {
-	return slices.ContainsFunc(vs, KnownSessionRevision)
+	return slices.ContainsFunc(vs, protocol.KnownSessionRevision)
 }
 
-func anyStateless(vs []string) bool { return slices.ContainsFunc(vs, Stateless) }
+func anyStateless(vs []string) bool { return slices.ContainsFunc(vs, protocol.Stateless) }

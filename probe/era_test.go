@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // eraRequest is one request a test server received: what the probe sent, headers included.
@@ -99,8 +100,8 @@ func TestEraDetectionFallsBackToInitializeOnASessionServer(t *testing.T) {
 			if init.Outcome != OutcomeOK || init.Request < disc.Request {
 				t.Errorf("initialize: %s at frame %d (discover at %d), want a result after server/discover", init.Outcome, init.Request, disc.Request)
 			}
-			if res.Requested != LatestSessionRevision || res.Negotiated != LatestSessionRevision || res.Discover != nil {
-				t.Errorf("requested %q negotiated %q discover %s, want %s and no DiscoverResult", res.Requested, res.Negotiated, res.Discover, LatestSessionRevision)
+			if res.Requested != protocol.LatestSessionRevision || res.Negotiated != protocol.LatestSessionRevision || res.Discover != nil {
+				t.Errorf("requested %q negotiated %q discover %s, want %s and no DiscoverResult", res.Requested, res.Negotiated, res.Discover, protocol.LatestSessionRevision)
 			}
 			if _, ok := res.FirstStep(StepInitializeBogus); !ok {
 				t.Error("the negotiation connection did not offer the bogus revision")
@@ -115,14 +116,14 @@ func TestEraDetectionFindsAStatelessServer(t *testing.T) {
 	if res.Err != "" {
 		t.Fatalf("probe error: %s", res.Err)
 	}
-	if res.Negotiated != Revision20260728 || res.ProtocolVersion != Revision20260728 || res.Discover == nil || res.Initialize != nil {
+	if res.Negotiated != protocol.Revision20260728 || res.ProtocolVersion != protocol.Revision20260728 || res.Discover == nil || res.Initialize != nil {
 		t.Fatalf("negotiated %q, discover %s, initialize %s: want a stateless 2026-07-28 probe", res.Negotiated, res.Discover, res.Initialize)
 	}
 	wantMain := []string{StepDiscover, StepUnknownNotification, StepToolsList, StepResourcesList, StepTemplatesList, StepPromptsList, StepUnknownMethod}
 	if got := stepNames(res, ConnMain); strings.Join(got, ",") != strings.Join(wantMain, ",") {
 		t.Errorf("main connection steps %v, want %v", got, wantMain)
 	}
-	if st := stepNamed(t, res, ConnNegotiation, StepDiscoverUnsupported); bodyErrorCode(res, st) != CodeUnsupportedProtocolVersion || st.HTTPStatus != 400 {
+	if st := stepNamed(t, res, ConnNegotiation, StepDiscoverUnsupported); bodyErrorCode(res, st) != protocol.CodeUnsupportedProtocolVersion || st.HTTPStatus != 400 {
 		t.Errorf("unsupported revision: %+v, want -32022 with 400", st)
 	}
 	for _, name := range []string{StepMetaMissing, StepMetaNoProtocolVersion, StepMetaNoClientCapabilities} {
@@ -134,13 +135,13 @@ func TestEraDetectionFindsAStatelessServer(t *testing.T) {
 	// _meta, names its method, and no session.
 	n, lacking := 0, 0
 	for _, r := range rec.requests() {
-		if r.method == "" || r.header.Get("Mcp-Method") == "" && r.header.Get(headerProtocolVersion) == "" {
+		if r.method == "" || r.header.Get("Mcp-Method") == "" && r.header.Get(protocol.HeaderProtocolVersion) == "" {
 			continue // the rule probes' own requests
 		}
 		n++
-		version := r.header.Get(headerProtocolVersion)
-		if r.header.Get("Mcp-Method") != r.method || r.header.Get(headerSessionID) != "" {
-			t.Errorf("%s: Mcp-Method %q, Mcp-Session-Id %q", r.method, r.header.Get("Mcp-Method"), r.header.Get(headerSessionID))
+		version := r.header.Get(protocol.HeaderProtocolVersion)
+		if r.header.Get("Mcp-Method") != r.method || r.header.Get(protocol.HeaderSessionID) != "" {
+			t.Errorf("%s: Mcp-Method %q, Mcp-Session-Id %q", r.method, r.header.Get("Mcp-Method"), r.header.Get(protocol.HeaderSessionID))
 		}
 		var p struct {
 			Params struct {
@@ -149,7 +150,7 @@ func TestEraDetectionFindsAStatelessServer(t *testing.T) {
 		}
 		_ = json.Unmarshal(r.body, &p)
 		var metaVersion string
-		_ = json.Unmarshal(p.Params.Meta[MetaProtocolVersion], &metaVersion)
+		_ = json.Unmarshal(p.Params.Meta[protocol.MetaProtocolVersion], &metaVersion)
 		if metaVersion != "" && metaVersion != version {
 			t.Errorf("%s: MCP-Protocol-Version %q but _meta names %q", r.method, version, metaVersion)
 		}
@@ -197,7 +198,7 @@ func TestEraDetectionSendsInitializeWhenDiscoverGoesUnanswered(t *testing.T) {
 	if disc := stepNamed(t, res, ConnMain, StepDiscover); disc.Outcome != OutcomeNoAnswer || disc.Err != errNotAwaited.Error() {
 		t.Errorf("server/discover: %s (%s), want it no longer awaited", disc.Outcome, disc.Err)
 	}
-	if res.Negotiated != LatestSessionRevision {
+	if res.Negotiated != protocol.LatestSessionRevision {
 		t.Errorf("negotiated %q", res.Negotiated)
 	}
 	if took > o.InitTimeout/2 {
@@ -208,7 +209,7 @@ func TestEraDetectionSendsInitializeWhenDiscoverGoesUnanswered(t *testing.T) {
 func TestAnExplicitRevisionIsOfferedWithoutFallback(t *testing.T) {
 	ts, _ := eraFixture(t, fixture.Config{})
 	o := testOptions()
-	o.ProtocolVersion = Revision20260728
+	o.ProtocolVersion = protocol.Revision20260728
 	res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
 	if !strings.Contains(res.Err, "server/discover failed") || res.Negotiated != "" {
 		t.Errorf("err %q negotiated %q: a session-era server asked for 2026-07-28 must fail it", res.Err, res.Negotiated)
@@ -219,9 +220,9 @@ func TestAnExplicitRevisionIsOfferedWithoutFallback(t *testing.T) {
 	if _, ok := res.FirstStep(StepDiscoverUnsupported); ok {
 		t.Error("the negotiation connection probed a revision the server had refused")
 	}
-	o.ProtocolVersion = Revision20250618
+	o.ProtocolVersion = protocol.Revision20250618
 	res, _ = runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
-	if _, ok := res.FirstStep(StepDiscover); ok || res.Negotiated != Revision20250618 {
+	if _, ok := res.FirstStep(StepDiscover); ok || res.Negotiated != protocol.Revision20250618 {
 		t.Errorf("negotiated %q; an explicit session revision must be offered in initialize alone", res.Negotiated)
 	}
 }
@@ -255,86 +256,10 @@ func TestStatelessAnswerNeverKeysOnOneErrorCode(t *testing.T) {
 				tt.step.Response = tr.Append(Frame{Dir: In, Kind: KindMessage,
 					Raw: []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x","data":` + tt.data + `}}`)})
 			}
-			if got := statelessAnswer(s, tt.step, Revision20260728); got != tt.want {
+			if got := statelessAnswer(s, tt.step, protocol.Revision20260728); got != tt.want {
 				t.Errorf("stateless = %v, want %v", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestWithMetaKeepsParamsAndMetaKeys(t *testing.T) {
-	o := Options{}.WithDefaults()
-	got := withMeta(json.RawMessage(`{"cursor":"c1","_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"x"}}`), requestMeta(Revision20260728, o))
-	var p struct {
-		Cursor string                     `json:"cursor"`
-		Meta   map[string]json.RawMessage `json:"_meta"`
-	}
-	if err := json.Unmarshal(got, &p); err != nil {
-		t.Fatal(err)
-	}
-	if p.Cursor != "c1" || string(p.Meta["progressToken"]) != "7" || string(p.Meta[MetaProtocolVersion]) != `"x"` ||
-		string(p.Meta[MetaClientCapabilities]) != "{}" || p.Meta[MetaClientInfo] == nil {
-		t.Errorf("params %s", got)
-	}
-	if got := withMeta(nil, map[string]any{MetaProtocolVersion: "v"}); string(got) != `{"_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}` {
-		t.Errorf("no params: %s", got)
-	}
-}
-
-func TestAddressedName(t *testing.T) {
-	tests := []struct {
-		method, params, want string
-		ok                   bool
-	}{
-		{"tools/call", `{"name":"echo","arguments":{}}`, "echo", true},
-		{"prompts/get", `{"name":"greet"}`, "greet", true},
-		{"resources/read", `{"uri":"file:///a"}`, "file:///a", true},
-		{"tools/list", `{"name":"x"}`, "", false},
-		{"tools/call", `{"name":5}`, "", false},
-	}
-	for _, tt := range tests {
-		if got, ok := addressedName(tt.method, json.RawMessage(tt.params)); got != tt.want || ok != tt.ok {
-			t.Errorf("%s %s: %q %v, want %q %v", tt.method, tt.params, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-func TestRunRevisionsProbesEachRevisionOnItsOwn(t *testing.T) {
-	dual, _ := eraFixture(t, fixture.Config{Stateless: true})
-	legacy, _ := eraFixture(t, fixture.Config{})
-	for _, tc := range []struct {
-		name    string
-		url     string
-		newest  string
-		refused []string
-	}{
-		{"a server of both eras accepts all", dual.URL, Revision20260728, nil},
-		{"a session-era server refuses 2026-07-28", legacy.URL, Revision20251125, []string{Revision20260728}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			results, err := RunRevisions(context.Background(), Target{URL: tc.url + "/mcp"}, testOptions(), Revisions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var refused []string
-			for i, res := range results {
-				if res.Requested != Revisions()[i] {
-					t.Errorf("result %d is of %s, want %s", i, res.Requested, Revisions()[i])
-				}
-				if !res.Accepted() {
-					refused = append(refused, res.Requested)
-				}
-			}
-			if strings.Join(refused, ",") != strings.Join(tc.refused, ",") {
-				t.Errorf("refused %v, want %v", refused, tc.refused)
-			}
-			if got := results[NewestAccepted(results)].Requested; got != tc.newest {
-				t.Errorf("newest accepted %s, want %s", got, tc.newest)
-			}
-		})
-	}
-	if _, err := RunRevisions(context.Background(), Target{URL: dual.URL}, testOptions(), []string{"1999-01-01"}); err == nil {
-		t.Error("an unknown revision was probed")
 	}
 }
 
@@ -378,7 +303,7 @@ func TestEraDetectionLeavesASlowStdioServerInTheEraItJudges(t *testing.T) {
 	if res.Err != "" {
 		t.Fatalf("probe error: %s", res.Err)
 	}
-	if res.Negotiated != Revision20260728 || res.Discover == nil {
+	if res.Negotiated != protocol.Revision20260728 || res.Discover == nil {
 		t.Fatalf("negotiated %q, discover %s: want the stateless revision", res.Negotiated, res.Discover)
 	}
 	for _, st := range res.Steps {
@@ -428,7 +353,7 @@ func TestEraDetectionFallsBackOnAStdioServerThatIgnoresDiscover(t *testing.T) {
 		t.Errorf("server/discover: %s (%s), want it no longer awaited", disc.Outcome, disc.Err)
 	}
 	init := stepNamed(t, res, ConnMain, StepInitialize)
-	if init.Outcome != OutcomeOK || res.Negotiated != LatestSessionRevision {
+	if init.Outcome != OutcomeOK || res.Negotiated != protocol.LatestSessionRevision {
 		t.Fatalf("initialize: %s, negotiated %q: want the session era", init.Outcome, res.Negotiated)
 	}
 	if took > o.InitTimeout/2 {
@@ -494,7 +419,7 @@ func TestEraProbeAsksWhatTheDiscoverResultDoesNotSay(t *testing.T) {
 // is recorded and left unanswered.
 func TestNoAnswerToServerRequestsUnderTheStatelessRevision(t *testing.T) {
 	res, _ := runProbe(t, stdioTestTarget(t, "stateless-asks"), eraOptions())
-	if res.Err != "" || res.Negotiated != Revision20260728 {
+	if res.Err != "" || res.Negotiated != protocol.Revision20260728 {
 		t.Fatalf("probe error %q, negotiated %q: want a stateless probe", res.Err, res.Negotiated)
 	}
 	asked := 0
@@ -535,7 +460,7 @@ func TestDualEraHTTPServerGetsTheSessionRuleProbes(t *testing.T) {
 			o := eraOptions()
 			o.skipRules = false
 			res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
-			if res.Err != "" || res.Negotiated != Revision20260728 {
+			if res.Err != "" || res.Negotiated != protocol.Revision20260728 {
 				t.Fatalf("probe error %q, negotiated %q: want a stateless probe", res.Err, res.Negotiated)
 			}
 			era := stepNamed(t, res, ConnSessionEra, StepEraInitialize)
@@ -578,8 +503,8 @@ func TestAllRevisionsMakeTheProbesOfADefaultRun(t *testing.T) {
 			o := eraOptions()
 			o.skipRules = false
 			def, _ := runProbe(t, target, o)
-			o.ProtocolVersion = LatestSessionRevision
-			results, err := RunRevisions(context.Background(), target, o, Revisions())
+			o.ProtocolVersion = protocol.LatestSessionRevision
+			results, err := RunRevisions(context.Background(), target, o, protocol.Revisions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -632,7 +557,7 @@ func TestEraDetectionOverHTTPLeavesTheMainConnectionSessionless(t *testing.T) {
 	o := eraOptions()
 	o.InitTimeout = 2 * time.Second // an era window of 1s
 	res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
-	if res.Err != "" || res.Negotiated != Revision20260728 {
+	if res.Err != "" || res.Negotiated != protocol.Revision20260728 {
 		t.Fatalf("probe error %q, negotiated %q: want the stateless revision", res.Err, res.Negotiated)
 	}
 	for _, st := range res.Steps {
@@ -642,7 +567,7 @@ func TestEraDetectionOverHTTPLeavesTheMainConnectionSessionless(t *testing.T) {
 	}
 	stepNamed(t, res, ConnSessionEra, StepEraInitialize)
 	for _, r := range rec.requests() {
-		if r.header.Get(headerSessionID) != "" && strings.Contains(string(r.body), MetaProtocolVersion) {
+		if r.header.Get(protocol.HeaderSessionID) != "" && strings.Contains(string(r.body), protocol.MetaProtocolVersion) {
 			t.Errorf("a stateless %s carried Mcp-Session-Id", r.method)
 		}
 	}
@@ -673,7 +598,7 @@ func TestEraProbeLeftBehindIsNotWaitedFor(t *testing.T) {
 	o := eraOptions()
 	o.InitTimeout = 10 * time.Second // an era window of 2s
 	res, took := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
-	if res.Negotiated != LatestSessionRevision {
+	if res.Negotiated != protocol.LatestSessionRevision {
 		t.Fatalf("negotiated %q (err %q), want the session era", res.Negotiated, res.Err)
 	}
 	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); st.Err != errNotAwaited.Error() {

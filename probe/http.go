@@ -11,14 +11,13 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/redact"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
-// Header names of the Streamable HTTP transport.
+// What the Streamable HTTP transport puts in headers besides the names of package protocol.
 const (
-	headerSessionID       = "Mcp-Session-Id"
-	headerProtocolVersion = "MCP-Protocol-Version"
-	acceptBoth            = "application/json, text/event-stream"
-	// canonicalProtocolVersion is headerProtocolVersion as a Header map key.
+	acceptBoth = "application/json, text/event-stream"
+	// canonicalProtocolVersion is protocol.HeaderProtocolVersion as a Header map key.
 	canonicalProtocolVersion = "Mcp-Protocol-Version"
 )
 
@@ -217,9 +216,9 @@ func (t *httpTransport) requestHeader(method string) http.Header {
 		set("Accept", acceptBoth)
 	}
 	if sessionID != "" {
-		set(headerSessionID, sessionID)
+		set(protocol.HeaderSessionID, sessionID)
 	}
-	if SendsProtocolHeader(version) {
+	if protocol.SendsProtocolHeader(version) {
 		set(canonicalProtocolVersion, version)
 	}
 	return h
@@ -227,14 +226,14 @@ func (t *httpTransport) requestHeader(method string) http.Header {
 
 // noteSession keeps the session id of the first response that carries one.
 func (t *httpTransport) noteSession(h http.Header) {
-	id := h.Get(headerSessionID)
+	id := h.Get(protocol.HeaderSessionID)
 	if id == "" {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	// A stateless revision has no sessions (basic/transports, Session Management): an id minted anyway is not echoed.
-	if t.sessionID == "" && !Stateless(t.version) {
+	if t.sessionID == "" && !protocol.Stateless(t.version) {
 		t.sessionID = id
 	}
 }

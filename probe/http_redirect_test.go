@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // countingServer serves h on host (a loopback address) and counts the requests it gets.
@@ -61,7 +63,7 @@ func TestHTTPRedirectsOfMCPRequestsAreNotFollowed(t *testing.T) {
 		{"a 307 on the same origin", http.StatusTemporaryRedirect, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fx := newMCPFixture(t, Revision20251125)
+			fx := newMCPFixture(t, protocol.Revision20251125)
 			fx.sessions = false
 			other := serveOn(t, "127.0.0.2", fx)
 			var front *countingServer
@@ -154,7 +156,7 @@ func TestHTTPMetadataFetchFollowsRedirectsOnlyOnItsOrigin(t *testing.T) {
 // A client given in Options.HTTPClient (net/http's default policy follows ten redirects
 // anywhere) gets the probe's policy too.
 func TestHTTPGivenClientFollowsNoRedirectElsewhere(t *testing.T) {
-	fx := newMCPFixture(t, Revision20251125)
+	fx := newMCPFixture(t, protocol.Revision20251125)
 	fx.sessions = false
 	other := serveOn(t, "127.0.0.2", fx)
 	front := serveOn(t, "127.0.0.1", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/redact"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // testOptions keeps every wait of a test probe short.
@@ -22,7 +23,7 @@ func testOptions() Options {
 	// The transport tests speak the newest session revision; era detection has its own, and
 	// the rule probes theirs (rules_test.go).
 	return Options{Timeout: 20 * time.Second, InitTimeout: 5 * time.Second, RequestTimeout: 5 * time.Second,
-		ShutdownGrace: 100 * time.Millisecond, ProtocolVersion: LatestSessionRevision, skipRules: true}
+		ShutdownGrace: 100 * time.Millisecond, ProtocolVersion: protocol.LatestSessionRevision, skipRules: true}
 }
 
 func runProbe(t *testing.T, target Target, o Options) (*Result, time.Duration) {
@@ -73,10 +74,10 @@ func TestHTTPProbeAnswersEndToEnd(t *testing.T) {
 		sse        bool
 		wantHeader bool // MCP-Protocol-Version after initialize
 	}{
-		{name: "json answers, 2025-06-18 sends the version header", version: Revision20250618, wantHeader: true},
-		{name: "json answers, 2025-11-25 sends the version header", version: Revision20251125, wantHeader: true},
-		{name: "json answers, 2025-03-26 sends no version header", version: Revision20250326},
-		{name: "sse answers with priming events and a server request first", version: Revision20251125, sse: true, wantHeader: true},
+		{name: "json answers, 2025-06-18 sends the version header", version: protocol.Revision20250618, wantHeader: true},
+		{name: "json answers, 2025-11-25 sends the version header", version: protocol.Revision20251125, wantHeader: true},
+		{name: "json answers, 2025-03-26 sends no version header", version: protocol.Revision20250326},
+		{name: "sse answers with priming events and a server request first", version: protocol.Revision20251125, sse: true, wantHeader: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -291,7 +292,7 @@ func TestHTTPProbeFailuresEndFast(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fx := newMCPFixture(t, Revision20251125)
+			fx := newMCPFixture(t, protocol.Revision20251125)
 			fx.answers["tools/list"] = tc.answer
 			srv := fx.start()
 			o := testOptions()
@@ -333,7 +334,7 @@ func TestHTTPProbeFailuresEndFast(t *testing.T) {
 
 func TestHTTPFailureFrames(t *testing.T) {
 	t.Run("an error status records the head and then its JSON body as a message", func(t *testing.T) {
-		fx := newMCPFixture(t, Revision20251125)
+		fx := newMCPFixture(t, protocol.Revision20251125)
 		fx.answers["tools/list"] = answerStatus(http.StatusInternalServerError)
 		res, _ := runProbe(t, Target{URL: fx.start().URL}, testOptions())
 		st := stepNamed(t, res, ConnMain, StepToolsList)
@@ -347,7 +348,7 @@ func TestHTTPFailureFrames(t *testing.T) {
 		}
 	})
 	t.Run("a body over the limit is recorded cut and marked", func(t *testing.T) {
-		fx := newMCPFixture(t, Revision20251125)
+		fx := newMCPFixture(t, protocol.Revision20251125)
 		fx.answers["tools/list"] = answerHuge(1 << 20)
 		o := testOptions()
 		o.Limits.MaxMessageBytes = 64 << 10
@@ -391,7 +392,7 @@ func TestHTTPRedactsSecrets(t *testing.T) {
 		resp = []byte(strings.Replace(string(resp), `"fixture"`, `"fixture for `+r.Header.Get("X-Team-Key")+` `+token+`"`, 1))
 		_, _ = w.Write(resp)
 	}
-	fx := newMCPFixture(t, Revision20251125)
+	fx := newMCPFixture(t, protocol.Revision20251125)
 	fx.answers["initialize"] = echo
 	srv := fx.start()
 	target := Target{URL: srv.URL, Header: http.Header{"Authorization": {"Bearer " + token}, "X-Team-Key": {apiKey}}}
@@ -419,7 +420,7 @@ func TestHTTPRedactsSecrets(t *testing.T) {
 }
 
 func TestHTTPTLS(t *testing.T) {
-	fx := newMCPFixture(t, Revision20251125)
+	fx := newMCPFixture(t, protocol.Revision20251125)
 	fx.answers["tools/list"] = answerSSE // event streams over HTTP/2
 	srv := httptest.NewUnstartedServer(fx)
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are expected
@@ -483,7 +484,7 @@ func recordingWire(o Options) (*connWire, *Transcript) {
 }
 
 func TestHTTPCloseStopsStreamsAndDeletesTheSession(t *testing.T) {
-	fx := newMCPFixture(t, Revision20251125)
+	fx := newMCPFixture(t, protocol.Revision20251125)
 	fx.answers["tools/list"] = answerSSEHang
 	srv := fx.start()
 	o := testOptions().WithDefaults()

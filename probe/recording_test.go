@@ -7,13 +7,15 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 func TestRecordingRoundTripKeepsEveryFrameByteExact(t *testing.T) {
 	code := int64(-32601)
 	in := &Result{
-		Target: "srv --flag", Transport: TransportStdio, Requested: LatestSessionRevision,
-		Negotiated: Revision20250618, ProtocolVersion: Revision20250618,
+		Target: "srv --flag", Transport: protocol.TransportStdio, Requested: protocol.LatestSessionRevision,
+		Negotiated: protocol.Revision20250618, ProtocolVersion: protocol.Revision20250618,
 		Initialize:    json.RawMessage(`{"protocolVersion":"2025-06-18"}`),
 		InitializedAt: 2, Start: time.Unix(1700000000, 0).UTC(), Duration: 1500 * time.Millisecond,
 		Frames: []Frame{

@@ -31,7 +31,7 @@ const (
 // Connection numbers.
 const (
 	ConnMain        = 1 // the session a client would run
-	ConnNegotiation = 2 // a fresh connection that offers BogusRevision
+	ConnNegotiation = 2 // a fresh connection that offers protocol.BogusRevision
 )
 
 // Outcome of a step.

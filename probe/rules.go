@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"sync"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Connections of the rule probes. A rule the main session cannot judge without bending a
@@ -112,23 +114,23 @@ type ruleProbe struct {
 }
 
 func ruleProbes() []ruleProbe {
-	httpOnly := []string{TransportHTTP}
+	httpOnly := []string{protocol.TransportHTTP}
 	return []ruleProbe{
 		{conn: ConnSession, transports: httpOnly, sessions: true, run: probeSession},
 		{conn: ConnProtocolHeader, transports: httpOnly, sessions: true, run: probeProtocolHeader},
 		{conn: ConnGetStream, transports: httpOnly, sessions: true, run: probeGetStream},
-		{conn: ConnOrigin, transports: []string{TransportHTTP, TransportSSE}, sessions: true, stateless: true, sse: true, run: probeOrigin},
+		{conn: ConnOrigin, transports: []string{protocol.TransportHTTP, protocol.TransportSSE}, sessions: true, stateless: true, sse: true, run: probeOrigin},
 		{conn: ConnDeleteSession, transports: httpOnly, sessions: true, run: probeDeleteSession},
 		{conn: ConnRobustness, sessions: true, stateless: true, run: probeRobustness},
 		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
 		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, perRevision: true, run: probeStatelessHeaders},
-		{conn: ConnBatch, sessions: true, revision: Revision20250326, perRevision: true, run: probeBatch},
+		{conn: ConnBatch, sessions: true, revision: protocol.Revision20250326, perRevision: true, run: probeBatch},
 	}
 }
 
 // appliesTo reports whether the probe runs against target t with options o.
 func (p ruleProbe) appliesTo(t Target, o Options) bool {
-	if p.sessions && !p.stateless && Stateless(o.ProtocolVersion) && !o.detectEra && !o.sessionRulesToo {
+	if p.sessions && !p.stateless && protocol.Stateless(o.ProtocolVersion) && !o.detectEra && !o.sessionRulesToo {
 		return false
 	}
 	if p.transports == nil {
@@ -151,8 +153,8 @@ func ruleOptions(o Options) Options {
 	o.Limits.MaxFrames = max(100, o.Limits.MaxFrames/20)
 	o.Limits.MaxTotalBytes = max(1<<20, o.Limits.MaxTotalBytes/8)
 	o.Limits.MaxMessageBytes = int(min(int64(o.Limits.MaxMessageBytes), o.Limits.MaxTotalBytes))
-	if Stateless(o.ProtocolVersion) {
-		o.ProtocolVersion = LatestSessionRevision
+	if protocol.Stateless(o.ProtocolVersion) {
+		o.ProtocolVersion = protocol.LatestSessionRevision
 	}
 	return o
 }
@@ -205,11 +207,11 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 			if p.revision != "" && ro.ProtocolVersion != p.revision && answeredRevision(handshake.wait(ctx).Result) != p.revision {
 				return
 			}
-			if t.Kind() == TransportHTTP {
+			if t.Kind() == protocol.TransportHTTP {
 				// Like the negotiation connection: a URL the main connection found to be
 				// legacy HTTP+SSE is dialled as such, and the Streamable HTTP rules do
 				// not apply to it.
-				if d := era.wait(ctx); d.transport == TransportSSE {
+				if d := era.wait(ctx); d.transport == protocol.TransportSSE {
 					// The robustness probes find the answer to a malformed message on the
 					// event stream (see rawWatch), or in a refusal of the POST.
 					if p.transports != nil && !p.sse {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // WellKnownResourceMetadata is where RFC 9728 puts protected resource metadata: under this
@@ -28,8 +30,8 @@ func probeAuth(ctx context.Context, c *ruleConn) {
 	for _, u := range MetadataURLs(c.target.URL, challenges) {
 		fs := c.fetchStep(ctx, StepResourceMetadata, http.MethodGet, exchangeTarget{url: u, followRedirects: true, edit: func(h http.Header) {
 			h.Set("Accept", "application/json")
-			if SendsProtocolHeader(c.o.ProtocolVersion) {
-				h.Set(headerProtocolVersion, c.o.ProtocolVersion)
+			if protocol.SendsProtocolHeader(c.o.ProtocolVersion) {
+				h.Set(protocol.HeaderProtocolVersion, c.o.ProtocolVersion)
 			}
 		}})
 		if fs.HTTPStatus == http.StatusOK && c.isJSONObject(fs.Response) {

@@ -3,6 +3,8 @@ package probe
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // The jsonrpc.batch probe (2025-03-26 basic/index, "Batching": implementations "MUST support
@@ -25,7 +27,7 @@ const (
 // probeBatch sends the batch once the connection negotiated 2025-03-26, the only revision
 // that has batches.
 func probeBatch(ctx context.Context, c *ruleConn) {
-	if !c.handshake(ctx) || c.version != Revision20250326 {
+	if !c.handshake(ctx) || c.version != protocol.Revision20250326 {
 		return
 	}
 	c.batchCall(ctx, StepBatch, json.RawMessage(BatchRequest), []string{BatchID1, BatchID2}, StepBatchPing)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 func batchSteps(res *Result) []Step {
@@ -27,10 +28,10 @@ func TestBatchProbeGoesOnlyToServersOf20250326(t *testing.T) {
 		processes int
 		want      Outcome // of the batch step ("" for no batch)
 	}{
-		{"asked in 2025-03-26, both pings answered", fixture.Conformant, Revision20250326, 3, OutcomeOK},
-		{"negotiated down to 2025-03-26, the batch refused", fixture.BatchRefused, LatestSessionRevision, 3, OutcomeNoAnswer},
-		{"a server of 2025-11-25 gets no batch", fixture.Conformant, LatestSessionRevision, 2, ""},
-		{"asked in 2025-06-18, no batch", fixture.Conformant, Revision20250618, 2, ""},
+		{"asked in 2025-03-26, both pings answered", fixture.Conformant, protocol.Revision20250326, 3, OutcomeOK},
+		{"negotiated down to 2025-03-26, the batch refused", fixture.BatchRefused, protocol.LatestSessionRevision, 3, OutcomeNoAnswer},
+		{"a server of 2025-11-25 gets no batch", fixture.Conformant, protocol.LatestSessionRevision, 2, ""},
+		{"asked in 2025-06-18, no batch", fixture.Conformant, protocol.Revision20250618, 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := stdioTestOptions()
@@ -65,7 +66,7 @@ func TestBatchProbeGoesOnlyToServersOf20250326(t *testing.T) {
 func TestBatchProbeOverHTTP(t *testing.T) {
 	_, _, url := fixtureServer(t, fixture.Conformant)
 	o := ruleTestOptions()
-	o.ProtocolVersion = Revision20250326
+	o.ProtocolVersion = protocol.Revision20250326
 	res, _ := runProbe(t, Target{URL: url}, o)
 	defer logFramesOnFailure(t, res.Frames)
 	st := ruleStep(t, res, ConnBatch, StepBatch)

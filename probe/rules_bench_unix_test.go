@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // BenchmarkRuleProbesOverHTTP is the cost of the rule probes: one probe of the conformant
@@ -28,7 +29,7 @@ func BenchmarkRuleProbesOverHTTP(b *testing.B) {
 			name = "main-and-negotiation-only"
 		}
 		b.Run(name, func(b *testing.B) {
-			o := Options{ProtocolVersion: LatestSessionRevision, skipRules: skip}
+			o := Options{ProtocolVersion: protocol.LatestSessionRevision, skipRules: skip}
 			cpu0 := processCPU()
 			for b.Loop() {
 				res, err := Run(context.Background(), Target{URL: ts.URL + "/mcp"}, o)

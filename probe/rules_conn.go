@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/jsondoc"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // fenceGrace is how long a rule probe still waits for the answer to a malformed message once
@@ -74,7 +75,7 @@ func (c *ruleConn) initialized(ctx context.Context, init Step) bool {
 	}
 	c.init = init.Result
 	c.version = c.o.ProtocolVersion
-	if v := answeredRevision(init.Result); KnownRevision(v) {
+	if v := answeredRevision(init.Result); protocol.KnownRevision(v) {
 		c.version = v
 	}
 	if va, ok := c.transport().(VersionAware); ok {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // The stateless.headers probe (2026-07-28 basic/transports/streamable-http, "Request
@@ -50,28 +52,28 @@ func probeStatelessHeaders(ctx context.Context, c *ruleConn) {
 	c.speak(c.statelessRevision, true)
 	discover := json.RawMessage(`{}`)
 	c.callBent(ctx, StepHeadersNoProtocolVersion, methodDiscover, discover, c.o.RequestTimeout, func(h http.Header) {
-		h.Del(headerProtocolVersion)
+		h.Del(protocol.HeaderProtocolVersion)
 	})
 	c.callBent(ctx, StepHeadersProtocolMismatch, methodDiscover, discover, c.o.RequestTimeout, func(h http.Header) {
-		h.Set(headerProtocolVersion, BogusStatelessRevision)
+		h.Set(protocol.HeaderProtocolVersion, protocol.BogusStatelessRevision)
 	})
 	c.callBent(ctx, StepHeadersNoMethod, methodDiscover, discover, c.o.RequestTimeout, func(h http.Header) {
-		h.Del(headerMethod)
+		h.Del(protocol.HeaderMethod)
 	})
 	c.callBent(ctx, StepHeadersMethodMismatch, methodDiscover, discover, c.o.RequestTimeout, func(h http.Header) {
-		h.Set(headerMethod, HeadersMismatchedMethod)
+		h.Set(protocol.HeaderMethod, HeadersMismatchedMethod)
 	})
 	c.callBent(ctx, StepHeadersLowercase, methodDiscover, discover, c.o.RequestTimeout, lowercaseNames)
 	if padsHeaders(c.target) {
 		c.callTo(ctx, StepHeadersPadded, methodDiscover, discover, c.o.RequestTimeout,
-			exchangeTarget{pad: []string{headerProtocolVersion, headerMethod}})
+			exchangeTarget{pad: []string{protocol.HeaderProtocolVersion, protocol.HeaderMethod}})
 	}
 	if method, params, ok := c.namedRequest(ctx); ok {
 		c.callBent(ctx, StepHeadersNoName, method, params, c.o.RequestTimeout, func(h http.Header) {
-			h.Del(headerName)
+			h.Del(protocol.HeaderName)
 		})
 		c.callBent(ctx, StepHeadersNameMismatch, method, params, c.o.RequestTimeout, func(h http.Header) {
-			h.Set(headerName, HeadersMismatchedNamePrefix+randomSuffix())
+			h.Set(protocol.HeaderName, HeadersMismatchedNamePrefix+randomSuffix())
 		})
 	}
 }
@@ -79,7 +81,7 @@ func probeStatelessHeaders(ctx context.Context, c *ruleConn) {
 // lowercaseNames writes the headers of the stateless revision under lowercase names.
 // net/http writes a name as the map holds it, so the server sees exactly this spelling.
 func lowercaseNames(h http.Header) {
-	for _, name := range []string{headerProtocolVersion, headerMethod, headerName} {
+	for _, name := range []string{protocol.HeaderProtocolVersion, protocol.HeaderMethod, protocol.HeaderName} {
 		values := h.Values(name)
 		if values == nil {
 			continue

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // sentHeader is the header of the request a step sent, as the transcript recorded it.
@@ -40,11 +41,11 @@ func TestStatelessHeaderProbeBendsOneHeaderAtATime(t *testing.T) {
 		value   [2]string
 	}{
 		{StepHeadersNoProtocolVersion, canonicalProtocolVersion, [2]string{}},
-		{StepHeadersProtocolMismatch, "", [2]string{canonicalProtocolVersion, BogusStatelessRevision}},
-		{StepHeadersNoMethod, headerMethod, [2]string{}},
-		{StepHeadersMethodMismatch, "", [2]string{headerMethod, HeadersMismatchedMethod}},
-		{StepHeadersNoName, headerName, [2]string{}},
-		{StepHeadersNameMismatch, "", [2]string{headerName, ""}},
+		{StepHeadersProtocolMismatch, "", [2]string{canonicalProtocolVersion, protocol.BogusStatelessRevision}},
+		{StepHeadersNoMethod, protocol.HeaderMethod, [2]string{}},
+		{StepHeadersMethodMismatch, "", [2]string{protocol.HeaderMethod, HeadersMismatchedMethod}},
+		{StepHeadersNoName, protocol.HeaderName, [2]string{}},
+		{StepHeadersNameMismatch, "", [2]string{protocol.HeaderName, ""}},
 	} {
 		st := ruleStep(t, res, ConnStatelessHeaders, w.step)
 		if st.HTTPStatus != http.StatusBadRequest || code(st) != -32020 {
@@ -89,8 +90,8 @@ func TestLowercaseHeaderNamesReachTheWireAsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set(headerProtocolVersion, Revision20260728)
-	req.Header.Set(headerMethod, methodDiscover)
+	req.Header.Set(protocol.HeaderProtocolVersion, protocol.Revision20260728)
+	req.Header.Set(protocol.HeaderMethod, methodDiscover)
 	lowercaseNames(req.Header)
 	var b bytes.Buffer
 	if err := req.Write(&b); err != nil {
@@ -176,14 +177,14 @@ func TestPaddedHeaderValuesGoOutPadded(t *testing.T) {
 			t.Errorf("%q went out %d times, want once (the padded request)", line, n)
 		}
 	}
-	if got := sentHeader(t, res, st).Get(headerMethod); got != " server/discover " {
+	if got := sentHeader(t, res, st).Get(protocol.HeaderMethod); got != " server/discover " {
 		t.Errorf("the transcript shows Mcp-Method %q, want it as sent", got)
 	}
 }
 
 func TestPadHeaderValues(t *testing.T) {
 	raw := "POST /mcp HTTP/1.1\r\nHost: h\r\nMcp-Method: ping\r\nmcp-name:x\r\nX-Other: keep\r\n\r\n{\"a\": \"Mcp-Method: no\"}"
-	got := string(padHeaderValues([]byte(raw), []string{headerMethod, headerName}))
+	got := string(padHeaderValues([]byte(raw), []string{protocol.HeaderMethod, protocol.HeaderName}))
 	want := "POST /mcp HTTP/1.1\r\nHost: h\r\nMcp-Method:  ping \r\nmcp-name:  x \r\nX-Other: keep\r\n\r\n{\"a\": \"Mcp-Method: no\"}"
 	if got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)

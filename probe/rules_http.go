@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // The probes of the Streamable HTTP session and header rules (basic/transports, Streamable HTTP). Each bends
@@ -23,27 +25,27 @@ func probeSession(ctx context.Context, c *ruleConn) {
 	// tools/list, not ping: a server may serve ping to anyone, but a listing belongs to a
 	// session, so a server that requires one cannot serve it without.
 	c.callBent(ctx, StepSessionMissing, "tools/list", json.RawMessage(`{}`), c.o.RequestTimeout, func(h http.Header) {
-		h.Del(headerSessionID)
+		h.Del(protocol.HeaderSessionID)
 	})
 	c.callBent(ctx, StepSessionUnknown, "ping", nil, c.o.RequestTimeout, func(h http.Header) {
-		h.Set(headerSessionID, UnknownSessionPrefix+randomSuffix())
+		h.Set(protocol.HeaderSessionID, UnknownSessionPrefix+randomSuffix())
 	})
 	if del := c.deleteStep(ctx, StepSessionDelete); del.Outcome != OutcomeOK {
 		return // the session may live on: nothing says the id is dead
 	}
 	c.callBent(ctx, StepSessionDeleted, "ping", nil, c.o.RequestTimeout, func(h http.Header) {
-		h.Set(headerSessionID, id)
+		h.Set(protocol.HeaderSessionID, id)
 	})
 }
 
 // probeProtocolHeader sends a revision that does not exist in MCP-Protocol-Version
 // (http.protocol-version-header); the header exists from 2025-06-18 on.
 func probeProtocolHeader(ctx context.Context, c *ruleConn) {
-	if !c.handshake(ctx) || !SendsProtocolHeader(c.version) {
+	if !c.handshake(ctx) || !protocol.SendsProtocolHeader(c.version) {
 		return
 	}
 	c.callBent(ctx, StepProtocolHeaderInvalid, "ping", nil, c.o.RequestTimeout, func(h http.Header) {
-		h.Set(headerProtocolVersion, BogusRevision)
+		h.Set(protocol.HeaderProtocolVersion, protocol.BogusRevision)
 	})
 }
 

@@ -3,8 +3,6 @@ package probe
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // The robustness probes (JSON-RPC 2.0 §5.1; server/utilities/pagination, Error Handling): what a server does with input it must refuse.
@@ -36,46 +34,4 @@ func (c *ruleConn) robustness(ctx context.Context) {
 	}
 	c.rawCall(ctx, StepInvalidRequest, methodless, json.RawMessage(`"mcpwatch-invalid-request"`), StepInvalidRequestPing, fence)
 	c.rawCall(ctx, StepParseError, json.RawMessage(MalformedJSON), nil, StepParseErrorPing, fence)
-}
-
-// probeToolRules ends the main session of a server that declares tools: tools/call of a
-// tool it does not list (tools.unknown-tool; only when the listing was complete, so that a
-// name that might be listed is never called) and tools/list with a cursor it never issued
-// (tools.invalid-cursor).
-func (s *session) probeToolRules(ctx context.Context, init json.RawMessage) {
-	if s.o.skipRules || s.o.RulesElsewhere != "" || !declaresCapability(init, "tools") {
-		return
-	}
-	if listed, complete := s.listedTools(); complete {
-		name := UnknownToolPrefix + randomSuffix()
-		for listed[name] {
-			name = UnknownToolPrefix + randomSuffix()
-		}
-		params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]any{}})
-		s.call(ctx, StepUnknownTool, "tools/call", params, s.o.RequestTimeout, 0)
-	}
-	params, _ := json.Marshal(map[string]string{"cursor": InvalidCursorPrefix + randomSuffix()})
-	s.call(ctx, StepInvalidCursor, "tools/list", params, s.o.RequestTimeout, 0)
-}
-
-// listedTools are the tool names of the session's tools/list pages; complete is false when
-// a page failed or the listing did not end (a loop, the page limit).
-func (s *session) listedTools() (names map[string]bool, complete bool) {
-	names = map[string]bool{}
-	var last json.RawMessage
-	for _, st := range s.steps {
-		if st.Name != StepToolsList {
-			continue
-		}
-		if st.Outcome != OutcomeOK {
-			return names, false
-		}
-		if !pageToolNames(st.Result, names) {
-			return names, false
-		}
-		last = st.Result
-	}
-	end := memberValue(last, "nextCursor")
-	// A last page that still points further: the listing was cut.
-	return names, last != nil && (end == nil || jsondoc.IsNull(end))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // ruleTestOptions keep the rule probes (the transport tests leave them out).
@@ -290,7 +291,7 @@ func TestServerThatNeverAnswersIsNotWaitedForTwice(t *testing.T) {
 			o.skipRules = false
 			o.InitTimeout = 400 * time.Millisecond
 			if tc.detectEra {
-				o.ProtocolVersion, o.detectEra = LatestRevision, true
+				o.ProtocolVersion, o.detectEra = protocol.LatestRevision, true
 			}
 			res, _ := runProbe(t, stdioTestTarget(t, "deaf"), o)
 			if !strings.HasPrefix(res.Err, "initialize failed") {
@@ -342,7 +343,7 @@ func TestHTTPRuleProbesFollowWhetherTheServerAnswered(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := ruleTestOptions()
 			o.InitTimeout = 400 * time.Millisecond
-			o.ProtocolVersion, o.detectEra = LatestRevision, true
+			o.ProtocolVersion, o.detectEra = protocol.LatestRevision, true
 			res, _ := runProbe(t, Target{URL: tc.url}, o)
 			if !strings.HasPrefix(res.Err, "initialize failed") {
 				t.Fatalf("probe error %q, want the failed initialize", res.Err)
@@ -399,7 +400,7 @@ func TestParseErrorProbeSurvivesAServerThatExitsOnGarbage(t *testing.T) {
 // An explicitly stateless probe has no sessions: the session-era rule probes do not run,
 // but those that need no initialize (the robustness probes) do.
 func TestSessionRuleProbesNeedSessions(t *testing.T) {
-	o := Options{ProtocolVersion: Revision20260728}.WithDefaults()
+	o := Options{ProtocolVersion: protocol.Revision20260728}.WithDefaults()
 	for _, p := range ruleProbes() {
 		if got, want := p.appliesTo(Target{URL: "http://127.0.0.1:1/mcp"}, o), !p.sessions || p.stateless; got != want {
 			t.Errorf("connection %d: applies %v under %s, want %v", p.conn, got, o.ProtocolVersion, want)

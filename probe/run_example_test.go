@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Run probes the project's own conformant fixture server over Streamable HTTP on loopback
@@ -26,7 +27,7 @@ func ExampleRun() {
 	defer hs.Close()
 
 	res, err := probe.Run(context.Background(), probe.Target{URL: hs.URL}, probe.Options{
-		ProtocolVersion: probe.Revision20251125,
+		ProtocolVersion: protocol.Revision20251125,
 		Timeout:         30 * time.Second,
 	})
 	if err != nil {

@@ -4,16 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
-)
 
-// validURLTransport reports whether a URL target may name this transport.
-func validURLTransport(t string) bool {
-	switch t {
-	case "", TransportAuto, TransportHTTP, TransportSSE:
-		return true
-	}
-	return false
-}
+	"github.com/mcpwatch/mcpwatch/protocol"
+)
 
 // refusedPOST reports whether an answer to a POSTed initialize is one the specification
 // tells clients to read as "try the legacy HTTP+SSE transport" (basic/transports, Backwards Compatibility: 400, 404 or
@@ -33,7 +26,7 @@ func refusedPOST(st Step) bool {
 // reports whether the connection now speaks HTTP+SSE; an error says that the server does
 // speak it, but named no endpoint the probe may use.
 func (s *session) fallBackToSSE(ctx context.Context, refused Step) (bool, error) {
-	if !s.target.detectsTransport() || s.kind != TransportHTTP || !refusedPOST(refused) {
+	if !s.target.detectsTransport() || s.kind != protocol.TransportHTTP || !refusedPOST(refused) {
 		return false, nil
 	}
 	old := s.transport()
@@ -51,7 +44,7 @@ func (s *session) fallBackToSSE(ctx context.Context, refused Step) (bool, error)
 			s.steps[i].Name = StepTransportProbe
 		}
 	}
-	s.kind = TransportSSE
+	s.kind = protocol.TransportSSE
 	if err != nil {
 		return false, err
 	}
@@ -68,32 +61,4 @@ func (s *session) lastExchange() int {
 		}
 	}
 	return n
-}
-
-// initialize sends a connection's initialize with the revision of o (or finishes the one
-// era detection already sent, started) and, when the POST was refused and the target's
-// transport is to be detected, tries legacy HTTP+SSE and sends it again there.
-func (s *session) initialize(ctx context.Context, name string, o Options, started *Step) Step {
-	var st Step
-	if started != nil {
-		st = *started
-	} else {
-		st = s.call(ctx, name, "initialize", initializeParams(o), s.o.InitTimeout, 0)
-	}
-	if st.Outcome == OutcomeOK {
-		return st
-	}
-	switched, err := s.fallBackToSSE(ctx, st)
-	if err != nil {
-		// The server speaks legacy HTTP+SSE but named no usable endpoint: initialize could
-		// not even be sent.
-		st = Step{Name: name, Method: "initialize", Conn: s.conn, Request: -1, Response: -1,
-			Outcome: OutcomeTransport, Err: err.Error()}
-		s.steps = append(s.steps, st)
-		return st
-	}
-	if !switched {
-		return st
-	}
-	return s.call(ctx, name, "initialize", initializeParams(o), s.o.InitTimeout, 0)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 func legacyFixture(t *testing.T, f fixture.Fault) (*httptest.Server, *eraRecorder) {
@@ -50,8 +51,8 @@ func TestLegacySSEIsDetectedAndProbed(t *testing.T) {
 	if res.Err != "" {
 		t.Fatalf("probe error: %s", res.Err)
 	}
-	if res.Transport != TransportSSE || res.Negotiated != LatestSessionRevision {
-		t.Fatalf("transport %s, negotiated %q: want the legacy transport found and %s spoken", res.Transport, res.Negotiated, LatestSessionRevision)
+	if res.Transport != protocol.TransportSSE || res.Negotiated != protocol.LatestSessionRevision {
+		t.Fatalf("transport %s, negotiated %q: want the legacy transport found and %s spoken", res.Transport, res.Negotiated, protocol.LatestSessionRevision)
 	}
 	refused := stepNamed(t, res, ConnMain, StepTransportProbe)
 	if refused.HTTPStatus != http.StatusMethodNotAllowed {
@@ -96,8 +97,8 @@ func TestLegacySSEIsDetectedAndProbed(t *testing.T) {
 func TestLegacySSEWithAnExplicitTransportNeverPostsToTheStream(t *testing.T) {
 	ts, _ := legacyFixture(t, fixture.Conformant)
 	o := testOptions()
-	res, _ := runProbe(t, Target{URL: ts.URL + "/sse", Transport: TransportSSE}, o)
-	if res.Err != "" || res.Transport != TransportSSE {
+	res, _ := runProbe(t, Target{URL: ts.URL + "/sse", Transport: protocol.TransportSSE}, o)
+	if res.Err != "" || res.Transport != protocol.TransportSSE {
 		t.Fatalf("err %q transport %s", res.Err, res.Transport)
 	}
 	first := res.Frames[0]
@@ -114,8 +115,8 @@ func TestLegacySSEWithAnExplicitTransportNeverPostsToTheStream(t *testing.T) {
 		t.Error("a transport probe although the transport was given")
 	}
 	// Left to era detection, the revision over legacy HTTP+SSE is a session one at once.
-	res, _ = runProbe(t, Target{URL: ts.URL + "/sse", Transport: TransportSSE}, eraOptions())
-	if _, ok := res.FirstStep(StepDiscover); ok || res.Negotiated != LatestSessionRevision {
+	res, _ = runProbe(t, Target{URL: ts.URL + "/sse", Transport: protocol.TransportSSE}, eraOptions())
+	if _, ok := res.FirstStep(StepDiscover); ok || res.Negotiated != protocol.LatestSessionRevision {
 		t.Errorf("negotiated %q: server/discover has no place on the legacy transport", res.Negotiated)
 	}
 }
@@ -123,7 +124,7 @@ func TestLegacySSEWithAnExplicitTransportNeverPostsToTheStream(t *testing.T) {
 func TestLegacySSEEndpointOnAnotherOriginIsNeverContacted(t *testing.T) {
 	ts, _ := legacyFixture(t, fixture.SSEEndpointForeign)
 	res, _ := runProbe(t, Target{URL: ts.URL + "/sse"}, eraOptions())
-	if res.Transport != TransportSSE {
+	if res.Transport != protocol.TransportSSE {
 		t.Errorf("transport %s: a stream that names an endpoint is legacy HTTP+SSE even when the probe refuses it", res.Transport)
 	}
 	init := stepNamed(t, res, ConnMain, StepInitialize)
@@ -188,7 +189,7 @@ func TestLegacySSEStreamEndFailsWaitingRequests(t *testing.T) {
 	t.Cleanup(ts.Close)
 	o := testOptions()
 	o.RequestTimeout = 10 * time.Second
-	res, took := runProbe(t, Target{URL: ts.URL, Transport: TransportSSE}, o)
+	res, took := runProbe(t, Target{URL: ts.URL, Transport: protocol.TransportSSE}, o)
 	init := stepNamed(t, res, ConnMain, StepInitialize)
 	if init.Outcome != OutcomeTransport || !strings.Contains(init.Err, ErrClosed.Error()) {
 		t.Errorf("initialize: %s (%s), want the closed stream", init.Outcome, init.Err)
@@ -233,11 +234,11 @@ func TestLegacySSEThatCannotBeOpenedStaysInTheSessionEra(t *testing.T) {
 	ts := httptest.NewServer(http.NotFoundHandler())
 	url := ts.URL + "/sse"
 	ts.Close() // nothing listens there any more
-	res, _ := runProbe(t, Target{URL: url, Transport: TransportSSE}, eraOptions())
+	res, _ := runProbe(t, Target{URL: url, Transport: protocol.TransportSSE}, eraOptions())
 	if res.Err == "" || strings.Contains(res.Err, ErrNotEventStream.Error()) {
 		t.Fatalf("error %q: want what happened to the GET, not a verdict on a stream never seen", res.Err)
 	}
-	if res.Requested != LatestSessionRevision || Stateless(res.ProtocolVersion) {
+	if res.Requested != protocol.LatestSessionRevision || protocol.Stateless(res.ProtocolVersion) {
 		t.Errorf("requested %q, evaluated as %q: want the session era", res.Requested, res.ProtocolVersion)
 	}
 	// Transport detection still tells it from a server that is no legacy endpoint.
@@ -255,11 +256,11 @@ func TestLegacySSEThatCannotBeOpenedStaysInTheSessionEra(t *testing.T) {
 // connections").
 func TestLegacySSERuleProbesReadTheirAnswersOnTheStream(t *testing.T) {
 	ts, _ := legacyFixture(t, fixture.Conformant)
-	for _, target := range []Target{{URL: ts.URL + "/sse"}, {URL: ts.URL + "/sse", Transport: TransportSSE}} {
+	for _, target := range []Target{{URL: ts.URL + "/sse"}, {URL: ts.URL + "/sse", Transport: protocol.TransportSSE}} {
 		o := ruleTestOptions()
 		o.ProtocolVersion = ""
 		res, _ := runProbe(t, target, o)
-		if res.Err != "" || res.Transport != TransportSSE {
+		if res.Err != "" || res.Transport != protocol.TransportSSE {
 			t.Fatalf("%+v: err %q transport %s", target, res.Err, res.Transport)
 		}
 		for step, code := range map[string]int64{StepInvalidRequest: -32600, StepParseError: -32700} {

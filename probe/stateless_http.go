@@ -3,12 +3,8 @@ package probe
 import (
 	"encoding/json"
 	"net/http"
-)
 
-// Header names the stateless revision adds to Streamable HTTP (2026-07-28 basic/transports/streamable-http, Request Metadata).
-const (
-	headerMethod = "Mcp-Method"
-	headerName   = "Mcp-Name"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // statelessHeaders completes the headers of a POST under a stateless revision: Mcp-Method on
@@ -19,10 +15,10 @@ func (t *httpTransport) statelessHeaders(h http.Header, body []byte) {
 	t.mu.Lock()
 	version := t.version
 	t.mu.Unlock()
-	if !Stateless(version) || body == nil {
+	if !protocol.Stateless(version) || body == nil {
 		return
 	}
-	h.Del(headerSessionID)
+	h.Del(protocol.HeaderSessionID)
 	var m struct {
 		Method *string         `json:"method"`
 		Params json.RawMessage `json:"params"`
@@ -30,9 +26,9 @@ func (t *httpTransport) statelessHeaders(h http.Header, body []byte) {
 	if json.Unmarshal(body, &m) != nil || m.Method == nil {
 		return
 	}
-	h.Set(headerMethod, *m.Method)
+	h.Set(protocol.HeaderMethod, *m.Method)
 	if name, ok := addressedName(*m.Method, m.Params); ok {
-		h.Set(headerName, name)
+		h.Set(protocol.HeaderName, name)
 	}
 }
 

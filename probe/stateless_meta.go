@@ -3,25 +3,20 @@ package probe
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
-// Methods and _meta keys of the stateless revision (2026-07-28 basic, General fields: _meta).
-const (
-	methodDiscover = "server/discover"
-
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
-)
+// methodDiscover is the first request of the stateless revision (2026-07-28 server/discover).
+const methodDiscover = "server/discover"
 
 // requestMeta is the _meta every stateless request carries: the revision, the client's
 // capabilities (none: the probe answers no server request but ping) and who the client is.
 func requestMeta(version string, o Options) map[string]any {
 	return map[string]any{
-		MetaProtocolVersion:    version,
-		MetaClientCapabilities: map[string]any{},
-		MetaClientInfo:         map[string]string{"name": o.ClientName, "version": o.ClientVersion},
+		protocol.MetaProtocolVersion:    version,
+		protocol.MetaClientCapabilities: map[string]any{},
+		protocol.MetaClientInfo:         map[string]string{"name": o.ClientName, "version": o.ClientVersion},
 	}
 }
 

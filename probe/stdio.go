@@ -2,16 +2,16 @@ package probe
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/process"
 )
 
 // Shutdown budget beyond the two grace periods: how long a SIGKILLed group gets to disappear
@@ -22,12 +22,6 @@ const stdioKillBudget = time.Second
 // records the exit: a server that prints its answer and exits at once must have that answer
 // in the transcript before the exit note, which fails every request still waiting.
 const exitNoteWait = 250 * time.Millisecond
-
-// processMarkEnv is set, to a token of the transport, in the environment of every stdio server
-// the probe starts. Children inherit it unless they clear their environment, so it tells which
-// processes belong to which server even after they left its process group and were
-// re-parented: on Linux, Close kills every process that carries it.
-const processMarkEnv = "MCPWATCH_PROBE_PROCESS"
 
 // stopPhase is how far the probe has gone in ending the process; the exit watcher reads it
 // to say what ended the process (ProcessInfo.EndedBy).
@@ -52,24 +46,23 @@ func (p stopPhase) endedBy() string {
 	return "exit"
 }
 
-// stdioTransport runs an MCP server as a child process and speaks newline-delimited JSON-RPC
-// over its stdin and stdout. The transport owns the parent ends of three os.Pipes (not
-// exec's pipes): that gives it write deadlines on stdin and lets it close stdout and stderr
-// itself, so that neither a server that stops reading nor a grandchild that keeps stdout open
-// can block the probe.
+// stdioTransport runs an MCP server as a child process (a process.Group, which also ends
+// whatever the server forked) and speaks newline-delimited JSON-RPC over its stdin and
+// stdout. The transport owns the parent ends of three os.Pipes (not exec's pipes): that gives
+// it write deadlines on stdin and lets it close stdout and stderr itself, so that neither a
+// server that stops reading nor a grandchild that keeps stdout open can block the probe.
 type stdioTransport struct {
 	w      Wire
 	limits Limits
 	grace  time.Duration
 	log    *slog.Logger
-	cmd    *exec.Cmd
-	pid    int    // also the process group id
-	mark   string // the value of processMarkEnv in the server's environment
+	group  *process.Group
+	pid    int // also the process group id
 
 	stdin  *os.File
 	stdout *os.File
 	stderr *os.File
-	ring   *stderrRing
+	ring   *process.Tail // of stderr
 
 	// sendMu keeps concurrent messages from interleaving on stdin.
 	sendMu sync.Mutex
@@ -85,8 +78,7 @@ type stdioTransport struct {
 	stdinClosed time.Duration
 	exit        ProcessInfo // exit fields, once the leader is gone
 
-	watch        chan struct{} // closed once the transport is set up, for watchExit to begin
-	leaderGone   chan struct{} // closed when cmd.Wait returned
+	leaderGone   chan struct{} // closed when the group's leader was waited for
 	exitRecorded chan struct{} // closed when the exit note and ProcessInfo are recorded
 	stdoutDone   chan struct{}
 	stderrDone   chan struct{}
@@ -120,7 +112,7 @@ func dialStdio(ctx context.Context, t Target, conn int, w Wire, o Options) (Tran
 
 	go tr.readStdout()
 	go tr.readStderr()
-	close(tr.watch)
+	go tr.watchExit()
 	return tr, nil
 }
 
@@ -154,51 +146,26 @@ func startStdio(t Target, w Wire, o Options) (*stdioTransport, error) {
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
 
-	mark := rand.Text()
 	cmd := exec.Command(t.Command[0], t.Command[1:]...)
-	// Last, so that the target's environment cannot override it.
-	cmd.Env = append(append(os.Environ(), t.Env...), processMarkEnv+"="+mark)
+	cmd.Env = append(os.Environ(), t.Env...)
 	cmd.Dir = t.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	tr := &stdioTransport{
-		w: w, limits: o.Limits, grace: o.ShutdownGrace, cmd: cmd, mark: mark, clock: sendClock{now: w.Now},
-		stdin: inW, stdout: outR, stderr: errR, ring: newStderrRing(o.Limits.MaxStderrBytes),
-		watch: make(chan struct{}), leaderGone: make(chan struct{}), exitRecorded: make(chan struct{}),
-		stdoutDone: make(chan struct{}), stderrDone: make(chan struct{}),
-	}
-	started := make(chan error, 1)
-	go tr.runProcess(started)
-	if err := <-started; err != nil {
+	group, err := process.Start(cmd)
+	if err != nil {
 		closeAll()
 		return nil, err
 	}
-	tr.pid = cmd.Process.Pid
+	tr := &stdioTransport{
+		w: w, limits: o.Limits, grace: o.ShutdownGrace, group: group, pid: group.PID(), clock: sendClock{now: w.Now},
+		stdin: inW, stdout: outR, stderr: errR, ring: process.NewTail(o.Limits.MaxStderrBytes),
+		leaderGone: make(chan struct{}), exitRecorded: make(chan struct{}),
+		stdoutDone: make(chan struct{}), stderrDone: make(chan struct{}),
+	}
 	// The child has its own copies; the parent keeping them would hide EOF in both directions.
 	_ = inR.Close()
 	_ = outW.Close()
 	_ = errW.Close()
 	return tr, nil
-}
-
-// runProcess starts the server and then waits for it, on one OS thread for the whole life of
-// the process. On Linux the server gets SIGKILL as its parent-death signal, so that it does
-// not run on when the prober is killed outright (no shutdown sequence runs then), and the
-// kernel sends that signal when the thread that started the child ends, not the process: Go
-// ends a thread whenever a goroutine exits while locked to it, whichever goroutine that is.
-// Locking the starting thread here until Wait returns keeps it alive exactly as long as the
-// child, and costs no thread of its own: Wait holds one in a blocking system call regardless.
-// A single starter thread for the whole program would serve as well, but would be state of the
-// program rather than of the transport. started gets the outcome of the start.
-func (t *stdioTransport) runProcess(started chan<- error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := startInGroup(t.cmd); err != nil {
-		started <- err
-		return
-	}
-	started <- nil
-	<-t.watch
-	t.watchExit()
 }
 
 // Send writes msg and a newline to the server's stdin. The write is bounded by ctx: a server
@@ -303,14 +270,13 @@ func (t *stdioTransport) shutdown(ctx context.Context) error {
 	// Processes of the server outside its group, looked for while the server still runs: one
 	// that ends on its own meanwhile is then still known, and reaped if it was re-parented
 	// here.
-	strays := newStrays(t.mark, t.pid)
-	defer strays.release()
-	strays.find()
+	t.group.FindStrays()
+	defer t.group.Release()
 
 	t.mu.Lock()
 	t.closing = true
 	t.stdinClosed = t.w.Now()
-	if !exitingOrExited(t.pid) {
+	if !t.group.Exiting() {
 		t.setPhase(phaseStdinClosed)
 	}
 	// Closing unblocks a Send stuck on a full pipe too. It happens under t.mu so that the
@@ -319,18 +285,18 @@ func (t *stdioTransport) shutdown(ctx context.Context) error {
 	t.mu.Unlock()
 
 	if !t.waitLeader(ctx, t.grace) {
-		t.signal(phaseSIGTERM, terminateGroup)
+		t.signal(phaseSIGTERM, t.group.Terminate)
 		if !t.waitLeader(ctx, t.grace) {
-			t.signal(phaseSIGKILL, killGroup)
+			t.signal(phaseSIGKILL, t.group.Kill)
 		}
 	}
 	// Whether the leader went politely or not, children it left in the group must not outlive
 	// the probe.
-	if err := killGroup(t.pid); err != nil {
+	if err := t.group.Kill(); err != nil {
 		t.log.Warn("killing the server's process group", "err", err)
 	}
 	// And so must those that left the group (a daemon that called setsid).
-	strays.killAll()
+	t.group.KillStrays()
 
 	budget, cancel := context.WithTimeout(context.WithoutCancel(ctx), stdioKillBudget)
 	defer cancel()
@@ -359,7 +325,7 @@ func (t *stdioTransport) shutdown(ctx context.Context) error {
 		// ever comes. Nothing of its group can be reaped before it is; what left the group
 		// can.
 		t.log.Warn("stdio server did not end", "err", err)
-		strays.reap(time.Now())
+		t.group.Reap(time.Now())
 		t.w.Process(t.info())
 		return err
 	}
@@ -369,11 +335,12 @@ func (t *stdioTransport) shutdown(ctx context.Context) error {
 	if floor := time.Now().Add(100 * time.Millisecond); deadline.Before(floor) {
 		deadline = floor
 	}
-	if n := reapGroup(t.pid, deadline); n > 0 {
-		t.log.Debug("reaped orphaned group members", "count", n)
+	members, strays := t.group.Reap(deadline)
+	if members > 0 {
+		t.log.Debug("reaped orphaned group members", "count", members)
 	}
-	if n := strays.reap(deadline); n > 0 {
-		t.log.Debug("reaped orphaned processes that had left the group", "count", n)
+	if strays > 0 {
+		t.log.Debug("reaped orphaned processes that had left the group", "count", strays)
 	}
 	t.w.Process(t.info())
 	return nil
@@ -387,12 +354,12 @@ func (t *stdioTransport) setPhase(p stopPhase) {
 }
 
 // signal records that the group is being sent a signal, then sends it.
-func (t *stdioTransport) signal(p stopPhase, send func(pgid int) error) {
+func (t *stdioTransport) signal(p stopPhase, send func() error) {
 	t.mu.Lock()
 	t.setPhase(p)
 	t.mu.Unlock()
 	t.log.Debug("stdio server did not exit; signalling its group", "signal", p.endedBy())
-	if err := send(t.pid); err != nil {
+	if err := send(); err != nil {
 		t.log.Warn("signalling the server's process group", "err", err)
 	}
 }
@@ -418,21 +385,18 @@ func (t *stdioTransport) waitLeader(ctx context.Context, d time.Duration) bool {
 // killForLimit ends the server because it sent more than the limits allow.
 func (t *stdioTransport) killForLimit(why string) {
 	t.log.Debug("stdio server exceeded a limit; killing its group", "limit", why)
-	t.signal(phaseSIGKILL, killGroup)
+	t.signal(phaseSIGKILL, t.group.Kill)
 }
 
 // watchExit waits for the process, then records how it ended.
 func (t *stdioTransport) watchExit() {
 	defer close(t.exitRecorded)
-	waitErr := t.cmd.Wait()
+	<-t.group.Done()
 	at := t.w.Now()
-	code, sig, detail := describeExit(t.cmd.ProcessState)
-	if t.cmd.ProcessState == nil && waitErr != nil {
-		detail = "waiting for the process: " + waitErr.Error()
-	}
+	exit := t.group.Exit()
 
 	t.mu.Lock()
-	t.exit = ProcessInfo{Exited: true, ExitCode: code, Signal: sig, EndedBy: t.phase.endedBy()}
+	t.exit = ProcessInfo{Exited: true, ExitCode: exit.Code, Signal: exit.Signal, EndedBy: t.phase.endedBy()}
 	if t.closing && t.phase != phaseRunning && at > t.stdinClosed {
 		t.exit.ShutdownAfter = at - t.stdinClosed
 	}
@@ -446,8 +410,8 @@ func (t *stdioTransport) watchExit() {
 	case <-wait.C:
 	}
 	wait.Stop()
-	t.log.Debug("stdio server ended", "how", detail)
-	t.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteProcessExit, At: at, Detail: detail})
+	t.log.Debug("stdio server ended", "how", exit.Detail)
+	t.w.Record(Frame{Dir: In, Kind: KindNote, Note: NoteProcessExit, At: at, Detail: exit.Detail})
 	t.w.Process(t.info())
 }
 

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/process"
 )
 
 // forkingTarget starts the test server behind a shell that first forks two long sleepers
@@ -24,7 +26,7 @@ func TestStdioForkingServerLeavesNoProcessBehind(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skip("no /bin/sh")
 	}
-	adopting := AdoptOrphans() == nil
+	adopting := process.AdoptOrphans() == nil
 	tests := []struct {
 		mode    string
 		grace   time.Duration
@@ -44,7 +46,7 @@ func TestStdioForkingServerLeavesNoProcessBehind(t *testing.T) {
 			}
 			live := 0
 			for _, p := range groupMembers(t, st.pid) {
-				if p.state != 'Z' {
+				if p.State != 'Z' {
 					live++
 				}
 			}
@@ -64,7 +66,7 @@ func TestStdioForkingServerLeavesNoProcessBehind(t *testing.T) {
 
 func TestStdioCancelledProbeLeavesNoProcessBehind(t *testing.T) {
 	t.Parallel()
-	adopting := AdoptOrphans() == nil
+	adopting := process.AdoptOrphans() == nil
 	o := stdioTestOptions()
 	o.InitTimeout = 20 * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
@@ -92,11 +94,11 @@ func TestStdioCancelledProbeLeavesNoProcessBehind(t *testing.T) {
 // Not parallel: it counts this process's children and goroutines. Parallel tests only resume
 // once every sequential test has finished, so none runs beside it.
 func TestStdioProbingHostileServersLeaksNothing(t *testing.T) {
-	adopting := AdoptOrphans() == nil
+	adopting := process.AdoptOrphans() == nil
 	self := os.Getpid()
 	countChildren := func() (live, zombies int) {
 		for _, p := range childrenOf(t, self) {
-			if p.state == 'Z' {
+			if p.State == 'Z' {
 				zombies++
 			} else {
 				live++

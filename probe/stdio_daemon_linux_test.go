@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/process"
 )
 
 // daemonizingTarget is a server that leaves a SIGTERM-deaf daemon in a session of its own
@@ -31,34 +33,34 @@ func daemonizingTarget(t *testing.T) (Target, string) {
 // first parents), and the daemons that are zombies waiting for this process to reap them (a
 // zombie has no command line left; one of PID 1's is gone as far as the probe can tell). Each
 // survivor is killed so that it does not outlive the test.
-func processesLeft(t *testing.T, pidFile string) []procStat {
+func processesLeft(t *testing.T, pidFile string) []process.Stat {
 	t.Helper()
-	var left []procStat
+	var left []process.Stat
 	seen := make(map[int]bool)
 	for _, p := range processTable(t) {
-		cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
+		cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(p.PID) + "/cmdline")
 		if err != nil || !bytes.Contains(cmdline, []byte(pidFile)) {
 			continue
 		}
 		left = append(left, p)
-		seen[p.pid] = true
+		seen[p.PID] = true
 	}
 	for _, s := range daemonPIDs(t, pidFile) {
 		pid, err := strconv.Atoi(s)
 		if err != nil {
 			t.Fatalf("pid file holds %q", s)
 		}
-		p, err := readProcStat(pid)
-		if err != nil || seen[pid] || (p.dead() && p.ppid != os.Getpid()) {
+		p, err := process.ReadStat(pid)
+		if err != nil || seen[pid] || (p.Dead() && p.PPID != os.Getpid()) {
 			continue
 		}
 		left = append(left, p)
 	}
 	for _, p := range left {
 		t.Cleanup(func() {
-			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
 			var ws syscall.WaitStatus
-			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+			_, _ = syscall.Wait4(p.PID, &ws, syscall.WNOHANG, nil)
 		})
 	}
 	return left
@@ -173,8 +175,8 @@ func TestStdioClosingOneServerSparesAnotherServersDaemon(t *testing.T) {
 
 // processAlive reports whether pid is a process that has not died (a zombie has).
 func processAlive(pid int) bool {
-	p, err := readProcStat(pid)
-	return err == nil && !p.dead()
+	p, err := process.ReadStat(pid)
+	return err == nil && !p.Dead()
 }
 
 // A prober killed outright runs no shutdown sequence; its servers must die with it all the

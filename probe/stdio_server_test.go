@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/internal/process"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // stdioServerEnv makes the test binary act as a stdio server (the mode is the value) instead
@@ -31,7 +33,7 @@ func TestMain(m *testing.M) {
 	}
 	// Orphans of the fork tests' servers are then re-parented to this process and reaped by
 	// the transport, so the tests can demand that not even a zombie is left.
-	if err := AdoptOrphans(); err != nil {
+	if err := process.AdoptOrphans(); err != nil {
 		fmt.Fprintln(os.Stderr, "stdio tests: no subreaper, zombies of killed orphans are not checked:", err)
 	}
 	os.Exit(m.Run())
@@ -239,8 +241,8 @@ func answerTestRequest(out io.Writer, line []byte) {
 	switch req.Method {
 	case "initialize":
 		v := req.Params.ProtocolVersion
-		if !KnownRevision(v) {
-			v = LatestSessionRevision
+		if !protocol.KnownRevision(v) {
+			v = protocol.LatestSessionRevision
 		}
 		result = map[string]any{
 			"protocolVersion": v,
@@ -291,7 +293,7 @@ func serveStatelessAsking(in io.Reader, out io.Writer) {
 			var result any
 			switch req.Method {
 			case "server/discover":
-				result = map[string]any{"supportedVersions": []string{Revision20260728}, "capabilities": map[string]any{"tools": map[string]any{}},
+				result = map[string]any{"supportedVersions": []string{protocol.Revision20260728}, "capabilities": map[string]any{"tools": map[string]any{}},
 					"resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
 			case "tools/list":
 				asked++

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // stdioTestTarget runs this test binary as a stdio server in the given mode.
@@ -31,7 +33,7 @@ func stdioTestOptions() Options {
 	// The transport tests speak the newest session revision; era detection has its own, and
 	// the rule probes theirs (rules_test.go).
 	return Options{
-		ProtocolVersion: LatestSessionRevision,
+		ProtocolVersion: protocol.LatestSessionRevision,
 		Timeout:         30 * time.Second,
 		InitTimeout:     10 * time.Second,
 		RequestTimeout:  5 * time.Second,
@@ -127,8 +129,8 @@ func TestStdioProbeOfWellBehavedServerSucceeds(t *testing.T) {
 	if res.Err != "" {
 		t.Fatalf("probe error: %s", res.Err)
 	}
-	if res.Negotiated != LatestSessionRevision {
-		t.Errorf("negotiated %q, want %q", res.Negotiated, LatestSessionRevision)
+	if res.Negotiated != protocol.LatestSessionRevision {
+		t.Errorf("negotiated %q, want %q", res.Negotiated, protocol.LatestSessionRevision)
 	}
 	want := map[string]Outcome{
 		StepInitialize: OutcomeOK, StepInitializeBogus: OutcomeOK, StepInitialized: OutcomeSent,
@@ -317,10 +319,10 @@ func TestStdioUnstartableCommandIsSpawnError(t *testing.T) {
 			// Left to era detection, a probe that never got to ask anything reports the
 			// session era the other connections fell back to, not the stateless revision.
 			o := stdioTestOptions()
-			o.ProtocolVersion, o.detectEra = LatestRevision, true
+			o.ProtocolVersion, o.detectEra = protocol.LatestRevision, true
 			res, err = Run(context.Background(), tt.target, o)
-			if err != nil || res.Requested != LatestSessionRevision {
-				t.Errorf("with era detection: requested %q (%v), want %s", res.Requested, err, LatestSessionRevision)
+			if err != nil || res.Requested != protocol.LatestSessionRevision {
+				t.Errorf("with era detection: requested %q (%v), want %s", res.Requested, err, protocol.LatestSessionRevision)
 			}
 		})
 	}

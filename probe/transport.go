@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -59,41 +58,6 @@ type ProcessInfo struct {
 	// StderrDropped counts the bytes that fell out of the ring.
 	Stderr        []byte `json:"-"`
 	StderrDropped int64  `json:"stderrDropped,omitempty"`
-}
-
-// Limits bound what a hostile server can make the probe do. Zero fields take defaults.
-type Limits struct {
-	MaxMessageBytes int   // one message (stdout line, HTTP body, SSE event); default 16 MiB
-	MaxFrames       int   // frames in a transcript; default 10,000
-	MaxTotalBytes   int64 // bytes read from the server over the whole probe; default 64 MiB
-	MaxStderrBytes  int   // stderr ring per process; default 64 KiB
-	MaxPages        int   // pages followed for one list method; default 100
-}
-
-// messageLimitText names MaxMessageBytes in what the probe reports, with the setting that
-// raises it.
-func (l Limits) messageLimitText() string {
-	return fmt.Sprintf("the message size limit of %d bytes (prober check --max-message-size)", l.MaxMessageBytes)
-}
-
-// WithDefaults returns l with zero fields replaced by their defaults.
-func (l Limits) WithDefaults() Limits {
-	if l.MaxMessageBytes <= 0 {
-		l.MaxMessageBytes = 16 << 20
-	}
-	if l.MaxFrames <= 0 {
-		l.MaxFrames = 10_000
-	}
-	if l.MaxTotalBytes <= 0 {
-		l.MaxTotalBytes = 64 << 20
-	}
-	if l.MaxStderrBytes <= 0 {
-		l.MaxStderrBytes = 64 << 10
-	}
-	if l.MaxPages <= 0 {
-		l.MaxPages = 100
-	}
-	return l
 }
 
 // Sentinel errors callers branch on.

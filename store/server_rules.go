@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/internal/envname"
 	"github.com/mcpwatch/mcpwatch/internal/httptoken"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // The rules a server definition follows wherever it comes from: the configuration file,
@@ -108,10 +109,10 @@ func reservedHeader(name string) bool {
 	switch strings.ToLower(name) {
 	case "host", "content-length", "content-type", "transfer-encoding", "connection", "upgrade",
 		"te", "trailer", "keep-alive", "proxy-authorization", "proxy-connection", "accept",
-		"mcp-session-id", "mcp-protocol-version", "last-event-id":
+		"last-event-id":
 		return true
 	}
-	return false
+	return strings.EqualFold(name, protocol.HeaderSessionID) || strings.EqualFold(name, protocol.HeaderProtocolVersion)
 }
 
 // CheckHeaderPrefix accepts the text put before a header's value: it is sent on the
@@ -194,15 +195,15 @@ func (v Server) Validate() error {
 		return bad("empty transport")
 	case v.Schedule == "":
 		return bad("empty schedule")
-	case v.Transport == TransportStdio && (v.Command == "" || v.URL != ""):
+	case v.Transport == protocol.TransportStdio && (v.Command == "" || v.URL != ""):
 		return bad("a stdio server needs a command and no URL")
-	case v.Transport != TransportStdio && (v.URL == "" || v.Command != "" || len(v.Args) > 0 || len(v.Env) > 0 || v.Dir != ""):
+	case v.Transport != protocol.TransportStdio && (v.URL == "" || v.Command != "" || len(v.Args) > 0 || len(v.Env) > 0 || v.Dir != ""):
 		return bad("a %s server needs a URL and no command, args, env or dir", v.Transport)
 	}
 	if err := CheckServerTimeout(v.Timeout); err != nil {
 		return bad("timeout: %v", err)
 	}
-	if v.Transport != TransportStdio {
+	if v.Transport != protocol.TransportStdio {
 		if err := CheckServerURL(v.URL); err != nil {
 			return bad("url: %v", err)
 		}

@@ -9,11 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
-
-// TransportStdio is the transport of servers run as a command; every other transport is
-// reached at a URL. The store knows no more of transports than that.
-const TransportStdio = "stdio"
 
 // Sources of server definitions. A name belongs to one source: the API cannot take over a
 // server of the config file, nor the other way round.
@@ -257,7 +254,7 @@ func upsertServers(ctx context.Context, tx pgx.Tx, servers []Server) ([]int64, e
 		}
 		seen[v.Name] = true
 		names[i], sources[i], transports[i], dirs[i], schedules[i] = v.Name, v.Source, v.Transport, v.Dir, v.Schedule
-		if v.Transport == TransportStdio {
+		if v.Transport == protocol.TransportStdio {
 			commands[i] = &v.Command
 		} else {
 			urls[i] = &v.URL

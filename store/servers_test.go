@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 func TestServerValidate(t *testing.T) {
 	t.Parallel()
-	stdio := Server{Name: "s", Source: SourceConfig, Transport: TransportStdio, Command: "npx",
+	stdio := Server{Name: "s", Source: SourceConfig, Transport: protocol.TransportStdio, Command: "npx",
 		Args: []string{"-y", "pkg"}, Env: []EnvVar{{Name: "A", Value: "1"}, {Name: "KEY", FromEnv: "MY_KEY"}},
 		Schedule: "@every 1m", Timeout: time.Second}
 	tests := []struct {
@@ -77,7 +79,7 @@ func TestServerValidate(t *testing.T) {
 func TestUpsertServerRoundTripsEveryField(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t)
-	stdio := Server{Name: "local", Source: SourceConfig, Transport: TransportStdio, Command: "npx",
+	stdio := Server{Name: "local", Source: SourceConfig, Transport: protocol.TransportStdio, Command: "npx",
 		Args: []string{"-y", "@modelcontextprotocol/server-everything", "stdio"},
 		Env:  []EnvVar{{Name: "LOG", Value: "debug"}, {Name: "API_KEY", FromEnv: "PROBER_API_KEY"}},
 		Dir:  "/srv", Schedule: "*/5 * * * *", Timeout: 30 * time.Second,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 	"github.com/mcpwatch/mcpwatch/web/chart"
 )
@@ -345,7 +346,7 @@ func (d *dashboard) lastErrors(r *http.Request, sts []store.ServerStatus, hours 
 // targetOf is what a reader may see of where a server is: its URL without credentials, or for
 // a stdio server the program's name (its arguments and environment may hold secrets).
 func targetOf(v store.Server) string {
-	if v.Transport == store.TransportStdio {
+	if v.Transport == protocol.TransportStdio {
 		cmd := v.Command
 		if i := strings.LastIndexByte(cmd, '/'); i >= 0 {
 			cmd = cmd[i+1:]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/jsondoc"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Kinds of ToolSchema verdicts that a caller branches on (with errors.Is).
@@ -52,9 +53,9 @@ func uncheckable(kind error, format string, args ...any) error {
 // Draft-07 is the default dialect of tool schemas before 2025-11-25 (the era of the
 // draft-07 message schemas); 2025-11-25 made 2020-12 the default (basic, JSON Schema Usage).
 const (
-	defaultDialectSince = "2025-11-25"
+	defaultDialectSince = protocol.Revision20251125
 	// From 2026-07-28 an outputSchema may be any schema (server/tools, Output Schema).
-	anyOutputRootSince = "2026-07-28"
+	anyOutputRootSince = protocol.Revision20260728
 )
 
 // toolRules are the revision-dependent parts of judging a tool schema.

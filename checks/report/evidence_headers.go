@@ -3,6 +3,8 @@ package report
 import (
 	"net/http"
 	"strings"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // frameHeaderIndent sets a frame's header line under its content, past the frame number,
@@ -18,13 +20,13 @@ func ruleHeaders(id string) (request, response []string) {
 	case "http.origin":
 		return []string{"Origin"}, nil
 	case "http.session":
-		return []string{"Mcp-Session-Id"}, []string{"Mcp-Session-Id"}
+		return []string{protocol.HeaderSessionID}, []string{protocol.HeaderSessionID}
 	case "http.delete-session":
-		return []string{"Mcp-Session-Id"}, []string{"Allow"}
+		return []string{protocol.HeaderSessionID}, []string{"Allow"}
 	case "http.protocol-version-header":
-		return []string{"MCP-Protocol-Version"}, nil
+		return []string{protocol.HeaderProtocolVersion}, nil
 	case "stateless.headers":
-		return []string{"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"}, nil
+		return []string{protocol.HeaderProtocolVersion, protocol.HeaderMethod, protocol.HeaderName}, nil
 	case "http.content-type", "http.sse-framing", "sse.message-events", "sse.endpoint-event":
 		return []string{"Accept"}, []string{"Content-Type"}
 	case "http.get-stream":

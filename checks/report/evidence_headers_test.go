@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // httpRuleResult is an HTTP probe with three rule probes, each one request and its answer:
@@ -26,7 +27,7 @@ func httpRuleResult() *probe.Result {
 			HTTP: &probe.HTTPInfo{Status: status, ContentType: h.Get("Content-Type"), Header: h}}
 	}
 	return &probe.Result{
-		Target: url, Transport: probe.TransportHTTP, Requested: "2025-11-25", Negotiated: "2025-11-25", ProtocolVersion: "2025-11-25",
+		Target: url, Transport: protocol.TransportHTTP, Requested: "2025-11-25", Negotiated: "2025-11-25", ProtocolVersion: "2025-11-25",
 		Frames: []probe.Frame{
 			out(0, 1, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, http.Header{
 				"Origin": {probe.ForeignOrigin}, "Accept": {"application/json, text/event-stream"}}),

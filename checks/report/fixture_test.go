@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // The fixtures below are a stdio probe of a server that printed a banner to stdout and
@@ -35,7 +36,7 @@ func stdioResult() *probe.Result {
 			Detail: "no answer to mcpwatch/unknown-method (id 3) within 10s"},
 	}
 	return &probe.Result{
-		Target: "node server.js --stdio", Transport: probe.TransportStdio,
+		Target: "node server.js --stdio", Transport: protocol.TransportStdio,
 		Requested: "2025-11-25", Negotiated: "2025-06-18", ProtocolVersion: "2025-06-18",
 		Initialize: json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"demo-server","version":"1.2.3"}}`),
 		Steps: []probe.Step{
@@ -83,7 +84,7 @@ func stdioFindings() []checks.Finding {
 
 func httpInitFailedResult() *probe.Result {
 	return &probe.Result{
-		Target: "http://127.0.0.1:3901/mcp", Transport: probe.TransportHTTP, Requested: "2025-11-25",
+		Target: "http://127.0.0.1:3901/mcp", Transport: protocol.TransportHTTP, Requested: "2025-11-25",
 		Steps: []probe.Step{{Name: probe.StepInitialize, Method: "initialize", Conn: 1, ID: "1",
 			Request: 0, Response: 1, Latency: ms(3.25), Outcome: probe.OutcomeTransport, HTTPStatus: 500,
 			Err: probe.ErrUnanswered.Error()}},

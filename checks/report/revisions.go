@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Revision is one protocol revision of a --protocol-version all run: whether the server
@@ -147,10 +148,10 @@ func serverInfoSource(res *probe.Result) json.RawMessage {
 	var dr struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
-	if json.Unmarshal(handshake, &dr) != nil || dr.Meta[probe.MetaServerInfo] == nil {
+	if json.Unmarshal(handshake, &dr) != nil || dr.Meta[protocol.MetaServerInfo] == nil {
 		return nil
 	}
-	wrapped, err := json.Marshal(map[string]json.RawMessage{"serverInfo": dr.Meta[probe.MetaServerInfo]})
+	wrapped, err := json.Marshal(map[string]json.RawMessage{"serverInfo": dr.Meta[protocol.MetaServerInfo]})
 	if err != nil {
 		return nil
 	}

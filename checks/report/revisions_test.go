@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 func finding(id string, status checks.Status) checks.Finding {
@@ -19,10 +20,10 @@ func finding(id string, status checks.Status) checks.Finding {
 }
 
 func revisionResult(rev string, accepted bool) *probe.Result {
-	res := &probe.Result{Requested: rev, Transport: probe.TransportHTTP}
+	res := &probe.Result{Requested: rev, Transport: protocol.TransportHTTP}
 	if accepted {
 		res.Negotiated = rev
-		if probe.Stateless(rev) {
+		if protocol.Stateless(rev) {
 			res.Discover = json.RawMessage(`{}`)
 		} else {
 			res.Initialize = json.RawMessage(`{}`)

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // catalogueAreaTitle names an area of the catalogue as a heading.
@@ -104,7 +104,7 @@ func referenceLinks(c checks.Check) string {
 		from, to, url string
 	}
 	var gs []group
-	for _, rev := range probe.Revisions() {
+	for _, rev := range protocol.Revisions() {
 		u := c.SpecURL(rev)
 		if n := len(gs); n > 0 && gs[n-1].url == u {
 			gs[n-1].to = rev

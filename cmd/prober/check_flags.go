@@ -14,6 +14,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/units"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Defaults of `prober check`; the help text prints these same values.
@@ -142,7 +143,7 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 		return nil, err
 	}
 	cfg := &checkConfig{target: target, output: v.output, verbose: v.verbose, noColor: v.noColor}
-	stdio := cfg.target.Kind() == probe.TransportStdio
+	stdio := cfg.target.Kind() == protocol.TransportStdio
 
 	f, ok := report.LookupFormat(v.format)
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Values of --protocol-version besides a revision.
@@ -21,7 +22,7 @@ type protocolFlags struct {
 }
 
 func (p *protocolFlags) declare(fs *flag.FlagSet) {
-	fs.StringVar(&p.transport, "transport", probe.TransportAuto, "")
+	fs.StringVar(&p.transport, "transport", protocol.TransportAuto, "")
 	fs.StringVar(&p.protocol, "protocol-version", protocolAuto, "")
 }
 
@@ -36,15 +37,15 @@ type protocolChoice struct {
 func (p protocolFlags) validate(stdio bool) (protocolChoice, error) {
 	var c protocolChoice
 	switch p.transport {
-	case probe.TransportAuto, "":
+	case protocol.TransportAuto, "":
 		if !stdio {
-			c.transport = probe.TransportAuto
+			c.transport = protocol.TransportAuto
 		}
-	case probe.TransportStdio:
+	case protocol.TransportStdio:
 		if !stdio {
 			return c, fmt.Errorf("--transport stdio needs a command (after --), not a URL")
 		}
-	case probe.TransportHTTP, probe.TransportSSE:
+	case protocol.TransportHTTP, protocol.TransportSSE:
 		if stdio {
 			return c, fmt.Errorf("--transport %s needs a URL, not a command", p.transport)
 		}
@@ -55,10 +56,10 @@ func (p protocolFlags) validate(stdio bool) (protocolChoice, error) {
 	switch {
 	case p.protocol == protocolAll:
 		c.all = true
-	case p.protocol == protocolAuto || probe.KnownRevision(p.protocol):
+	case p.protocol == protocolAuto || protocol.KnownRevision(p.protocol):
 		c.revision = p.protocol
 	default:
-		return c, fmt.Errorf("--protocol-version %q: want auto, all or one of %s", p.protocol, strings.Join(probe.Revisions(), ", "))
+		return c, fmt.Errorf("--protocol-version %q: want auto, all or one of %s", p.protocol, strings.Join(protocol.Revisions(), ", "))
 	}
 	return c, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // revisionsRun is a --protocol-version all run: the probe of every revision the prober
@@ -22,7 +23,7 @@ func probeTarget(ctx context.Context, cfg *checkConfig, opts probe.Options) (*pr
 		res, err := probe.Run(ctx, cfg.target, opts)
 		return res, nil, err
 	}
-	results, err := probe.RunRevisions(ctx, cfg.target, opts, probe.Revisions())
+	results, err := probe.RunRevisions(ctx, cfg.target, opts, protocol.Revisions())
 	if err != nil {
 		return nil, nil, err
 	}

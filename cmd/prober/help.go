@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/units"
-	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 func writeMainHelp(w io.Writer) {
@@ -167,8 +167,8 @@ Exit codes:
   2    usage error: an unknown flag, a bad value, both a URL and a command, or neither; a
        baseline or schema directory that cannot be read
   130  interrupted (Ctrl-C): the stdio server is still shut down and the partial report written
-`, formats[0].Name, strings.Join(formatLines, "\n"), defaultFailOn, probe.LatestRevision,
-		strings.Join(probe.Revisions(), ", "), durationText(defaultTimeout), durationText(defaultInitTimeout),
+`, formats[0].Name, strings.Join(formatLines, "\n"), defaultFailOn, protocol.LatestRevision,
+		strings.Join(protocol.Revisions(), ", "), durationText(defaultTimeout), durationText(defaultInitTimeout),
 		durationText(defaultRequestTimeout), units.Size(defaultMaxMessageSize), durationText(defaultShutdownGrace),
 		defaultLogLevel)
 }

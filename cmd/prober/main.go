@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/internal/process"
 )
 
 // Exit codes.
@@ -42,7 +42,7 @@ func main() {
 		// whole process, shared by every probe it runs; which orphan belongs to which probe
 		// the probe tells by the mark in the orphan's environment, not by its parent. Where
 		// it fails (not Linux), killed orphans go to PID 1 as usual.
-		_ = probe.AdoptOrphans()
+		_ = process.AdoptOrphans()
 	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

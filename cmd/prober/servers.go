@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/monitor"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -210,7 +211,7 @@ func (e environment) serversAdd(ctx context.Context, args []string) int {
 		return code
 	}
 	defer st.Close()
-	s := store.Server{Name: pos[0], Source: store.SourceAPI, Transport: monitor.TransportHTTP, URL: pos[1],
+	s := store.Server{Name: pos[0], Source: store.SourceAPI, Transport: protocol.TransportHTTP, URL: pos[1],
 		Schedule: *schedule, Timeout: timeout, Enabled: !*disabled}
 	for _, h := range headers {
 		ref, err := parseHeaderRef(h)

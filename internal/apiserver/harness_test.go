@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
 	"github.com/mcpwatch/mcpwatch/internal/pgtest"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -83,7 +84,7 @@ func newWorld(t testing.TB, opts ...worldOption) *world {
 		Headers: []store.HeaderRef{{Name: "Authorization", FromEnv: "ALPHA_TOKEN_VAR", Prefix: "Bearer "}}, Enabled: true})
 	w.beta = up(store.Server{Name: "beta", Source: store.SourceAPI, Transport: "http", URL: "https://public.test/mcp",
 		Schedule: "@every 5m", Timeout: 10 * time.Second})
-	w.gamma = up(store.Server{Name: "gamma", Source: store.SourceConfig, Transport: store.TransportStdio,
+	w.gamma = up(store.Server{Name: "gamma", Source: store.SourceConfig, Transport: protocol.TransportStdio,
 		Command: "secret-cmd", Args: []string{"--token=stdio-secret-arg"}, Env: []store.EnvVar{{Name: "TOKEN", Value: "stdio-secret-env"}},
 		Schedule: "@every 1m", Timeout: 10 * time.Second, Enabled: true})
 	for _, region := range []string{"eu", "us"} {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -419,7 +420,7 @@ func TestRunReportsHideSecrets(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	res := &probe.Result{Target: "secret-cmd --token=stdio-secret-arg", Transport: probe.TransportStdio, Start: w.now,
+	res := &probe.Result{Target: "secret-cmd --token=stdio-secret-arg", Transport: protocol.TransportStdio, Start: w.now,
 		Err: "spawn failed: secret-cmd --token=stdio-secret-arg exited 1"}
 	if err := probe.WriteRecording(&buf, res); err != nil {
 		t.Fatal(err)

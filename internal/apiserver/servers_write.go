@@ -10,6 +10,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -28,7 +29,9 @@ const (
 // Transports a server registered through the API may use. stdio is not one: running a
 // command given by a stranger would be remote code execution, so stdio servers come from the
 // config file only.
-func apiTransports() []string { return []string{"http", "sse", "auto"} }
+func apiTransports() []string {
+	return []string{protocol.TransportHTTP, protocol.TransportSSE, protocol.TransportAuto}
+}
 
 // serverInput is the body of POST /api/v1/servers and PATCH /api/v1/servers/{server}. Fields
 // left out keep their value (PATCH) or default (POST).
@@ -77,7 +80,7 @@ func (s *API) apply(r *http.Request, in serverInput, v *store.Server) error {
 		for _, a := range apiTransports() {
 			ok = ok || t == a
 		}
-		if t == store.TransportStdio {
+		if t == protocol.TransportStdio {
 			return invalid("transport: stdio servers cannot be added through the API (that would run a command given over the network); add them to the config file")
 		}
 		if !ok {
@@ -195,7 +198,7 @@ func (s *API) createServer(w http.ResponseWriter, r *http.Request) error {
 	if in.URL == nil {
 		return invalid("url: required")
 	}
-	v := store.Server{Name: *in.Name, Source: store.SourceAPI, Transport: "http", Schedule: defaultSchedule,
+	v := store.Server{Name: *in.Name, Source: store.SourceAPI, Transport: protocol.TransportHTTP, Schedule: defaultSchedule,
 		Timeout: defaultTimeout, Enabled: true}
 	if err := s.apply(r, in, &v); err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // newDualFixture serves the conformant fixture speaking both eras (2024-11-05 to 2025-11-25
@@ -35,7 +36,7 @@ func newDualFixture(b *testing.B) *httptest.Server {
 // probed at once, every probe judged, the report of the newest accepted revision with the
 // table of all, written as text.
 func checkAllRevisions(b *testing.B, reg *checks.Registry, target probe.Target) {
-	results, err := probe.RunRevisions(context.Background(), target, probe.Options{}, probe.Revisions())
+	results, err := probe.RunRevisions(context.Background(), target, probe.Options{}, protocol.Revisions())
 	if err != nil {
 		b.Fatal(err)
 	}

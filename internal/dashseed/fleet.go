@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
 	"github.com/mcpwatch/mcpwatch/monitor"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -128,7 +129,7 @@ func Seed(ctx context.Context, s *store.Store, now time.Time, plans []Plan) (map
 	out := map[string]store.Server{}
 	for _, p := range plans {
 		v, err := s.UpsertServer(ctx, store.Server{
-			Name: p.Name, Source: store.SourceConfig, Transport: "http",
+			Name: p.Name, Source: store.SourceConfig, Transport: protocol.TransportHTTP,
 			URL:      "https://" + p.Name + ".example.com/mcp",
 			Headers:  []store.HeaderRef{{Name: "Authorization", FromEnv: "TOKEN", Prefix: "Bearer "}},
 			Schedule: "@every 10m", Timeout: 20 * time.Second, Enabled: p.Enabled,

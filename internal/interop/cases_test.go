@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // The tool lists of the servers, as their sources define them (server-everything
@@ -33,7 +34,7 @@ func serverCases() []serverCase {
 		{
 			name:       "server-everything/stdio",
 			target:     serverEverythingStdio,
-			negotiated: probe.Revision20251125,
+			negotiated: protocol.Revision20251125,
 			tools:      serverEverythingTools,
 			known:      serverEverythingStdioKnown(),
 			more:       serverEverythingListChanged,
@@ -41,28 +42,28 @@ func serverCases() []serverCase {
 		{
 			name:       "server-everything/http",
 			target:     serverEverythingHTTP,
-			negotiated: probe.Revision20251125,
+			negotiated: protocol.Revision20251125,
 			tools:      serverEverythingTools,
 			known:      serverEverythingHTTPKnown(),
 		},
 		{
 			name:       "go-sdk-everything/stdio",
 			target:     goSDKEverythingStdio,
-			negotiated: probe.Revision20260728,
+			negotiated: protocol.Revision20260728,
 			tools:      goSDKEverythingTools,
 			known:      append(goSDKEverythingKnown(), dualEraMetaOverStdio, goSDKStdioDiesOfGarbage, goSDKStdioIgnoresMethodless),
 		},
 		{
 			name:       "go-sdk-everything/http",
 			target:     goSDKEverythingHTTP,
-			negotiated: probe.Revision20251125,
+			negotiated: protocol.Revision20251125,
 			tools:      goSDKEverythingTools,
 			known:      append(goSDKEverythingHTTPKnown(), answersWithEventStreams),
 		},
 		{
 			name:       "mcp-go-everything/stdio",
 			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, MCPGoEverything)}} },
-			negotiated: probe.Revision20260728,
+			negotiated: protocol.Revision20260728,
 			tools:      mcpGoEverythingTools,
 			known: append(mcpGoEverythingKnown(), dualEraMetaOverStdio,
 				known{id: "lifecycle.invalid-request", status: checks.StatusWarn,
@@ -82,14 +83,14 @@ func serverCases() []serverCase {
 				startHTTP(t, ServerSpec{Command: []string{goServer(t, MCPGoEverything), "-t", "http"}, Ready: "127.0.0.1:8080"})
 				return probe.Target{URL: "http://127.0.0.1:8080/mcp"}
 			},
-			negotiated: probe.Revision20260728,
+			negotiated: protocol.Revision20260728,
 			tools:      mcpGoEverythingTools,
 			known:      append(mcpGoEverythingKnown(), answersWithJSON, methodlessTakenAsResponse, acceptsForeignOrigin, deletedSessionServed),
 		},
 		{
 			name:       "mcp-go-conformance/http",
 			target:     mcpGoConformanceHTTP,
-			negotiated: probe.Revision20260728,
+			negotiated: protocol.Revision20260728,
 			tools:      mcpGoConformanceTools,
 			known: []known{
 				{id: "jsonrpc.id-echo", status: checks.StatusPass, why: "answers are matched by id, not by order"},
@@ -118,7 +119,7 @@ func commonKnown(transport, revision string) []known {
 		{id: "tools.fingerprint", status: checks.StatusInfo, why: "the tool surface is hashed"},
 		{id: "lifecycle.version-support", status: checks.StatusInfo, why: "what the server accepted is told"},
 	}
-	if probe.Stateless(revision) {
+	if protocol.Stateless(revision) {
 		ks = []known{
 			{id: "discover.result", status: checks.StatusPass, why: "server/discover returns a DiscoverResult naming 2026-07-28"},
 			{id: "discover.unsupported-version", status: checks.StatusPass, why: "an unsupported revision gets -32022 with data.supported"},
@@ -133,13 +134,13 @@ func commonKnown(transport, revision string) []known {
 		}
 	}
 	switch transport {
-	case probe.TransportStdio:
+	case protocol.TransportStdio:
 		ks = append(ks,
 			known{id: "stdio.stdout-purity", status: checks.StatusPass, why: "logs go to stderr"},
 			known{id: "stdio.shutdown", status: checks.StatusPass, why: "each exits when stdin closes"})
-	case probe.TransportHTTP:
+	case protocol.TransportHTTP:
 		ks = append(ks, known{id: "http.content-type", status: checks.StatusPass, why: "JSON or event-stream answers"})
-	case probe.TransportSSE:
+	case protocol.TransportSSE:
 		ks = append(ks,
 			known{id: "sse.endpoint-event", status: checks.StatusPass, why: "the stream opens with an endpoint event on its own origin"},
 			known{id: "sse.message-events", status: checks.StatusPass, why: "answers come as message events"},

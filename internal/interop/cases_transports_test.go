@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Tool counts of the servers added for the stateless revision and the legacy transport
@@ -26,14 +27,14 @@ func transportCases() []serverCase {
 		{
 			name:       "go-sdk-conformance/stdio",
 			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, GoSDKConformance)}} },
-			negotiated: probe.Revision20260728,
+			negotiated: protocol.Revision20260728,
 			tools:      goSDKConformanceTools,
 			known:      []known{dualEraMetaOverStdio, goSDKStdioIgnoresGarbage, goSDKStdioIgnoresMethodless},
 		},
 		{
 			name:       "go-sdk-conformance/http",
 			target:     goSDKConformanceHTTP,
-			negotiated: probe.Revision20260728,
+			negotiated: protocol.Revision20260728,
 			tools:      goSDKConformanceTools,
 			known: []known{
 				refusesMalformedWith4xx, methodlessTakenAsResponse, acceptsForeignOrigin,
@@ -58,8 +59,8 @@ func transportCases() []serverCase {
 				// The transport is left to detection: the POST gets 400, the GET an endpoint.
 				return probe.Target{URL: "http://" + HostPort(port) + "/greeter1"}
 			},
-			negotiated: probe.Revision20251125,
-			transport:  probe.TransportSSE,
+			negotiated: protocol.Revision20251125,
+			transport:  protocol.TransportSSE,
 			tools:      goSDKSSETools,
 			known: []known{
 				{id: "jsonrpc.notification-silence", status: checks.StatusPass, why: "nothing answers a notification on the stream"},
@@ -86,8 +87,8 @@ func transportCases() []serverCase {
 		{
 			name:       "server-everything/sse",
 			target:     serverEverythingSSE,
-			negotiated: probe.Revision20251125,
-			transport:  probe.TransportSSE,
+			negotiated: protocol.Revision20251125,
+			transport:  protocol.TransportSSE,
 			tools:      serverEverythingTools,
 			known:      append(serverEverythingKnown(), acceptsForeignOrigin),
 		},

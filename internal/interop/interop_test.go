@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // prepared is what TestMain built before any test runs.
@@ -225,7 +226,7 @@ func runCase(t *testing.T, reg *checks.Registry, c serverCase, pids *pidLog, sur
 		t.Errorf("the probe did not run to the end: %s", res.Err)
 	}
 	first := probe.StepInitialize
-	if probe.Stateless(res.ProtocolVersion) {
+	if protocol.Stateless(res.ProtocolVersion) {
 		first = probe.StepDiscover // a stateless server has no initialize
 	}
 	init, ok := res.FirstStep(first)

@@ -12,12 +12,13 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // sessionRevisions are the revisions with initialize; all adds the stateless one.
 var (
-	sessionRevisions = probe.SessionRevisions()
-	allRevisions     = probe.Revisions()
+	sessionRevisions = protocol.SessionRevisions()
+	allRevisions     = protocol.Revisions()
 )
 
 // acceptedRevisions is what each server accepts when every revision is offered to it on its
@@ -96,7 +97,7 @@ func allRevisionsCase(t *testing.T, reg *checks.Registry, c serverCase, want []s
 		}
 		accepted = append(accepted, res.Requested)
 		first := probe.StepInitialize
-		if probe.Stateless(res.Requested) {
+		if protocol.Stateless(res.Requested) {
 			first = probe.StepDiscover
 		}
 		if st, ok := res.FirstStep(first); !ok || st.Outcome != probe.OutcomeOK {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // proberBinary names the prober command among the binaries TestMain builds.
@@ -178,7 +179,7 @@ func verdictCases() []verdictCase {
 		{
 			name:   "server-everything/stdio@2025-03-26",
 			target: serverEverythingStdio,
-			flags:  []string{"--protocol-version", probe.Revision20250326},
+			flags:  []string{"--protocol-version", protocol.Revision20250326},
 			verdicts: []verdict{
 				{id: "jsonrpc.batch", is: checks.StatusFail,
 					spec: `2025-03-26 basic, Batching: "MCP implementations MAY support sending JSON-RPC ` +

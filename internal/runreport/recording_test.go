@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -21,7 +22,7 @@ func (k kept) Transcript(context.Context, store.RunID) ([]byte, error) { return 
 
 func TestRecordingTellsNoneFromUnreadable(t *testing.T) {
 	var buf bytes.Buffer
-	if err := probe.WriteRecording(&buf, &probe.Result{Target: "https://a.example/mcp", Transport: probe.TransportHTTP}); err != nil {
+	if err := probe.WriteRecording(&buf, &probe.Result{Target: "https://a.example/mcp", Transport: protocol.TransportHTTP}); err != nil {
 		t.Fatal(err)
 	}
 	down := errors.New("connection reset")

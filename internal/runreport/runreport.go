@@ -25,6 +25,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -82,7 +83,7 @@ func headerNames(srv store.Server) []string {
 // secrets (a token in an argument), so only the program's name is shown; a URL loses its
 // credentials.
 func publicTarget(res *probe.Result, srv store.Server) string {
-	if srv.Transport == store.TransportStdio || res.Transport == probe.TransportStdio {
+	if srv.Transport == protocol.TransportStdio || res.Transport == protocol.TransportStdio {
 		name := srv.Command
 		if name == "" {
 			name, _, _ = strings.Cut(res.Target, " ")

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/fixture"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -113,13 +114,13 @@ func TestBuildHidesTheServersSecrets(t *testing.T) {
 	}{
 		{"credentials in the URL",
 			store.Server{Transport: "http", URL: "https://u:pw-secret@a.example/mcp?api_key=key-secret"},
-			&probe.Result{Transport: probe.TransportHTTP, Target: "https://u:pw-secret@a.example/mcp?api_key=key-secret",
+			&probe.Result{Transport: protocol.TransportHTTP, Target: "https://u:pw-secret@a.example/mcp?api_key=key-secret",
 				Err: "GET https://a.example/mcp?api_key=key-secret: refused"},
 			"https://u:REDACTED@a.example/mcp?api_key=REDACTED", []string{"pw-secret", "key-secret"}},
 		{"a stdio server's arguments and environment",
-			store.Server{Transport: store.TransportStdio, Command: "/usr/bin/srv", Args: []string{"--token=arg-secret"},
+			store.Server{Transport: protocol.TransportStdio, Command: "/usr/bin/srv", Args: []string{"--token=arg-secret"},
 				Env: []store.EnvVar{{Name: "TOKEN", Value: "env-secret"}}},
-			&probe.Result{Transport: probe.TransportStdio, Target: "/usr/bin/srv --token=arg-secret",
+			&probe.Result{Transport: protocol.TransportStdio, Target: "/usr/bin/srv --token=arg-secret",
 				Err: "exited: bad token env-secret"},
 			"stdio: srv", []string{"arg-secret", "env-secret"}},
 	} {

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package probe
+package process
 
 import "syscall"
 

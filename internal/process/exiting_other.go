@@ -1,6 +1,6 @@
 //go:build !linux
 
-package probe
+package process
 
 // exitingOrExited cannot peek at a child's exit without reaping it here (no waitid with
 // WNOWAIT in package syscall, no /proc); a server that died just before Close may then be

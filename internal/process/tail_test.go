@@ -1,4 +1,4 @@
-package probe
+package process
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestStderrRingKeepsTheTail(t *testing.T) {
+func TestTailKeepsTheLastBytes(t *testing.T) {
 	tests := []struct {
 		name    string
 		limit   int
@@ -26,7 +26,7 @@ func TestStderrRingKeepsTheTail(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newStderrRing(tt.limit)
+			r := NewTail(tt.limit)
 			for _, w := range tt.writes {
 				if n, err := r.Write([]byte(w)); n != len(w) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", w, n, err)
@@ -39,11 +39,11 @@ func TestStderrRingKeepsTheTail(t *testing.T) {
 	}
 }
 
-func TestStderrRingMatchesTheTailOfEverythingWritten(t *testing.T) {
+func TestTailMatchesTheEndOfEverythingWritten(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
 		limit := rng.IntN(64)
-		r := newStderrRing(limit)
+		r := NewTail(limit)
 		var all []byte
 		for range rng.IntN(20) {
 			p := make([]byte, rng.IntN(100))

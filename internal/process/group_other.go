@@ -1,6 +1,6 @@
 //go:build !unix
 
-package probe
+package process
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// errNoProcessGroups: the stdio transport relies on process groups to guarantee that no part
-// of a server outlives the probe; without them it refuses to start anything.
+// errNoProcessGroups: a Group relies on process groups to guarantee that no part of the child
+// outlives it; without them it refuses to start anything.
 var errNoProcessGroups = errors.New("stdio targets need process groups (a unix system)")
 
 func startInGroup(*exec.Cmd) error { return errNoProcessGroups }
@@ -19,9 +19,9 @@ func terminateGroup(int) error     { return errNoProcessGroups }
 func killGroup(int) error          { return errNoProcessGroups }
 func reapGroup(int, time.Time) int { return 0 }
 
-func describeExit(ps *os.ProcessState) (code int, signal, detail string) {
+func describeExit(ps *os.ProcessState) Exit {
 	if ps == nil {
-		return -1, "", "ended (no exit status)"
+		return Exit{Code: -1, Detail: "ended (no exit status)"}
 	}
-	return ps.ExitCode(), "", fmt.Sprintf("exited with status %d", ps.ExitCode())
+	return Exit{Code: ps.ExitCode(), Detail: fmt.Sprintf("exited with status %d", ps.ExitCode())}
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package probe
+package process
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 )
 
 // AdoptOrphans would make this process a child subreaper; only Linux has them. Killed
-// members of a server's process group are then reaped by PID 1 as usual.
+// members of a Group are then reaped by PID 1 as usual.
 func AdoptOrphans() error {
 	return fmt.Errorf("adopting orphaned processes: %w", errors.ErrUnsupported)
 }

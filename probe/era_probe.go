@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // ConnSessionEra is the connection of the era probe: initialize on a connection (over stdio a
@@ -31,7 +33,7 @@ type sessionEraProbe struct {
 }
 
 func newSessionEraProbe(t Target, o Options, tr *Transcript, dial dialFunc) *sessionEraProbe {
-	o.ProtocolVersion = LatestSessionRevision
+	o.ProtocolVersion = protocol.LatestSessionRevision
 	return &sessionEraProbe{
 		s:      newSession(ConnSessionEra, t, o, tr, dial),
 		result: newHandoff[Step](),
@@ -104,5 +106,5 @@ func (p *sessionEraProbe) finish() ([]Step, []ProcessInfo) {
 // speaksSessionEra reports whether the era probe's initialize was answered with a result
 // naming a session revision.
 func speaksSessionEra(st Step) bool {
-	return st.Outcome == OutcomeOK && KnownSessionRevision(answeredRevision(st.Result))
+	return st.Outcome == OutcomeOK && protocol.KnownSessionRevision(answeredRevision(st.Result))
 }

@@ -1,21 +1,20 @@
-package probe
+package process
 
 import (
 	"bytes"
 	"errors"
 	"os"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
 )
 
-// strays are the processes of one stdio server that its process group does not reach: a
-// daemon that double-forked and called setsid is in a group and session of its own, and once
-// its first parent has exited nothing but its environment ties it to the server. Every server
-// is started with processMarkEnv set to a token of its own transport; a process inherits it
-// unless it clears its environment. The processes carrying the token, and the descendants of
-// those, are the server's, whoever their parent is now.
+// strays are the processes of one Group that its process group does not reach: a daemon
+// that double-forked and called setsid is in a group and session of its own, and once its
+// first parent has exited nothing but its environment ties it to the leader. Every leader is
+// started with markEnv set to a token of its own Group; a process inherits it unless it
+// clears its environment. The processes carrying the token, and the descendants of those,
+// are the Group's, whoever their parent is now.
 //
 // Attribution is by token, never by parentage: the prober is a child subreaper (AdoptOrphans)
 // for all its probes at once, so an orphan re-parented to it could belong to any of them.
@@ -30,7 +29,7 @@ type strays struct {
 
 func newStrays(token string, leader int) *strays {
 	return &strays{
-		mark:   []byte("\x00" + processMarkEnv + "=" + token + "\x00"),
+		mark:   []byte("\x00" + markEnv + "=" + token + "\x00"),
 		self:   os.Getpid(),
 		leader: leader,
 		found:  make(map[int]*os.Process),
@@ -51,22 +50,14 @@ func (s *strays) carriesMark(pid int) bool {
 // find pins every live process that carries the mark or descends from one that does, and
 // returns how many it had not pinned before.
 func (s *strays) find() int {
-	paths, err := filepath.Glob("/proc/[0-9]*")
-	if err != nil {
-		return 0
-	}
 	children := make(map[int][]int)
 	var roots []int
-	for _, p := range paths {
-		pid, err := strconv.Atoi(filepath.Base(p))
-		if err != nil || pid == s.self {
+	for _, st := range Processes() {
+		pid := st.PID
+		if pid == s.self || st.Dead() {
 			continue
 		}
-		st, err := readProcStat(pid)
-		if err != nil || st.dead() {
-			continue
-		}
-		children[st.ppid] = append(children[st.ppid], pid)
+		children[st.PPID] = append(children[st.PPID], pid)
 		if s.carriesMark(pid) {
 			roots = append(roots, pid)
 		}
@@ -98,8 +89,8 @@ func (s *strays) pin(pid int, found map[int]bool) bool {
 	if err != nil {
 		return false
 	}
-	st, err := readProcStat(pid)
-	if err == nil && !st.dead() && (s.carriesMark(pid) || found[st.ppid]) {
+	st, err := ReadStat(pid)
+	if err == nil && !st.Dead() && (s.carriesMark(pid) || found[st.PPID]) {
 		s.found[pid] = p
 		return true
 	}
@@ -132,18 +123,18 @@ func (s *strays) reap(deadline time.Time) (reaped int) {
 				continue
 			}
 			// Not reaped yet, so pid still names this process.
-			st, err := readProcStat(pid)
+			st, err := ReadStat(pid)
 			switch {
 			case err != nil:
 				s.drop(pid)
-			case st.ppid == s.self:
+			case st.PPID == s.self:
 				if got, err := syscall.Wait4(pid, nil, syscall.WNOHANG, nil); got == pid {
 					reaped++
 					s.drop(pid)
 				} else if errors.Is(err, syscall.ECHILD) {
 					s.drop(pid)
 				}
-			case s.found[st.ppid] == nil:
+			case s.found[st.PPID] == nil:
 				// Its parent is nobody the probe killed: that parent reaps it (PID 1 when
 				// this process is not a subreaper).
 				s.drop(pid)

@@ -5,26 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
-
-// Stateless reports whether revision v belongs to the stateless era (2026-07-28 and later):
-// no initialize, no session, every request self-describing (2026-07-28 basic, Statelessness).
-func Stateless(v string) bool { return v >= Revision20260728 }
-
-// KnownSessionRevision reports whether v is a published revision with initialize and
-// sessions (2024-11-05 to 2025-11-25): the only kind an initialize result may name.
-func KnownSessionRevision(v string) bool { return KnownRevision(v) && !Stateless(v) }
-
-// SessionRevisions lists the revisions with initialize and sessions, oldest first.
-func SessionRevisions() []string {
-	var out []string
-	for _, r := range Revisions() {
-		if !Stateless(r) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
 
 // Accepted reports whether the server accepted the revision the probe offered: initialize
 // answered with that very revision, or (stateless) server/discover answered with a result
@@ -48,7 +31,7 @@ func RunRevisions(ctx context.Context, t Target, o Options, revs []string) ([]*R
 		return nil, err
 	}
 	for _, rev := range revs {
-		if !KnownRevision(rev) {
+		if !protocol.KnownRevision(rev) {
 			return nil, fmt.Errorf("probe: unknown revision %q", rev)
 		}
 	}
@@ -66,14 +49,14 @@ func RunRevisions(ctx context.Context, t Target, o Options, revs []string) ([]*R
 	// would start dozens of them, which can starve a slow-starting server past its init
 	// timeout. An HTTP server costs nothing to start.
 	slots := make(chan struct{}, len(revs))
-	if t.Kind() == TransportStdio {
+	if t.Kind() == protocol.TransportStdio {
 		slots = make(chan struct{}, stdioRevisionsAtOnce)
 	}
 	var wg sync.WaitGroup
 	for i, rev := range revs {
 		ro := o
 		ro.ProtocolVersion = rev
-		if Stateless(rev) {
+		if protocol.Stateless(rev) {
 			ro.sessionRulesToo = true
 		} else if i != carrier && ro.RulesElsewhere == "" {
 			ro.revisionRules = true
@@ -111,7 +94,7 @@ func NewestAccepted(results []*Result) int {
 		return best
 	}
 	for i, r := range results {
-		if !Stateless(r.Requested) && (best < 0 || r.Requested > results[best].Requested) {
+		if !protocol.Stateless(r.Requested) && (best < 0 || r.Requested > results[best].Requested) {
 			best = i
 		}
 	}
@@ -126,7 +109,7 @@ func NewestAccepted(results []*Result) int {
 func rulesCarrier(revs []string) int {
 	best := -1
 	for i, r := range revs {
-		if best < 0 || (Stateless(revs[best]) && !Stateless(r)) || (Stateless(revs[best]) == Stateless(r) && r > revs[best]) {
+		if best < 0 || (protocol.Stateless(revs[best]) && !protocol.Stateless(r)) || (protocol.Stateless(revs[best]) == protocol.Stateless(r) && r > revs[best]) {
 			best = i
 		}
 	}

@@ -1,4 +1,4 @@
-package probe
+package process
 
 import (
 	"errors"
@@ -16,10 +16,7 @@ const (
 )
 
 // exitingOrExited reports whether the process has already ended or begun to end, without
-// reaping it (its exit status stays for exec.Cmd.Wait). Close asks this before it closes
-// stdin: a server that died on its own must not be reported as one that left politely on
-// EOF just because the exit watcher had not been scheduled yet, or because the kernel had
-// closed the server's pipes (which is how the probe saw it die) but not yet made it a zombie.
+// reaping it (its exit status stays for exec.Cmd.Wait).
 func exitingOrExited(pid int) bool {
 	var info [32]int32 // siginfo_t is 128 bytes; si_signo comes first
 	for {
@@ -29,7 +26,7 @@ func exitingOrExited(pid int) bool {
 			continue
 		}
 		if errno == syscall.ECHILD {
-			return true // already reaped: the watcher is recording the exit right now
+			return true // already reaped: Wait returned, or is returning now
 		}
 		// With WNOHANG and nothing to report, Linux leaves the zeroed siginfo alone.
 		if errno == 0 && info[0] == int32(syscall.SIGCHLD) {
@@ -37,7 +34,7 @@ func exitingOrExited(pid int) bool {
 		}
 		break
 	}
-	stat, err := readProcStat(pid)
+	stat, err := ReadStat(pid)
 	switch {
 	case errors.Is(err, syscall.ESRCH):
 		return true // reaped between open and read
@@ -47,5 +44,5 @@ func exitingOrExited(pid int) bool {
 	case err != nil:
 		return false
 	}
-	return stat.dead() || stat.flags&pfExiting != 0
+	return stat.Dead() || stat.flags&pfExiting != 0
 }

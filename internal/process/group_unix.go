@@ -1,6 +1,6 @@
 //go:build unix
 
-package probe
+package process
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// startInGroup starts cmd as the leader of a new process group, so that the group (the server
+// startInGroup starts cmd as the leader of a new process group, so that the group (the leader
 // and everything it forks) can be signalled as a whole: a server started through `sh -c` or
 // `npx` is a tree of processes, and killing only the leader would orphan the rest. Where the
 // system allows, the leader also dies with the prober.
@@ -45,9 +45,9 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 }
 
 // reapGroup collects members of the group that were re-parented to this process (which
-// happens when it is PID 1 or a child subreaper, see AdoptOrphans) and died, so that they do
-// not stay zombies. It must only run after the group leader itself was waited for: it would
-// otherwise steal the leader's exit status from exec.Cmd.Wait. It gives up at deadline.
+// happens when it is PID 1 or a child subreaper, see AdoptOrphans) and died. It must only run
+// after the group leader itself was waited for: it would otherwise steal the leader's exit
+// status from exec.Cmd.Wait. It gives up at deadline.
 func reapGroup(pgid int, deadline time.Time) (reaped int) {
 	if pgid <= 0 {
 		return 0
@@ -74,17 +74,17 @@ func reapGroup(pgid int, deadline time.Time) (reaped int) {
 	}
 }
 
-// describeExit turns a wait status into ProcessInfo fields and a sentence for the transcript.
-func describeExit(ps *os.ProcessState) (code int, signal, detail string) {
+// describeExit turns a wait status into an Exit.
+func describeExit(ps *os.ProcessState) Exit {
 	if ps == nil {
-		return -1, "", "ended (no exit status)"
+		return Exit{Code: -1, Detail: "ended (no exit status)"}
 	}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		name := signalName(ws.Signal())
-		return -1, name, "killed by " + name
+		return Exit{Code: -1, Signal: name, Detail: "killed by " + name}
 	}
-	code = ps.ExitCode()
-	return code, "", fmt.Sprintf("exited with status %d", code)
+	code := ps.ExitCode()
+	return Exit{Code: code, Detail: fmt.Sprintf("exited with status %d", code)}
 }
 
 // signalName is the conventional name of a signal (syscall.Signal.String gives prose such as

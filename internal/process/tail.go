@@ -1,11 +1,11 @@
-package probe
+package process
 
 import "sync"
 
-// stderrRing keeps the last max bytes written to it and counts the bytes that fell out. A
-// server may log without end; the tail is what explains a crash, so that is what is kept.
+// Tail keeps the last bytes written to it and counts the bytes that fell out: the stderr
+// of a child process, which may log without end, where the tail is what explains a crash.
 // It is safe for one writer and concurrent readers.
-type stderrRing struct {
+type Tail struct {
 	max int
 
 	mu      sync.Mutex
@@ -14,12 +14,13 @@ type stderrRing struct {
 	dropped int64
 }
 
-func newStderrRing(limit int) *stderrRing {
-	return &stderrRing{max: limit}
+// NewTail keeps up to limit bytes; with limit 0 or less it keeps none and counts them all.
+func NewTail(limit int) *Tail {
+	return &Tail{max: limit}
 }
 
 // Write keeps p (or its tail) and never fails, so that it can sit behind an io.Copy.
-func (r *stderrRing) Write(p []byte) (int, error) {
+func (r *Tail) Write(p []byte) (int, error) {
 	n := len(p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -49,7 +50,7 @@ func (r *stderrRing) Write(p []byte) (int, error) {
 }
 
 // Bytes returns a copy of the kept tail, oldest byte first.
-func (r *stderrRing) Bytes() []byte {
+func (r *Tail) Bytes() []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]byte, 0, len(r.buf))
@@ -58,7 +59,7 @@ func (r *stderrRing) Bytes() []byte {
 }
 
 // Dropped is the number of bytes written but no longer kept.
-func (r *stderrRing) Dropped() int64 {
+func (r *Tail) Dropped() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.dropped

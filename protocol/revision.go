@@ -1,6 +1,7 @@
-package probe
+package protocol
 
-// Protocol revisions the probe speaks, oldest first.
+// The revisions this project understands, oldest first. A revision is the date of the
+// specification a client and a server agree to speak.
 const (
 	Revision20241105 = "2024-11-05"
 	Revision20250326 = "2025-03-26"
@@ -27,12 +28,12 @@ const (
 	BogusStatelessRevision = "2099-01-01"
 )
 
-// Revisions lists the revisions the probe understands, oldest first.
+// Revisions lists the revisions this project understands, oldest first.
 func Revisions() []string {
 	return []string{Revision20241105, Revision20250326, Revision20250618, Revision20251125, Revision20260728}
 }
 
-// KnownRevision reports whether v is a published revision the probe understands.
+// KnownRevision reports whether v is a published revision this project understands.
 func KnownRevision(v string) bool {
 	for _, r := range Revisions() {
 		if r == v {
@@ -40,6 +41,25 @@ func KnownRevision(v string) bool {
 		}
 	}
 	return false
+}
+
+// Stateless reports whether revision v belongs to the stateless era (2026-07-28 and later):
+// no initialize, no session, every request self-describing (2026-07-28 basic, Statelessness).
+func Stateless(v string) bool { return v >= Revision20260728 }
+
+// KnownSessionRevision reports whether v is a published revision with initialize and
+// sessions (2024-11-05 to 2025-11-25): the only kind an initialize result may name.
+func KnownSessionRevision(v string) bool { return KnownRevision(v) && !Stateless(v) }
+
+// SessionRevisions lists the revisions with initialize and sessions, oldest first.
+func SessionRevisions() []string {
+	var out []string
+	for _, r := range Revisions() {
+		if !Stateless(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // SendsProtocolHeader reports whether a client speaking revision v sends the
