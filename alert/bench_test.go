@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatch/mcpwatch/internal/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/store"
 )

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/alert/alerttest"
-	"github.com/mcpwatch/mcpwatch/internal/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 

@@ -11,10 +11,10 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
+	"github.com/mcpwatch/mcpwatch/report"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 

@@ -3,7 +3,7 @@ package probe
 import (
 	"testing"
 
-	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatch/mcpwatch/internal/fixture"
 	"github.com/mcpwatch/mcpwatch/internal/process"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 

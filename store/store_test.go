@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatch/mcpwatch/internal/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 )
 
 // newTestStore opens a store on a fresh, migrated schema of its own.

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"html/template"
 
-	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/runreport"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface/probed"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/report"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 

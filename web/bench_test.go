@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/internal/dashseed"
-	"github.com/mcpwatch/mcpwatch/internal/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/dashseed"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
+	"github.com/mcpwatch/mcpwatch/report"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 

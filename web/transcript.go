@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
+	"github.com/mcpwatch/mcpwatch/report"
 )
 
 // frameView is one transcript frame on the run page.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwatch/mcpwatch/checks/report"
+	"github.com/mcpwatch/mcpwatch/report"
 )
 
 func TestFrameBodyShowsBytesReadably(t *testing.T) {

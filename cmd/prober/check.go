@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
+	"github.com/mcpwatch/mcpwatch/report"
 )
 
 // check runs `prober check`: parse, probe, judge, report, and turn the verdict into the

@@ -11,8 +11,8 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
-	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/atomicfile"
+	"github.com/mcpwatch/mcpwatch/report"
 )
 
 // ciFlags are the flags of `prober check` that fit it into CI: a baseline of accepted

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/units"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
+	"github.com/mcpwatch/mcpwatch/report"
 )
 
 // Defaults of `prober check`; the help text prints these same values.

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 
-	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
+	"github.com/mcpwatch/mcpwatch/report"
 )
 
 // revisionsRun is a --protocol-version all run: the probe of every revision the prober

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpwatch/mcpwatch/checks/report"
 	"github.com/mcpwatch/mcpwatch/internal/units"
 	"github.com/mcpwatch/mcpwatch/protocol"
+	"github.com/mcpwatch/mcpwatch/report"
 )
 
 func writeMainHelp(w io.Writer) {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/alert/alerttest"
-	"github.com/mcpwatch/mcpwatch/internal/fixture"
-	"github.com/mcpwatch/mcpwatch/internal/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 )
 
 // prober run with an alerts section pages Slack about a server that does not initialize,

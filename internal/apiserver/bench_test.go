@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/internal/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/store"
 	"github.com/mcpwatch/mcpwatch/web"
 )

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/internal/fixture"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
-	"github.com/mcpwatch/mcpwatch/internal/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"

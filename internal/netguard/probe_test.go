@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatch/mcpwatch/internal/fixture"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 

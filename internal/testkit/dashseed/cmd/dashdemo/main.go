@@ -2,7 +2,7 @@
 // it migrates the database it is given, seeds the fleet of dashseed.DemoPlans (probing real
 // fixture servers on loopback for the recent runs) and serves web on a loopback address.
 //
-//	go run ./internal/dashseed/cmd/dashdemo --database-url 'postgres://…?search_path=demo' --listen 127.0.0.1:8088
+//	go run ./internal/testkit/dashseed/cmd/dashdemo --database-url 'postgres://…?search_path=demo' --listen 127.0.0.1:8088
 //
 // Use a database or schema of its own: the fleet's servers are upserted by name.
 package main
@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/internal/dashseed"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/dashseed"
 	"github.com/mcpwatch/mcpwatch/migrations"
 	"github.com/mcpwatch/mcpwatch/store"
 	"github.com/mcpwatch/mcpwatch/web"

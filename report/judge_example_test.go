@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/checks/report"
-	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/report"
 )
 
 // Probe a server, judge the result by the catalogue and read the verdict: what `prober

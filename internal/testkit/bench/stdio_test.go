@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 			pkg, out string
 			env      []string
 		}{
-			{"../../cmd/prober", built.prober, []string{"CGO_ENABLED=0"}},
+			{"../../../cmd/prober", built.prober, []string{"CGO_ENABLED=0"}},
 			{"../fixture/cmd/mcpfixture", built.fixture, nil},
 		} {
 			cmd := exec.Command("go", "build", "-trimpath", "-o", b.out, b.pkg)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/monitor"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"

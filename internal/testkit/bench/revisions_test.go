@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
-	"github.com/mcpwatch/mcpwatch/checks/report"
-	"github.com/mcpwatch/mcpwatch/internal/fixture"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
+	"github.com/mcpwatch/mcpwatch/report"
 )
 
 // newDualFixture serves the conformant fixture speaking both eras (2024-11-05 to 2025-11-25
