@@ -12,7 +12,7 @@ import (
 
 // describeAnswer says what came back for a step, for the "got ..." half of a finding: the
 // exact error code, HTTP status or exit status, or the clipped result.
-func describeAnswer(r *Run, st probe.Step) string {
+func describeAnswer(r *Capture, st probe.Step) string {
 	httpNote := ""
 	if st.HTTPStatus != 0 && st.HTTPStatus != 200 {
 		httpNote = fmt.Sprintf(" (HTTP status %d)", st.HTTPStatus)
@@ -50,7 +50,7 @@ func describeAnswer(r *Run, st probe.Step) string {
 }
 
 // describeBody names the content type and body of a response head, when it has them.
-func describeBody(r *Run, seq int) string {
+func describeBody(r *Capture, seq int) string {
 	f, ok := r.Frame(seq)
 	if !ok || f.Kind != probe.KindHTTPResponse || f.HTTP == nil {
 		return ""
@@ -69,7 +69,7 @@ func describeBody(r *Run, seq int) string {
 // body of an HTTP error status: the router gives such a request up at the status, but the
 // transport records the body as a message, and a check about the error code judges that
 // code (http.status judges the status).
-func exchangeAnswer(r *Run, st probe.Step) *Message {
+func exchangeAnswer(r *Capture, st probe.Step) *Message {
 	if m := r.ResponseOf(st); m != nil && m.IsResponse() {
 		return m
 	}

@@ -38,7 +38,7 @@ func authChecks() []Check {
 
 // unauthorized finds the 401 of the probe's initialize without credentials, or says why the
 // auth checks do not apply.
-func unauthorized(r *Run, f *Finding) (probe.Step, probe.Frame, bool) {
+func unauthorized(r *Capture, f *Finding) (probe.Step, probe.Frame, bool) {
 	st, ok := stepOn(r, probe.ConnAuth, probe.StepAuthInitialize)
 	if !ok {
 		f.notJudged(stoppedHere(r), "initialize without credentials was not sent: %s", probeStopped(r))
@@ -56,7 +56,7 @@ func unauthorized(r *Run, f *Finding) (probe.Step, probe.Frame, bool) {
 	return st, head, true
 }
 
-func checkAuthChallenge(r *Run, f *Finding) {
+func checkAuthChallenge(r *Capture, f *Finding) {
 	st, head, ok := unauthorized(r, f)
 	if !ok {
 		return
@@ -96,7 +96,7 @@ func checkAuthChallenge(r *Run, f *Finding) {
 // challenge names no resource_metadata and no discovery fetch got a document (HTTP 200). Such
 // a server asks for credentials of its own kind (an API key, Basic): MCP authorization is
 // OPTIONAL, and an HTTP server that requires credentials only SHOULD conform to it.
-func withoutOAuth(r *Run, head probe.Frame) bool {
+func withoutOAuth(r *Capture, head probe.Frame) bool {
 	if _, named := probe.ResourceMetadataURL(probe.ParseChallenges(head.HTTP.Header.Values("WWW-Authenticate"))); named {
 		return false
 	}
@@ -109,7 +109,7 @@ func withoutOAuth(r *Run, head probe.Frame) bool {
 }
 
 // foundMetadata is the URL of the first metadata document the discovery fetched whole.
-func foundMetadata(r *Run) (string, bool) {
+func foundMetadata(r *Capture) (string, bool) {
 	for _, st := range stepsOn(r, probe.ConnAuth, probe.StepResourceMetadata) {
 		if _, err := metadataDocument(r, st); err == nil {
 			return requestURL(r, st), true
@@ -119,7 +119,7 @@ func foundMetadata(r *Run) (string, bool) {
 }
 
 // requestURL is the URL a step's request went to.
-func requestURL(r *Run, st probe.Step) string {
+func requestURL(r *Capture, st probe.Step) string {
 	if f, ok := r.Frame(st.Request); ok && f.HTTP != nil {
 		return f.HTTP.URL
 	}
@@ -129,7 +129,7 @@ func requestURL(r *Run, st probe.Step) string {
 // metadataDocument reads a protected resource metadata document from the answer to a step:
 // an HTTP 200 with a JSON object naming at least one authorization server (RFC 9728 as MCP
 // requires it).
-func metadataDocument(r *Run, st probe.Step) ([]string, error) {
+func metadataDocument(r *Capture, st probe.Step) ([]string, error) {
 	head, ok := r.Frame(st.Response)
 	switch {
 	case st.HTTPStatus == 0:
@@ -154,7 +154,7 @@ func metadataDocument(r *Run, st probe.Step) ([]string, error) {
 	return servers, nil
 }
 
-func checkResourceMetadata(r *Run, f *Finding) {
+func checkResourceMetadata(r *Capture, f *Finding) {
 	st, head, ok := unauthorized(r, f)
 	if !ok {
 		return

@@ -31,7 +31,7 @@ func batchElements(raw []byte) ([]json.RawMessage, bool) {
 
 // batchAnswers are the Seqs of the arrays the server sent on the batch probe's connection:
 // what answers the probe's batch is jsonrpc.batch's to judge, not the envelope checks'.
-func batchAnswers(r *Run) map[int]bool {
+func batchAnswers(r *Capture) map[int]bool {
 	out := map[int]bool{}
 	for _, f := range r.Frames {
 		if f.Conn != probe.ConnBatch || f.Dir != probe.In || f.Kind != probe.KindMessage {
@@ -48,7 +48,7 @@ func batchAnswers(r *Run) map[int]bool {
 // "Batching": "MCP implementations MAY support sending JSON-RPC batches, but MUST support
 // receiving JSON-RPC batches"). Both ids must come back in responses: in one array, in
 // several, or (over an event stream) one response at a time.
-func checkBatch(r *Run, f *Finding) {
+func checkBatch(r *Capture, f *Finding) {
 	st, sent := stepOn(r, probe.ConnBatch, probe.StepBatch)
 	if !sent {
 		batchNotSent(r, f)
@@ -138,7 +138,7 @@ func jsonValue(raw json.RawMessage) string {
 }
 
 // describeBatchAnswer says what came back for the batch when not every request was answered.
-func describeBatchAnswer(r *Run, st probe.Step, frames []int) string {
+func describeBatchAnswer(r *Capture, st probe.Step, frames []int) string {
 	var parts []string
 	for _, seq := range frames[1:] {
 		if fr, ok := r.Frame(seq); ok {
@@ -160,7 +160,7 @@ func describeBatchAnswer(r *Run, st probe.Step, frames []int) string {
 // batchNotSent says why the batch was not sent: a skip under another revision (only
 // 2025-03-26 has batches: 2025-06-18 removed them, 2024-11-05 never had them), untested when
 // the probe could not send it.
-func batchNotSent(r *Run, f *Finding) {
+func batchNotSent(r *Capture, f *Finding) {
 	if init, ok := stepOn(r, probe.ConnBatch, probe.StepRuleInitialize); ok {
 		if init.Outcome != probe.OutcomeOK {
 			f.Untested("the batch was not sent: initialize on the probe's own connection did not succeed (%s)", describeAnswer(r, init))

@@ -40,7 +40,7 @@ func envelopeChecks() []Check {
 // envelopeSubject reports whether an inbound message frame is judged by the envelope checks.
 // A frame cut by the probe's own size limit cannot be judged, and on stdio a line that is no
 // JSON-RPC message at all (a banner, a log line) is stdio.stdout-purity's to report, once.
-func envelopeSubject(r *Run, f probe.Frame, m *Message) bool {
+func envelopeSubject(r *Capture, f probe.Frame, m *Message) bool {
 	if f.Truncated || m == nil {
 		return false
 	}
@@ -63,9 +63,9 @@ func frameWhere(f probe.Frame) string {
 }
 
 // batchesAllowed: 2025-03-26 alone let an implementation send JSON-RPC batches (A8, F5).
-func batchesAllowed(r *Run) bool { return r.Revision() == protocol.Revision20250326 }
+func batchesAllowed(r *Capture) bool { return r.Revision() == protocol.Revision20250326 }
 
-func checkParse(r *Run, f *Finding) {
+func checkParse(r *Capture, f *Finding) {
 	if r.Transport == protocol.TransportStdio {
 		f.Skip("on stdio every stdout line is judged by stdio.stdout-purity")
 		return
@@ -101,7 +101,7 @@ func checkParse(r *Run, f *Finding) {
 	f.Pass("%d messages, each one JSON object", n)
 }
 
-func checkVersion(r *Run, f *Finding) {
+func checkVersion(r *Capture, f *Finding) {
 	n := 0
 	r.Inbound(func(fr probe.Frame, m *Message) {
 		if !envelopeSubject(r, fr, m) || m.Kind == NotJSON || m.Kind == NotObject {
@@ -124,7 +124,7 @@ func checkVersion(r *Run, f *Finding) {
 	f.Pass(`%d messages, each with "jsonrpc": "2.0"`, n)
 }
 
-func checkMessageShape(r *Run, f *Finding) {
+func checkMessageShape(r *Capture, f *Finding) {
 	n := 0
 	r.Inbound(func(fr probe.Frame, m *Message) {
 		if !envelopeSubject(r, fr, m) || m.Kind == NotJSON || m.Kind == NotObject {
@@ -175,7 +175,7 @@ func shapeFault(m *Message) string {
 	return ""
 }
 
-func checkErrorShape(r *Run, f *Finding) {
+func checkErrorShape(r *Capture, f *Finding) {
 	n := 0
 	r.Inbound(func(fr probe.Frame, m *Message) {
 		if !envelopeSubject(r, fr, m) || !m.HasError || m.HasMethod {
@@ -208,7 +208,7 @@ func checkErrorShape(r *Run, f *Finding) {
 	f.Pass("%d error responses, each with an integer code and a string message", n)
 }
 
-func checkNullID(r *Run, f *Finding) {
+func checkNullID(r *Capture, f *Finding) {
 	n, seen := 0, 0
 	r.Inbound(func(fr probe.Frame, m *Message) {
 		if !envelopeSubject(r, fr, m) {

@@ -16,14 +16,14 @@ type httpExchange struct {
 }
 
 // httpExchanges groups the frames of a Streamable HTTP transcript by exchange, in the order
-// the exchanges began. Several checks read it, so it is built once per Run; callers must not
+// the exchanges began. Several checks read it, so it is built once per Capture; callers must not
 // modify what it returns.
-func httpExchanges(r *Run) []httpExchange {
+func httpExchanges(r *Capture) []httpExchange {
 	r.exchangesOnce.Do(func() { r.exchanges = groupExchanges(r) })
 	return r.exchanges
 }
 
-func groupExchanges(r *Run) []httpExchange {
+func groupExchanges(r *Capture) []httpExchange {
 	type key struct{ conn, number int }
 	var out []httpExchange
 	index := map[key]int{}
@@ -58,7 +58,7 @@ func groupExchanges(r *Run) []httpExchange {
 }
 
 // status is the HTTP status of the exchange's response (0 when none came).
-func (ex *httpExchange) status(r *Run) int {
+func (ex *httpExchange) status(r *Capture) int {
 	if ex.head < 0 {
 		return 0
 	}
@@ -66,7 +66,7 @@ func (ex *httpExchange) status(r *Run) int {
 }
 
 // mediaType is the Content-Type of the exchange's response without parameters, lower case.
-func (ex *httpExchange) mediaType(r *Run) string {
+func (ex *httpExchange) mediaType(r *Capture) string {
 	if ex.head < 0 {
 		return ""
 	}
@@ -74,7 +74,7 @@ func (ex *httpExchange) mediaType(r *Run) string {
 }
 
 // eventStream reports whether the server answered the exchange with an event stream.
-func (ex *httpExchange) eventStream(r *Run) bool {
+func (ex *httpExchange) eventStream(r *Capture) bool {
 	return ex.status(r) == 200 && ex.mediaType(r) == "text/event-stream"
 }
 

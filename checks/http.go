@@ -32,7 +32,7 @@ func httpChecks() []Check {
 }
 
 // bodyOf is a clipped response body for a message, "" when the head frame carries none.
-func bodyOf(r *Run, ex *httpExchange) string {
+func bodyOf(r *Capture, ex *httpExchange) string {
 	if ex.head < 0 || len(r.Frames[ex.head].Raw) == 0 {
 		return ""
 	}
@@ -70,10 +70,10 @@ func metaRefusalStep(name string) bool {
 }
 
 // provokedErrors are the Seqs of the requests of errorProvokingStep.
-func provokedErrors(r *Run) map[int]bool { return stepRequests(r, errorProvokingStep) }
+func provokedErrors(r *Capture) map[int]bool { return stepRequests(r, errorProvokingStep) }
 
 // stepRequests are the Seqs of the requests of the steps whose names match.
-func stepRequests(r *Run, match func(name string) bool) map[int]bool {
+func stepRequests(r *Capture, match func(name string) bool) map[int]bool {
 	out := map[int]bool{}
 	for _, st := range r.Steps {
 		if st.Request >= 0 && match(st.Name) {
@@ -101,7 +101,7 @@ func statusOwned(status int, provoked bool) bool {
 	return (status >= 300 && status < 400) || (status >= 500 && !provoked)
 }
 
-func checkHTTPStatus(r *Run, f *Finding) {
+func checkHTTPStatus(r *Capture, f *Finding) {
 	n, locked := 0, 0
 	bent := deliberateRequests(r)
 	addEraExemptions(r, bent)
@@ -141,7 +141,7 @@ func checkHTTPStatus(r *Run, f *Finding) {
 }
 
 // locationOf is the Location a redirect names, "" when none.
-func locationOf(r *Run, ex *httpExchange) string {
+func locationOf(r *Capture, ex *httpExchange) string {
 	if loc := r.Frames[ex.head].HTTP.Header.Get("Location"); loc != "" {
 		return " to " + Clip([]byte(loc))
 	}
@@ -149,7 +149,7 @@ func locationOf(r *Run, ex *httpExchange) string {
 }
 
 // answer is the first JSON-RPC response read from the exchange's answer (nil when none).
-func (ex *httpExchange) answer(r *Run) *Message {
+func (ex *httpExchange) answer(r *Capture) *Message {
 	for _, seq := range ex.in {
 		if m := r.Message(seq); m != nil && m.IsResponse() {
 			return m
@@ -160,7 +160,7 @@ func (ex *httpExchange) answer(r *Run) *Message {
 
 // prescribedMismatch reports whether an error answer carries a code for which the stateless
 // revision prescribes an HTTP status, under another status.
-func prescribedMismatch(r *Run, ex *httpExchange, status int) bool {
+func prescribedMismatch(r *Capture, ex *httpExchange, status int) bool {
 	m := ex.answer(r)
 	if m == nil || m.Kind != ErrorResponse {
 		return false
@@ -170,7 +170,7 @@ func prescribedMismatch(r *Run, ex *httpExchange, status int) bool {
 }
 
 // carriesMessage reports whether a JSON-RPC message was read from the exchange's answer.
-func (ex *httpExchange) carriesMessage(r *Run) bool {
+func (ex *httpExchange) carriesMessage(r *Capture) bool {
 	for _, seq := range ex.in {
 		if r.Frames[seq].Kind == probe.KindMessage {
 			return true
@@ -179,7 +179,7 @@ func (ex *httpExchange) carriesMessage(r *Run) bool {
 	return false
 }
 
-func checkHTTPContentType(r *Run, f *Finding) {
+func checkHTTPContentType(r *Capture, f *Finding) {
 	n := 0
 	bent := deliberateRequests(r)
 	addEraExemptions(r, bent)
@@ -218,7 +218,7 @@ func checkHTTPContentType(r *Run, f *Finding) {
 	f.Pass("%d answers, each application/json or text/event-stream", n)
 }
 
-func checkNotificationAccepted(r *Run, f *Finding) {
+func checkNotificationAccepted(r *Capture, f *Finding) {
 	n := 0
 	for _, ex := range httpExchanges(r) {
 		if ex.msg == nil || ex.msg.Kind != Notification || ex.head < 0 {
@@ -252,7 +252,7 @@ func checkNotificationAccepted(r *Run, f *Finding) {
 	f.Pass("%d notifications, each answered 202 Accepted with no body or refused with a 4xx", n)
 }
 
-func checkSSEFraming(r *Run, f *Finding) {
+func checkSSEFraming(r *Capture, f *Finding) {
 	answeredIDs := map[int]map[string]bool{} // by connection: loose ids of the responses seen
 	r.Inbound(func(fr probe.Frame, m *Message) {
 		if m != nil && m.IsResponse() && m.HasID {

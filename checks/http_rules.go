@@ -40,7 +40,7 @@ func httpRuleChecks() []Check {
 }
 
 // sessionIDOf is the session id a step's response issued ("" for none).
-func sessionIDOf(r *Run, st probe.Step) string {
+func sessionIDOf(r *Capture, st probe.Step) string {
 	if f, ok := r.Frame(st.Response); ok && f.HTTP != nil {
 		return f.HTTP.Header.Get(protocol.HeaderSessionID)
 	}
@@ -57,7 +57,7 @@ func badSessionByte(id string) (int, byte, bool) {
 	return 0, 0, false
 }
 
-func checkHTTPSession(r *Run, f *Finding) {
+func checkHTTPSession(r *Capture, f *Finding) {
 	ids := judgeSessionIDs(r, f)
 	init, ok := stepOn(r, probe.ConnSession, probe.StepRuleInitialize)
 	switch {
@@ -94,7 +94,7 @@ func checkHTTPSession(r *Run, f *Finding) {
 
 // judgeSessionIDs fails every session id (each judged once) with a byte outside visible
 // ASCII and returns how many distinct ids the server issued.
-func judgeSessionIDs(r *Run, f *Finding) int {
+func judgeSessionIDs(r *Capture, f *Finding) int {
 	seen := map[string]bool{}
 	for _, fr := range r.Frames {
 		if fr.Dir != probe.In || fr.HTTP == nil || fr.SSE != nil {
@@ -117,7 +117,7 @@ func judgeSessionIDs(r *Run, f *Finding) int {
 	return len(seen)
 }
 
-func checkProtocolVersionHeader(r *Run, f *Finding) {
+func checkProtocolVersionHeader(r *Capture, f *Finding) {
 	if rev := r.Revision(); rev < protocolHeaderSince {
 		f.Skip("MCP-Protocol-Version exists from %s on; the server speaks %s", protocolHeaderSince, rev)
 		return
@@ -134,7 +134,7 @@ func checkProtocolVersionHeader(r *Run, f *Finding) {
 	f.Pass("MCP-Protocol-Version: %s got HTTP 400", protocol.BogusRevision)
 }
 
-func checkGetStream(r *Run, f *Finding) {
+func checkGetStream(r *Capture, f *Finding) {
 	st, ok := stepOn(r, probe.ConnGetStream, probe.StepGetStream)
 	if !ok {
 		f.notJudged(ruleUnsentHere(r, probe.ConnGetStream), "%s", ruleMissing(r, probe.ConnGetStream, "the GET"))
@@ -158,7 +158,7 @@ func checkGetStream(r *Run, f *Finding) {
 // before it the server MUST validate the Origin, and any refusal shows it did.
 const originRefusedSince = protocol.Revision20251125
 
-func checkOrigin(r *Run, f *Finding) {
+func checkOrigin(r *Capture, f *Finding) {
 	if r.Transport != protocol.TransportHTTP && r.Transport != protocol.TransportSSE {
 		f.Skip("applies to the http and sse transports only")
 		return
@@ -212,7 +212,7 @@ func originRequest(st probe.Step) string {
 
 // requestStatus is the HTTP status of the response to a step's own request: on legacy
 // HTTP+SSE the POST's, not that of the stream its answer came on.
-func requestStatus(r *Run, st probe.Step) int {
+func requestStatus(r *Capture, st probe.Step) int {
 	if req, ok := r.Frame(st.Request); ok && req.Exchange != 0 {
 		for _, ex := range httpExchanges(r) {
 			if ex.conn == req.Conn && ex.number == req.Exchange {
@@ -225,7 +225,7 @@ func requestStatus(r *Run, st probe.Step) int {
 
 // originAnswer describes an answer that accepted a foreign Origin: the POST's status, and
 // what answered the request when it came elsewhere (the legacy event stream).
-func originAnswer(r *Run, st probe.Step, status int) string {
+func originAnswer(r *Capture, st probe.Step, status int) string {
 	if status == st.HTTPStatus || st.Response < 0 {
 		return httpAnswer(r, st)
 	}
@@ -233,7 +233,7 @@ func originAnswer(r *Run, st probe.Step, status int) string {
 }
 
 // answeredHTTP reports whether any HTTP request of the probe got a response head.
-func answeredHTTP(r *Run) bool {
+func answeredHTTP(r *Capture) bool {
 	for _, f := range r.Frames {
 		if f.Dir == probe.In && f.HTTP != nil {
 			return true
@@ -242,7 +242,7 @@ func answeredHTTP(r *Run) bool {
 	return false
 }
 
-func checkDeleteSession(r *Run, f *Finding) {
+func checkDeleteSession(r *Capture, f *Finding) {
 	st, ok := stepOn(r, probe.ConnDeleteSession, probe.StepDeleteSession)
 	if !ok {
 		if init, ok := stepOn(r, probe.ConnDeleteSession, probe.StepRuleInitialize); ok && init.Outcome == probe.OutcomeOK {

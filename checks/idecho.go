@@ -22,7 +22,7 @@ func (p *probeRequests) add(seq int, m *Message) {
 	p.loose[looseIDKey(m.ID)] = seq
 }
 
-func checkIDEcho(r *Run, f *Finding) {
+func checkIDEcho(r *Capture, f *Finding) {
 	type slot struct {
 		conn int
 		key  string

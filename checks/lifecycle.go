@@ -24,7 +24,7 @@ func lifecycleChecks(schemas *mcpschema.Validator) []Check {
 			Evaluate: checkInitialize},
 		{ID: "lifecycle.initialize-result", Area: "lifecycle", Rule: "C2", Spec: lifecycleSpec + "#initialization",
 			Title: "the initialize result is an InitializeResult of the negotiated revision",
-			Evaluate: func(r *Run, f *Finding) {
+			Evaluate: func(r *Capture, f *Finding) {
 				checkInitializeResult(r, f, schemas)
 			}},
 		{ID: "lifecycle.version-negotiation", Area: "lifecycle", Rule: "C3", Spec: lifecycleSpec + "#version-negotiation",
@@ -48,12 +48,12 @@ func lifecycleChecks(schemas *mcpschema.Validator) []Check {
 }
 
 // initializeStep is the main connection's initialize, or why it is not there.
-func initializeStep(r *Run) (probe.Step, bool) {
+func initializeStep(r *Capture) (probe.Step, bool) {
 	return r.FirstStep(probe.StepInitialize)
 }
 
 // initializeFailedReason is the skip reason of checks that need a successful initialize.
-func initializeFailedReason(r *Run) string {
+func initializeFailedReason(r *Capture) string {
 	st, ok := initializeStep(r)
 	if !ok {
 		if r.Err != "" {
@@ -64,7 +64,7 @@ func initializeFailedReason(r *Run) string {
 	return "initialize did not succeed (" + describeAnswer(r, st) + ")"
 }
 
-func checkInitialize(r *Run, f *Finding) {
+func checkInitialize(r *Capture, f *Finding) {
 	if skipUnderStateless(r, f, "initialize") {
 		return
 	}
@@ -92,7 +92,7 @@ func checkInitialize(r *Run, f *Finding) {
 	f.Fail(Seqs(st.Request, st.Response), "expected an initialize result, got %s", describeAnswer(r, st))
 }
 
-func checkInitializeResult(r *Run, f *Finding, schemas *mcpschema.Validator) {
+func checkInitializeResult(r *Capture, f *Finding, schemas *mcpschema.Validator) {
 	if skipUnderStateless(r, f, "initialize") {
 		return
 	}
@@ -154,7 +154,7 @@ func protocolVersionOf(result json.RawMessage) (json.RawMessage, string, bool) {
 	return ir["protocolVersion"], v, ok
 }
 
-func checkVersionNegotiation(r *Run, f *Finding) {
+func checkVersionNegotiation(r *Capture, f *Finding) {
 	if skipUnderStateless(r, f, "version negotiation in initialize") {
 		return
 	}
@@ -210,7 +210,7 @@ func clipOrNone(raw json.RawMessage) string {
 
 // sentAfterInitialize finds a step the probe sends only once initialize succeeded; the
 // skip reason says why it is missing.
-func sentAfterInitialize(r *Run, name string, f *Finding) (probe.Step, bool) {
+func sentAfterInitialize(r *Capture, name string, f *Finding) (probe.Step, bool) {
 	st, ok := r.FirstStep(name)
 	if ok {
 		return st, true
@@ -231,7 +231,7 @@ func sentAfterInitialize(r *Run, name string, f *Finding) (probe.Step, bool) {
 	return probe.Step{}, false
 }
 
-func checkPing(r *Run, f *Finding) {
+func checkPing(r *Capture, f *Finding) {
 	if skipUnderStateless(r, f, "ping") {
 		return
 	}
@@ -259,7 +259,7 @@ func checkPing(r *Run, f *Finding) {
 	f.Pass("empty result in %s", st.Latency.Round(time.Microsecond))
 }
 
-func checkUnknownMethod(r *Run, f *Finding) {
+func checkUnknownMethod(r *Capture, f *Finding) {
 	st, ok := sentAfterInitialize(r, probe.StepUnknownMethod, f)
 	if !ok {
 		return
@@ -297,7 +297,7 @@ func listChangedCapability(method string) (string, bool) {
 	return "", false
 }
 
-func checkCapabilities(r *Run, f *Finding) {
+func checkCapabilities(r *Capture, f *Finding) {
 	if r.Stateless() && r.Discover == nil {
 		f.Untested("%s", discoverFailedReason(r))
 		return
@@ -397,7 +397,7 @@ func emptyListResult(result json.RawMessage) bool {
 	return arrays == 1
 }
 
-func checkEarlyMessages(r *Run, f *Finding) {
+func checkEarlyMessages(r *Capture, f *Finding) {
 	if skipUnderStateless(r, f, "the initialized notification") {
 		return
 	}
@@ -426,7 +426,7 @@ func checkEarlyMessages(r *Run, f *Finding) {
 }
 
 // probeStopped says why the probe ended before a step, for skip reasons.
-func probeStopped(r *Run) string {
+func probeStopped(r *Capture) string {
 	if r.RulesElsewhere != "" {
 		return r.RulesElsewhere
 	}

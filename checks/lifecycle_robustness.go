@@ -26,14 +26,14 @@ func lifecycleRobustnessChecks() []Check {
 
 // robustnessStep finds a step of the robustness probes: on the negotiation connection, which
 // carries them when the server answered its bogus initialize, or on their own.
-func robustnessStep(r *Run, name string) (probe.Step, bool) {
+func robustnessStep(r *Capture, name string) (probe.Step, bool) {
 	if st, ok := stepOn(r, probe.ConnNegotiation, name); ok {
 		return st, true
 	}
 	return stepOn(r, probe.ConnRobustness, name)
 }
 
-func checkParseError(r *Run, f *Finding) {
+func checkParseError(r *Capture, f *Finding) {
 	st, ok := robustnessStep(r, probe.StepParseError)
 	if !ok {
 		f.notJudged(ruleUnsentHere(r, probe.ConnRobustness), "%s", ruleMissing(r, probe.ConnRobustness, "the malformed JSON"))
@@ -48,7 +48,7 @@ func checkParseError(r *Run, f *Finding) {
 	f.Pass("malformed JSON got %s, and the server went on answering", got)
 }
 
-func checkInvalidRequest(r *Run, f *Finding) {
+func checkInvalidRequest(r *Capture, f *Finding) {
 	st, ok := robustnessStep(r, probe.StepInvalidRequest)
 	if !ok {
 		f.notJudged(ruleUnsentHere(r, probe.ConnRobustness), "%s", ruleMissing(r, probe.ConnRobustness, "the request without a method"))
@@ -66,7 +66,7 @@ func checkInvalidRequest(r *Run, f *Finding) {
 // accept what it was sent MUST answer with an HTTP error status, whose body MAY be an id-less
 // JSON-RPC error. On legacy HTTP+SSE the status is the POST's own: a 202 only says the
 // message was taken, and its answer is the one that came on the event stream.
-func refusal(r *Run, f *Finding, st probe.Step, want int64, what string) string {
+func refusal(r *Capture, f *Finding, st probe.Step, want int64, what string) string {
 	frames := Seqs(st.Request, st.Response)
 	m := exchangeAnswer(r, st)
 	if status := requestStatus(r, st); status >= 400 && status <= 499 && r.Transport != protocol.TransportStdio {
@@ -113,7 +113,7 @@ func fenceOf(step string) string {
 
 // unansweredWhy says how the probe knows nothing came back for a message without a usable
 // id: the server answered the request sent after it, or time ran out.
-func unansweredWhy(r *Run, st probe.Step) string {
+func unansweredWhy(r *Capture, st probe.Step) string {
 	if fence, ok := stepOn(r, st.Conn, fenceOf(st.Name)); ok && answered(fence) {
 		return fmt.Sprintf("the server answered the %s sent after it, but not the message itself", fence.Method)
 	}

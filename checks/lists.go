@@ -39,8 +39,8 @@ func listChecks(schemas *mcpschema.Validator) []Check {
 		definition: "ListResourceTemplatesResult", member: "resourceTemplates", key: "uriTemplate", item: "resource template"}
 	prompts := listKind{step: probe.StepPromptsList, method: "prompts/list", capability: "prompts",
 		definition: "ListPromptsResult", member: "prompts", key: "name", item: "prompt", mustServe: true}
-	judge := func(k listKind) func(r *Run, f *Finding) {
-		return func(r *Run, f *Finding) { checkList(r, f, k, schemas) }
+	judge := func(k listKind) func(r *Capture, f *Finding) {
+		return func(r *Capture, f *Finding) { checkList(r, f, k, schemas) }
 	}
 	return []Check{
 		{ID: "resources.list", Area: "resources", Rule: "D", Spec: specResources + "#listing-resources",
@@ -86,7 +86,7 @@ func (l *itemListing) keys(i int, fn func(string)) {
 	}
 }
 
-func checkList(r *Run, f *Finding, k listKind, schemas *mcpschema.Validator) {
+func checkList(r *Capture, f *Finding, k listKind, schemas *mcpschema.Validator) {
 	switch _, handshake := r.Handshake(); {
 	case handshake == probe.HandshakeNone:
 		f.Untested("no initialize or discover result, so no declared capabilities to judge %s by", k.method)

@@ -26,7 +26,7 @@ type Check struct {
 	Transport string
 	// Evaluate records violations on f (Fail/Warn/Advise), or Skip/Untested/Info; recording
 	// nothing passes.
-	Evaluate func(r *Run, f *Finding)
+	Evaluate func(r *Capture, f *Finding)
 
 	// spec says where the rule is stated, per revision (see SpecURL).
 	spec specSteps
@@ -137,7 +137,7 @@ func match(id, p string) bool {
 
 // Evaluate runs every check on a probe result.
 func (r *Registry) Evaluate(res *probe.Result) []Finding {
-	run := NewRun(res)
+	run := NewCapture(res)
 	out := make([]Finding, 0, len(r.checks))
 	for _, c := range r.checks {
 		out = append(out, evaluateOne(c, run))
@@ -145,7 +145,7 @@ func (r *Registry) Evaluate(res *probe.Result) []Finding {
 	return out
 }
 
-func evaluateOne(c Check, run *Run) Finding {
+func evaluateOne(c Check, run *Capture) Finding {
 	f := Finding{ID: c.ID, Rule: c.Rule, Spec: c.SpecURL(run.Revision()), Area: c.Area}
 	if c.Transport != "" && c.Transport != run.Transport {
 		f.Skip("applies to the %s transport only", c.Transport)

@@ -11,7 +11,7 @@ import (
 // helpers find their evidence and say why it is missing.
 
 // stepOn finds the first step with a name on a connection.
-func stepOn(r *Run, conn int, name string) (probe.Step, bool) {
+func stepOn(r *Capture, conn int, name string) (probe.Step, bool) {
 	for _, s := range r.Steps {
 		if s.Conn == conn && s.Name == name {
 			return s, true
@@ -21,7 +21,7 @@ func stepOn(r *Run, conn int, name string) (probe.Step, bool) {
 }
 
 // stepsOn lists the steps with a name on a connection, in order.
-func stepsOn(r *Run, conn int, name string) []probe.Step {
+func stepsOn(r *Capture, conn int, name string) []probe.Step {
 	var out []probe.Step
 	for _, s := range r.Steps {
 		if s.Conn == conn && s.Name == name {
@@ -34,7 +34,7 @@ func stepsOn(r *Run, conn int, name string) []probe.Step {
 // ruleMissing is the skip reason of a rule check whose probe left no evidence on its
 // connection: its initialize failed, the connection could not be opened, or the probe did
 // not get that far (what is what says what).
-func ruleMissing(r *Run, conn int, what string) string {
+func ruleMissing(r *Capture, conn int, what string) string {
 	if init, ok := stepOn(r, conn, probe.StepRuleInitialize); ok && init.Outcome != probe.OutcomeOK {
 		return fmt.Sprintf("%s was not sent: initialize on the probe's own connection did not succeed (%s)", what, describeAnswer(r, init))
 	}
@@ -50,7 +50,7 @@ func ruleMissing(r *Run, conn int, what string) string {
 
 // httpAnswer says what came back for a bent HTTP request: the status and, when the body was
 // a JSON-RPC answer, what it said.
-func httpAnswer(r *Run, st probe.Step) string {
+func httpAnswer(r *Capture, st probe.Step) string {
 	if st.HTTPStatus == 0 {
 		return describeAnswer(r, st)
 	}
@@ -71,7 +71,7 @@ func twoHundred(status int) bool { return status >= 200 && status <= 299 }
 
 // deliberateRequests are the Seqs of the requests the probe bent on purpose (see
 // probe.Deliberate): the transport checks do not judge what they got, the rule checks do.
-func deliberateRequests(r *Run) map[int]bool {
+func deliberateRequests(r *Capture) map[int]bool {
 	out := map[int]bool{}
 	for _, st := range r.Steps {
 		if st.Request >= 0 && probe.Deliberate(st.Name) {

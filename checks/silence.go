@@ -5,7 +5,7 @@ import (
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
-func checkNotificationSilence(r *Run, f *Finding) {
+func checkNotificationSilence(r *Capture, f *Finding) {
 	// Legacy HTTP+SSE answers on one stream, as stdio does.
 	if r.Transport == protocol.TransportStdio || r.Transport == protocol.TransportSSE {
 		silenceOnStream(r, f)
@@ -18,7 +18,7 @@ func checkNotificationSilence(r *Run, f *Finding) {
 // answers that notification unless a request was outstanding at that moment that never got
 // an answer of its own: then it most likely answers that request, with a null id, which
 // jsonrpc.null-id judges. A response to an id never sent is jsonrpc.id-echo's.
-func silenceOnStream(r *Run, f *Finding) {
+func silenceOnStream(r *Capture, f *Finding) {
 	type request struct {
 		seq int
 		key string
@@ -102,7 +102,7 @@ func silenceOnStream(r *Run, f *Finding) {
 
 // silenceOnHTTP judges Streamable HTTP: the answer to a notification POST is a status, not a
 // message. A rejecting 4xx may carry an id-less error (G4); anything else is an answer.
-func silenceOnHTTP(r *Run, f *Finding) {
+func silenceOnHTTP(r *Capture, f *Finding) {
 	notified := 0
 	for _, ex := range httpExchanges(r) {
 		if ex.msg == nil || ex.msg.Kind != Notification {

@@ -33,7 +33,7 @@ type sseStream struct {
 }
 
 // sseStreams finds, per connection, the first GET exchange: the legacy transport's stream.
-func sseStreams(r *Run) []sseStream {
+func sseStreams(r *Capture) []sseStream {
 	var out []sseStream
 	seen := map[int]bool{}
 	for _, ex := range httpExchanges(r) {
@@ -55,7 +55,7 @@ func isEvent(fr probe.Frame) bool {
 	return fr.SSE != nil && (fr.Kind == probe.KindSSEEvent || fr.Kind == probe.KindMessage)
 }
 
-func checkEndpointEvent(r *Run, f *Finding) {
+func checkEndpointEvent(r *Capture, f *Finding) {
 	streams := sseStreams(r)
 	if len(streams) == 0 {
 		f.notJudged(stoppedHere(r), "no event stream was opened (%s)", probeStopped(r))
@@ -115,7 +115,7 @@ func eventName(fr probe.Frame) string {
 	return Clip([]byte(fr.SSE.Event))
 }
 
-func checkMessageEvents(r *Run, f *Finding) {
+func checkMessageEvents(r *Capture, f *Finding) {
 	streams := sseStreams(r)
 	from := map[int]int{} // conn -> the exchange number of its stream: its messages come after
 	for _, s := range streams {

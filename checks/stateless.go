@@ -27,7 +27,7 @@ func statelessChecks(schemas *mcpschema.Validator) []Check {
 	return []Check{
 		{ID: "discover.result", Area: "discover", Rule: "C'", Spec: specDiscover,
 			Title: "server/discover returns a DiscoverResult (supportedVersions, capabilities, resultType, ttlMs, cacheScope)",
-			Evaluate: func(r *Run, f *Finding) {
+			Evaluate: func(r *Capture, f *Finding) {
 				checkDiscoverResult(r, f, schemas)
 			}},
 		{ID: "discover.unsupported-version", Area: "discover", Rule: "C'", Spec: specVersioning,
@@ -47,7 +47,7 @@ func statelessChecks(schemas *mcpschema.Validator) []Check {
 }
 
 // skipUnderStateless skips a check whose rule the stateless revision removed.
-func skipUnderStateless(r *Run, f *Finding, what string) bool {
+func skipUnderStateless(r *Capture, f *Finding, what string) bool {
 	if !r.Stateless() {
 		return false
 	}
@@ -57,7 +57,7 @@ func skipUnderStateless(r *Run, f *Finding, what string) bool {
 
 // needsStateless skips a check of the stateless revision on a session-era run, saying what
 // era detection saw when it asked.
-func needsStateless(r *Run, f *Finding) bool {
+func needsStateless(r *Capture, f *Finding) bool {
 	if r.Stateless() {
 		return true
 	}
@@ -71,7 +71,7 @@ func needsStateless(r *Run, f *Finding) bool {
 }
 
 // discoverFailedReason is the skip reason of checks that need the DiscoverResult.
-func discoverFailedReason(r *Run) string {
+func discoverFailedReason(r *Capture) string {
 	st, ok := r.FirstStep(probe.StepDiscover)
 	if !ok {
 		if r.Err != "" {
@@ -82,7 +82,7 @@ func discoverFailedReason(r *Run) string {
 	return "server/discover did not succeed (" + describeAnswer(r, st) + ")"
 }
 
-func checkDiscoverResult(r *Run, f *Finding, schemas *mcpschema.Validator) {
+func checkDiscoverResult(r *Capture, f *Finding, schemas *mcpschema.Validator) {
 	if !needsStateless(r, f) {
 		return
 	}
@@ -142,7 +142,7 @@ func hasServerInfo(members map[string]json.RawMessage) bool {
 	return named && versioned
 }
 
-func checkUnsupportedVersion(r *Run, f *Finding) {
+func checkUnsupportedVersion(r *Capture, f *Finding) {
 	if !needsStateless(r, f) {
 		return
 	}
@@ -182,7 +182,7 @@ func checkUnsupportedVersion(r *Run, f *Finding) {
 
 // isHTTPish reports whether the run spoke an HTTP transport (where the stateless revision
 // prescribes statuses too).
-func isHTTPish(r *Run) bool { return r.Transport == protocol.TransportHTTP }
+func isHTTPish(r *Capture) bool { return r.Transport == protocol.TransportHTTP }
 
 // metaProbe is one request of discover.meta-required: a _meta lacking something.
 type metaProbe struct {
@@ -210,7 +210,7 @@ var metaProbes = []metaProbe{
 // io.modelcontextprotocol/clientInfo on every request unless specifically configured not to
 // do so"): a request without it is well formed and is to be served; refusing it breaks no
 // MUST, so a refusal is a warning.
-func checkMetaRequired(r *Run, f *Finding) {
+func checkMetaRequired(r *Capture, f *Finding) {
 	if !needsStateless(r, f) {
 		return
 	}
@@ -246,7 +246,7 @@ func checkMetaRequired(r *Run, f *Finding) {
 
 // judgeMetaRefusal judges the answer to one request whose _meta lacks a required key; it
 // reports whether the server refused it the way a session-era server may.
-func judgeMetaRefusal(r *Run, f *Finding, p metaProbe, st probe.Step, era serverEra) (legacyRead bool) {
+func judgeMetaRefusal(r *Capture, f *Finding, p metaProbe, st probe.Step, era serverEra) (legacyRead bool) {
 	frames := Seqs(st.Request, st.Response)
 	m := exchangeAnswer(r, st)
 	if m != nil && m.Kind == ErrorResponse {
@@ -303,7 +303,7 @@ const (
 // sessionEraOf says whether a stateless server also speaks a session revision: its
 // DiscoverResult lists one, or the era probe's initialize (on a connection of its own,
 // probe.ConnSessionEra) was answered with one; a JSON-RPC error to it says it does not.
-func sessionEraOf(r *Run) serverEra {
+func sessionEraOf(r *Capture) serverEra {
 	if alsoSpeaksSessionRevisions(r) {
 		return eraDual
 	}
@@ -320,14 +320,14 @@ func sessionEraOf(r *Run) serverEra {
 }
 
 // alsoSpeaksSessionRevisions reports whether the DiscoverResult lists a session revision.
-func alsoSpeaksSessionRevisions(r *Run) bool {
+func alsoSpeaksSessionRevisions(r *Capture) bool {
 	_, versions := supportedVersions(r)
 	return slices.ContainsFunc(versions, protocol.KnownSessionRevision)
 }
 
 // supportedVersions is the supportedVersions member of the DiscoverResult, raw (nil when
 // there is none) and as the strings it lists (none when it is not an array of strings).
-func supportedVersions(r *Run) (raw json.RawMessage, versions []string) {
+func supportedVersions(r *Capture) (raw json.RawMessage, versions []string) {
 	members, _ := objectMembers(r.Discover)
 	raw = members["supportedVersions"]
 	_ = json.Unmarshal(raw, &versions)
@@ -336,7 +336,7 @@ func supportedVersions(r *Run) (raw json.RawMessage, versions []string) {
 
 // statelessRequest reports whether the probe sent a step's request under a stateless
 // revision: its _meta names one. Only such requests owe a stateless result.
-func statelessRequest(r *Run, st probe.Step) bool {
+func statelessRequest(r *Capture, st probe.Step) bool {
 	m := r.Message(st.Request)
 	if m == nil || m.Kind != Request {
 		return false
@@ -382,7 +382,7 @@ func describeStepName(st probe.Step) string {
 	return st.Method
 }
 
-func checkResultType(r *Run, f *Finding) {
+func checkResultType(r *Capture, f *Finding) {
 	if !needsStateless(r, f) {
 		return
 	}
@@ -409,7 +409,7 @@ func checkResultType(r *Run, f *Finding) {
 // cacheableMethods are the list (and read) methods whose results must carry cache hints.
 var cacheableMethods = []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list", "resources/read"}
 
-func checkCacheHints(r *Run, f *Finding) {
+func checkCacheHints(r *Capture, f *Finding) {
 	if !needsStateless(r, f) {
 		return
 	}

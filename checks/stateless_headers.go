@@ -43,7 +43,7 @@ func headerProbes() []headerProbe {
 	}
 }
 
-func checkStatelessHeaders(r *Run, f *Finding) {
+func checkStatelessHeaders(r *Capture, f *Finding) {
 	if !needsStateless(r, f) {
 		return
 	}
@@ -107,7 +107,7 @@ func checkStatelessHeaders(r *Run, f *Finding) {
 }
 
 // judgeHeaderRefusal records a fault when a bent request was not refused with 400 and -32020.
-func judgeHeaderRefusal(r *Run, f *Finding, hp headerProbe, st probe.Step) {
+func judgeHeaderRefusal(r *Capture, f *Finding, hp headerProbe, st probe.Step) {
 	frames := Seqs(st.Request, st.Response)
 	m := exchangeAnswer(r, st)
 	code, hasCode := int64(0), false
@@ -140,7 +140,7 @@ func judgeHeaderRefusal(r *Run, f *Finding, hp headerProbe, st probe.Step) {
 
 // speaksBeforeProtocolHeader reports whether the DiscoverResult lists a revision older than
 // 2025-06-18, whose clients send no MCP-Protocol-Version.
-func speaksBeforeProtocolHeader(r *Run) bool {
+func speaksBeforeProtocolHeader(r *Capture) bool {
 	_, versions := supportedVersions(r)
 	return slices.ContainsFunc(versions, func(v string) bool {
 		return protocol.KnownRevision(v) && !protocol.SendsProtocolHeader(v)

@@ -28,7 +28,7 @@ func prescribedStatus(code int64) int {
 // have sessions (it was refused as the session era refuses it), an initialize era detection
 // sent to a server that turned out stateless, and, under a stateless revision, an error
 // answered with exactly the status that revision prescribes for its code.
-func addEraExemptions(r *Run, bent map[int]bool) {
+func addEraExemptions(r *Capture, bent map[int]bool) {
 	stateless := r.Stateless()
 	for _, st := range r.Steps {
 		if st.Request < 0 {

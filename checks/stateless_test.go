@@ -260,13 +260,13 @@ func TestSessionRulesSkipUnderTheStatelessRevision(t *testing.T) {
 	res := defaultStatelessPlan(protocol.TransportHTTP).result()
 	for _, id := range []string{"lifecycle.initialize", "lifecycle.initialize-result", "lifecycle.version-negotiation",
 		"lifecycle.ping", "lifecycle.early-messages"} {
-		f := evaluateOne(statelessCheck(t, id), NewRun(res))
+		f := evaluateOne(statelessCheck(t, id), NewCapture(res))
 		if f.Status != StatusSkip || !strings.Contains(f.Message, "does not exist under 2026-07-28") {
 			t.Errorf("%s: %s %q, want a skip saying the rule does not exist under 2026-07-28", id, f.Status, f.Message)
 		}
 	}
 	for _, id := range []string{"lifecycle.unknown-method", "lifecycle.capabilities"} {
-		if f := evaluateOne(statelessCheck(t, id), NewRun(res)); f.Status != StatusPass {
+		if f := evaluateOne(statelessCheck(t, id), NewCapture(res)); f.Status != StatusPass {
 			t.Errorf("%s: %s %q, want pass (the rule holds under 2026-07-28)", id, f.Status, f.Message)
 		}
 	}
@@ -278,11 +278,11 @@ func TestSessionRulesSkipUnderTheStatelessRevision(t *testing.T) {
 func TestHTTPStatusAcceptsTheStatusesTheStatelessRevisionPrescribes(t *testing.T) {
 	p := defaultStatelessPlan(protocol.TransportHTTP)
 	p.unknown = asStatus(404, errorReply(-32601, "method not found"))
-	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(p.result())); f.Status != StatusPass {
+	if f := evaluateOne(statelessCheck(t, "http.status"), NewCapture(p.result())); f.Status != StatusPass {
 		t.Errorf("prescribed statuses: %s %q, want pass", f.Status, f.Message)
 	}
 	p.unknown = asStatus(500, errorReply(-32601, "method not found"))
-	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(p.result())); f.Status != StatusFail || !strings.Contains(f.Message, "got HTTP 500") {
+	if f := evaluateOne(statelessCheck(t, "http.status"), NewCapture(p.result())); f.Status != StatusFail || !strings.Contains(f.Message, "got HTTP 500") {
 		t.Errorf("-32601 with 500: %s %q, want a failure naming HTTP 500", f.Status, f.Message)
 	}
 }
@@ -296,17 +296,17 @@ func TestHTTPStatusLeavesUnprescribedAndOwnStatusesAlone(t *testing.T) {
 	p := defaultStatelessPlan(protocol.TransportHTTP)
 	p.unknown = asStatus(404, errorReply(-32601, "method not found"))
 	p.tools = errorReply(-32602, "unknown tool")
-	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(p.result())); f.Status != StatusPass {
+	if f := evaluateOne(statelessCheck(t, "http.status"), NewCapture(p.result())); f.Status != StatusPass {
 		t.Errorf("-32602 with 200 to a well-formed request: %s %q, want pass", f.Status, f.Message)
 	}
 	p = defaultStatelessPlan(protocol.TransportHTTP)
 	p.unknown = asStatus(404, errorReply(-32601, "method not found"))
 	p.metaStatus = 200
 	res := p.result()
-	if f := evaluateOne(statelessCheck(t, "http.status"), NewRun(res)); f.Status != StatusPass {
+	if f := evaluateOne(statelessCheck(t, "http.status"), NewCapture(res)); f.Status != StatusPass {
 		t.Errorf("a _meta refusal with 200: http.status %s %q, want pass (discover.meta-required's)", f.Status, f.Message)
 	}
-	if f := evaluateOne(statelessCheck(t, "discover.meta-required"), NewRun(res)); f.Status != StatusFail || !strings.Contains(f.Message, "expected it with HTTP status 400, got HTTP 200") {
+	if f := evaluateOne(statelessCheck(t, "discover.meta-required"), NewCapture(res)); f.Status != StatusFail || !strings.Contains(f.Message, "expected it with HTTP status 400, got HTTP 200") {
 		t.Errorf("a _meta refusal with 200: discover.meta-required %s %q, want the failure", f.Status, f.Message)
 	}
 }
@@ -338,7 +338,7 @@ func runStatelessRows(t *testing.T, id string, rows []checkRow) {
 	c := statelessCheck(t, id)
 	for _, row := range rows {
 		t.Run(fmt.Sprintf("%s/%s", id, row.name), func(t *testing.T) {
-			f := evaluateOne(c, NewRun(row.res))
+			f := evaluateOne(c, NewCapture(row.res))
 			if f.Status != row.want {
 				t.Fatalf("status %s, want %s (message %q, evidence %+v)", f.Status, row.want, f.Message, f.Evidence)
 			}
@@ -397,7 +397,7 @@ func TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE(t *testing.T) {
 func TestSessionRuleSkipsSayTheServerSpeaksOnlyTheStatelessRevision(t *testing.T) {
 	p := defaultStatelessPlan(protocol.TransportHTTP)
 	p.eraInit = errorReply(-32602, "unsupported protocol version: this server speaks only 2026-07-28")
-	f := evaluateOne(checkByID(t, "http.session"), NewRun(p.result()))
+	f := evaluateOne(checkByID(t, "http.session"), NewCapture(p.result()))
 	if f.Status != StatusSkip || !strings.Contains(f.Message, "speaks only the stateless revision 2026-07-28 (initialize on a connection of its own got JSON-RPC error -32602") {
 		t.Errorf("http.session: %s %q, want a skip naming the refused initialize", f.Status, f.Message)
 	}

@@ -50,7 +50,7 @@ func stdoutJunk(m *Message) (why string, junk bool) {
 	return "", false
 }
 
-func checkStdoutPurity(r *Run, f *Finding) {
+func checkStdoutPurity(r *Capture, f *Finding) {
 	lines := 0
 	batch := batchAnswers(r)
 	r.Inbound(func(fr probe.Frame, m *Message) {
@@ -87,7 +87,7 @@ func checkStdoutPurity(r *Run, f *Finding) {
 	f.Pass("%d stdout lines, each a JSON-RPC message", lines)
 }
 
-func checkSpawn(r *Run, f *Finding) {
+func checkSpawn(r *Capture, f *Finding) {
 	if len(r.Processes) == 0 {
 		if r.Err != "" && strings.Contains(r.Err, probe.ErrSpawn.Error()) {
 			f.Fail(nil, "expected the command to start, got %s", Clip([]byte(r.Err)))
@@ -127,7 +127,7 @@ func checkSpawn(r *Run, f *Finding) {
 }
 
 // exitNote is the Seq of the NoteProcessExit frame of a connection (-1 when none).
-func exitNote(r *Run, conn int) int {
+func exitNote(r *Capture, conn int) int {
 	for i := len(r.Frames) - 1; i >= 0; i-- {
 		fr := r.Frames[i]
 		if fr.Conn == conn && fr.Kind == probe.KindNote && fr.Note == probe.NoteProcessExit {
@@ -139,7 +139,7 @@ func exitNote(r *Run, conn int) int {
 
 // limitKill finds the note of a limit the server of conn went over, for which the stdio
 // transport kills it at once: its Seq and detail, or -1.
-func limitKill(r *Run, conn int) (int, string) {
+func limitKill(r *Capture, conn int) (int, string) {
 	for _, fr := range r.Frames {
 		if fr.Conn == conn && fr.Kind == probe.KindNote && (fr.Note == probe.NoteTooLarge || fr.Note == probe.NoteTooMany) {
 			return fr.Seq, fr.Detail
@@ -148,7 +148,7 @@ func limitKill(r *Run, conn int) (int, string) {
 	return -1, ""
 }
 
-func checkShutdown(r *Run, f *Finding) {
+func checkShutdown(r *Capture, f *Finding) {
 	p, ok := r.ProcessOf(probe.ConnMain)
 	switch {
 	case !ok:

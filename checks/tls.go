@@ -32,7 +32,7 @@ type seenCertificate struct {
 	at    time.Time
 }
 
-func checkCertificate(r *Run, f *Finding) {
+func checkCertificate(r *Capture, f *Finding) {
 	certs := certificates(r)
 	if len(certs) == 0 {
 		if u, err := url.Parse(r.Target); err == nil && u.Scheme != "https" {
@@ -69,7 +69,7 @@ func checkCertificate(r *Run, f *Finding) {
 
 // certificates lists the distinct certificates of the responses, in the order first seen
 // (the main connection's first).
-func certificates(r *Run) []seenCertificate {
+func certificates(r *Capture) []seenCertificate {
 	type key struct {
 		subject, issuer string
 		notAfter        time.Time

@@ -94,11 +94,11 @@ type toolLister struct {
 	schemas *mcpschema.Validator
 	cache   *lru.Cache[string, *toolPage] // by revision and the page's exact bytes
 
-	// The registry runs the tools checks one after another on one Run; the listing of the
+	// The registry runs the tools checks one after another on one Capture; the listing of the
 	// last run is kept so that only the first check builds it. The pointer is weak so that a
 	// finished run's transcript is never kept alive by this.
 	mu       sync.Mutex
-	lastRun  weak.Pointer[Run]
+	lastRun  weak.Pointer[Capture]
 	lastList *toolListing
 }
 
@@ -107,7 +107,7 @@ func newToolLister(schemas *mcpschema.Validator) *toolLister {
 		Entries: pageCacheEntries, Bytes: pageCacheBytes, MaxKey: pageCacheMaxKey})}
 }
 
-func (l *toolLister) listing(r *Run) *toolListing {
+func (l *toolLister) listing(r *Capture) *toolListing {
 	key := weak.Make(r)
 	l.mu.Lock()
 	if l.lastRun == key && l.lastList != nil {
@@ -122,7 +122,7 @@ func (l *toolLister) listing(r *Run) *toolListing {
 	return out
 }
 
-func (l *toolLister) build(r *Run) *toolListing {
+func (l *toolLister) build(r *Capture) *toolListing {
 	out := &toolListing{failed: -1}
 	switch _, handshake := r.Handshake(); {
 	case handshake == probe.HandshakeNone:

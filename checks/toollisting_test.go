@@ -81,7 +81,7 @@ func TestSchemaJudgingStaysWithinItsBudget(t *testing.T) {
 	}
 	l := newToolLister(v)
 	judged := 0
-	for _, p := range l.listing(NewRun(res)).pages {
+	for _, p := range l.listing(NewCapture(res)).pages {
 		for _, tl := range p.tools {
 			if tl.inputJudged {
 				judged++

@@ -55,12 +55,12 @@ func toolChecks(schemas *mcpschema.Validator) []Check {
 }
 
 // toolJudge is a tools check proper, called once the common preconditions hold.
-type toolJudge func(r *Run, f *Finding, l *toolListing, schemas *mcpschema.Validator)
+type toolJudge func(r *Capture, f *Finding, l *toolListing, schemas *mcpschema.Validator)
 
 // judge wraps a tools check with what all of them need first: a declared tools capability
 // (a server without tools is never failed for them) and a tools/list that was sent.
-func (l *toolLister) judge(fn toolJudge) func(r *Run, f *Finding) {
-	return func(r *Run, f *Finding) {
+func (l *toolLister) judge(fn toolJudge) func(r *Capture, f *Finding) {
+	return func(r *Capture, f *Finding) {
 		listing := l.listing(r)
 		if listing.skip != "" {
 			f.notJudged(listing.untested, "%s", listing.skip)
@@ -79,7 +79,7 @@ func needsPages(f *Finding, l *toolListing) bool {
 	return true
 }
 
-func checkToolsList(r *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
+func checkToolsList(r *Capture, f *Finding, l *toolListing, _ *mcpschema.Validator) {
 	rev := r.Revision()
 	if l.failed == 0 {
 		st := l.steps[0]
@@ -103,7 +103,7 @@ func checkToolsList(r *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) 
 	f.Pass("%d tools on %d page(s) match ListToolsResult of %s", n, l.okPages(), rev)
 }
 
-func checkToolsPagination(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
+func checkToolsPagination(_ *Capture, f *Finding, l *toolListing, _ *mcpschema.Validator) {
 	if !needsPages(f, l) {
 		return
 	}
@@ -118,7 +118,7 @@ func checkToolsPagination(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Valid
 	f.Pass("%d tools on %d page(s): cursors are strings, none repeats, no tool is listed twice across pages", tools, l.okPages())
 }
 
-func checkInputSchemas(r *Run, f *Finding, l *toolListing, schemas *mcpschema.Validator) {
+func checkInputSchemas(r *Capture, f *Finding, l *toolListing, schemas *mcpschema.Validator) {
 	if !needsPages(f, l) {
 		return
 	}
@@ -145,7 +145,7 @@ func checkInputSchemas(r *Run, f *Finding, l *toolListing, schemas *mcpschema.Va
 	f.Pass("the inputSchema of each of %d tools is a valid JSON Schema with root type object", min(n, maxSchemasJudged))
 }
 
-func checkOutputSchemas(r *Run, f *Finding, l *toolListing, schemas *mcpschema.Validator) {
+func checkOutputSchemas(r *Capture, f *Finding, l *toolListing, schemas *mcpschema.Validator) {
 	rev := r.Revision()
 	if rev < outputSchemaSince {
 		f.Skip("outputSchema exists from %s on; the server speaks %s", outputSchemaSince, rev)
@@ -200,7 +200,7 @@ func judgeToolSchema(f *Finding, st probe.Step, page int, t *listedTool, err err
 	}
 }
 
-func checkToolNames(r *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
+func checkToolNames(r *Capture, f *Finding, l *toolListing, _ *mcpschema.Validator) {
 	rev := r.Revision()
 	if rev < toolNamesSince {
 		f.Skip("the tool name rule exists from %s on; the server speaks %s", toolNamesSince, rev)
@@ -251,7 +251,7 @@ func validToolName(s string) bool {
 	return true
 }
 
-func checkToolDescriptions(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
+func checkToolDescriptions(_ *Capture, f *Finding, l *toolListing, _ *mcpschema.Validator) {
 	if !needsPages(f, l) {
 		return
 	}
@@ -275,7 +275,7 @@ func checkToolDescriptions(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Vali
 }
 
 // fingerprintTools publishes the Fingerprint of the tool surface and the tool count.
-func fingerprintTools(_ *Run, f *Finding, l *toolListing, _ *mcpschema.Validator) {
+func fingerprintTools(_ *Capture, f *Finding, l *toolListing, _ *mcpschema.Validator) {
 	if l.failed >= 0 {
 		f.Untested("tools/list did not complete (page %d: %s), so the tool surface is unknown", l.failed+1, describeStep(l.steps[l.failed]))
 		return

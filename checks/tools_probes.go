@@ -21,7 +21,7 @@ func toolProbeChecks() []Check {
 }
 
 // toolsDeclared skips a check when the server declares no tools (nothing to judge).
-func toolsDeclared(r *Run, f *Finding) bool {
+func toolsDeclared(r *Capture, f *Finding) bool {
 	switch _, handshake := r.Handshake(); {
 	case handshake == probe.HandshakeNone:
 		f.Untested("no initialize or discover result, so no declared capabilities to judge tools by")
@@ -33,7 +33,7 @@ func toolsDeclared(r *Run, f *Finding) bool {
 	return false
 }
 
-func checkUnknownTool(r *Run, f *Finding) {
+func checkUnknownTool(r *Capture, f *Finding) {
 	if !toolsDeclared(r, f) {
 		return
 	}
@@ -65,7 +65,7 @@ func checkUnknownTool(r *Run, f *Finding) {
 }
 
 // calledTool is the quoted name a tools/call step asked for.
-func calledTool(r *Run, st probe.Step) string {
+func calledTool(r *Capture, st probe.Step) string {
 	if m := r.Message(st.Request); m != nil {
 		var p struct {
 			Name string `json:"name"`
@@ -77,7 +77,7 @@ func calledTool(r *Run, st probe.Step) string {
 	return "a tool"
 }
 
-func checkInvalidCursor(r *Run, f *Finding) {
+func checkInvalidCursor(r *Capture, f *Finding) {
 	if !toolsDeclared(r, f) {
 		return
 	}

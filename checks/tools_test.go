@@ -577,7 +577,7 @@ func BenchmarkToolChecks(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	evaluate := func(run *Run) {
+	evaluate := func(run *Capture) {
 		for _, c := range cs {
 			if f := evaluateOne(c, run); f.Status == StatusFail {
 				b.Fatalf("%s: %s", f.ID, f.Message)
@@ -585,7 +585,7 @@ func BenchmarkToolChecks(b *testing.B) {
 		}
 	}
 	b.Run("checks/warm", func(b *testing.B) {
-		run := NewRun(everythingResult(0))
+		run := NewCapture(everythingResult(0))
 		evaluate(run)
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -597,7 +597,7 @@ func BenchmarkToolChecks(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
-			run := NewRun(everythingResult(i + 1))
+			run := NewCapture(everythingResult(i + 1))
 			b.StartTimer()
 			evaluate(run)
 		}

@@ -39,7 +39,7 @@ func TestRuleUnsentHere(t *testing.T) {
 		{"the stateless revision gets no session rule probes", stateless, false},
 	}
 	for _, tt := range tests {
-		if got := ruleUnsentHere(NewRun(tt.res), probe.ConnOrigin); got != tt.want {
+		if got := ruleUnsentHere(NewCapture(tt.res), probe.ConnOrigin); got != tt.want {
 			t.Errorf("%s: ruleUnsentHere = %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -18,7 +18,7 @@ func versionSupportCheck() Check {
 		Evaluate: checkVersionSupport}
 }
 
-func checkVersionSupport(r *Run, f *Finding) {
+func checkVersionSupport(r *Capture, f *Finding) {
 	if r.Stateless() {
 		if r.Discover == nil {
 			f.Untested("%s", discoverFailedReason(r))
@@ -116,7 +116,7 @@ func revisionAnswer(res *probe.Result) string {
 	if res == nil {
 		return "not probed"
 	}
-	run := NewRun(res)
+	run := NewCapture(res)
 	name := probe.StepInitialize
 	if protocol.Stateless(res.Requested) {
 		name = probe.StepDiscover

@@ -44,7 +44,7 @@ func TestVersionSupportAcrossRevisions(t *testing.T) {
 }
 
 func TestVersionSupportOfOneProbe(t *testing.T) {
-	f := evaluateOne(statelessCheck(t, "lifecycle.version-support"), NewRun(defaultStatelessPlan(protocol.TransportStdio).result()))
+	f := evaluateOne(statelessCheck(t, "lifecycle.version-support"), NewCapture(defaultStatelessPlan(protocol.TransportStdio).result()))
 	if f.Status != StatusInfo || !strings.Contains(f.Message, `offered 2026-07-28: accepted; server/discover lists ["2026-07-28"]`) {
 		t.Errorf("%s %q", f.Status, f.Message)
 	}

@@ -378,7 +378,7 @@ func scriptedSession(transport string, edits ...func(p *sessionPlan)) *probe.Res
 // transport's exit watcher does once the probe closes stdin.
 func (w *wireScript) shutdown() {
 	for _, p := range w.res.Processes {
-		if !p.Exited || exitNote(&Run{Result: w.res}, p.Conn) >= 0 {
+		if !p.Exited || exitNote(&Capture{Result: w.res}, p.Conn) >= 0 {
 			continue
 		}
 		w.note(p.Conn, probe.NoteStdoutClosed, "")
@@ -423,7 +423,7 @@ func mustSchemas(t testing.TB) *mcpschema.Validator {
 // evaluateCheck runs one check on a result.
 func evaluateCheck(t *testing.T, id string, res *probe.Result) Finding {
 	t.Helper()
-	return evaluateOne(checkByID(t, id), NewRun(res))
+	return evaluateOne(checkByID(t, id), NewCapture(res))
 }
 
 // checkRow is one table row of a check's test.
@@ -444,7 +444,7 @@ func runCheckRows(t *testing.T, id string, rows []checkRow) {
 	c := checkByID(t, id)
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			f := evaluateOne(c, NewRun(row.res))
+			f := evaluateOne(c, NewCapture(row.res))
 			if f.Status != row.want {
 				t.Fatalf("status %s, want %s (message %q, evidence %+v)", f.Status, row.want, f.Message, f.Evidence)
 			}

@@ -179,7 +179,7 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 	}
 	red := redact.New(secrets...)
 	redactFindings(red, findings)
-	rec := Record(res, findings, meta)
+	rec := RunRecordOf(res, findings, meta)
 	obs := ObservationOf(s, &rec, res, findings)
 	if obs.Tools != nil && red.Active() {
 		for i := range obs.Tools.Tools {

@@ -100,7 +100,7 @@ func testCatalog(t *testing.T) *checks.Registry {
 	var cs []checks.Check
 	for _, f := range stdioFindings() {
 		cs = append(cs, checks.Check{ID: f.ID, Area: f.Area, Rule: f.Rule, Spec: f.Spec,
-			Title: "the " + f.ID + " rule holds", Evaluate: func(*checks.Run, *checks.Finding) {}})
+			Title: "the " + f.ID + " rule holds", Evaluate: func(*checks.Capture, *checks.Finding) {}})
 	}
 	r, err := checks.NewRegistry(cs...)
 	if err != nil {

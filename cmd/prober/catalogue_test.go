@@ -17,7 +17,7 @@ func TestChecksListsEveryCheckOfTheRegistry(t *testing.T) {
 	}
 	for _, format := range []string{"text", "markdown"} {
 		var out, errOut bytes.Buffer
-		if code := run(context.Background(), []string{"checks", "--format", format}, &out, &errOut); code != exitOK {
+		if code := dispatch(context.Background(), []string{"checks", "--format", format}, &out, &errOut); code != exitOK {
 			t.Fatalf("checks --format %s: exit %d: %s", format, code, errOut.String())
 		}
 		for _, c := range reg.Checks() {
@@ -30,7 +30,7 @@ func TestChecksListsEveryCheckOfTheRegistry(t *testing.T) {
 
 func TestChecksRejectsAnUnknownFormat(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"checks", "--format", "yaml"}, &out, &errOut); code != exitUsage {
+	if code := dispatch(context.Background(), []string{"checks", "--format", "yaml"}, &out, &errOut); code != exitUsage {
 		t.Fatalf("exit %d, want %d", code, exitUsage)
 	}
 	if !strings.Contains(errOut.String(), "text, markdown or reference") {
@@ -64,7 +64,7 @@ func TestDocsChecksMatchesTheRegistry(t *testing.T) {
 		t.Fatalf("%v (generate it with `go generate ./cmd/prober`)", err)
 	}
 	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"checks", "--format", "reference"}, &out, &errOut); code != exitOK {
+	if code := dispatch(context.Background(), []string{"checks", "--format", "reference"}, &out, &errOut); code != exitOK {
 		t.Fatalf("checks --format reference: exit %d: %s", code, errOut.String())
 	}
 	if !bytes.Equal(out.Bytes(), want) {

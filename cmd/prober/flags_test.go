@@ -20,7 +20,7 @@ import (
 func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = run(ctx, args, &out, &errOut)
+	code = dispatch(ctx, args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -214,7 +214,7 @@ func TestFlagsReadTheGrammarOfTheConfiguration(t *testing.T) {
 	// The memory budget of `prober run` too, which the file's spool.max-bytes once refused
 	// in the short form 16M.
 	for _, r := range unitstest.Sizes(t) {
-		f, err := parseRunArgs([]string{"--config", "x.yaml", "--memory-budget", r.In})
+		f, err := parseMonitorArgs([]string{"--config", "x.yaml", "--memory-budget", r.In})
 		if ok := r.OK && r.Want >= 16<<20; (err == nil) != ok || (ok && f.memoryBudget != r.Want) {
 			t.Errorf("--memory-budget %q: %v", r.In, err)
 		}

@@ -70,7 +70,7 @@ func TestCheckInterruptShutsTheServerDownAndExits130(t *testing.T) {
 	start := time.Now()
 	go func() {
 		var out, errOut bytes.Buffer
-		code := run(ctx, hangingServerArgs(t, dir), &out, &errOut)
+		code := dispatch(ctx, hangingServerArgs(t, dir), &out, &errOut)
 		done <- result{code, out.String(), errOut.String()}
 	}()
 	waitForServer(t, filepath.Join(dir, "pids"))

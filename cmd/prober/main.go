@@ -44,13 +44,13 @@ func main() {
 		// it fails (not Linux), killed orphans go to PID 1 as usual.
 		_ = process.AdoptOrphans()
 	}
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// run is prober without the process around it: tests call it directly.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// dispatch is prober without the process around it: tests call it directly.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	env := environment{stdout: stdout, stderr: stderr, lookupEnv: os.LookupEnv}
 	if len(args) == 0 {
 		writeMainHelp(stderr)

@@ -29,7 +29,7 @@ func TestMigrateFromEmptyTwiceInParallelAppliesEachOnce(t *testing.T) {
 	var codes [2]int
 	var wg sync.WaitGroup
 	for i := range 2 {
-		wg.Go(func() { codes[i] = run(ctx, []string{"migrate", "--database-url", db.URL}, &outs[i], &errs[i]) })
+		wg.Go(func() { codes[i] = dispatch(ctx, []string{"migrate", "--database-url", db.URL}, &outs[i], &errs[i]) })
 	}
 	wg.Wait()
 	applied := map[string]int{}
@@ -53,7 +53,7 @@ func TestMigrateFromEmptyTwiceInParallelAppliesEachOnce(t *testing.T) {
 	}
 
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"migrate", "--database-url", db.URL}, &out, &errb); code != exitOK || strings.Contains(out.String(), "applied") {
+	if code := dispatch(ctx, []string{"migrate", "--database-url", db.URL}, &out, &errb); code != exitOK || strings.Contains(out.String(), "applied") {
 		t.Errorf("a third run: exit %d, %q; want 0 and nothing applied", code, out.String())
 	}
 }

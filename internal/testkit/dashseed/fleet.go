@@ -71,7 +71,7 @@ func Probe(ctx context.Context, reg *checks.Registry, cfg fixture.Config) (store
 	if err != nil {
 		return store.RunRecord{}, fmt.Errorf("dashseed: probe: %w", err)
 	}
-	return monitor.Record(res, reg.Evaluate(res), monitor.RunMeta{Transcripts: monitor.TranscriptsAll}), nil
+	return monitor.RunRecordOf(res, reg.Evaluate(res), monitor.RunMeta{Transcripts: monitor.TranscriptsAll}), nil
 }
 
 // Plan is one server of a demo fleet and its history.

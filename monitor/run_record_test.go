@@ -304,10 +304,10 @@ func TestRecordLeavesOutATranscriptBeyondItsBound(t *testing.T) {
 	}
 	small := &probe.Result{Start: time.Now(), Requested: "2025-11-25", InitializedAt: -1, Steps: flooded.Steps, Frames: flooded.Frames[:10]}
 	meta := RunMeta{ServerID: 1, Region: "r", Worker: "w", Transcripts: TranscriptsAll}
-	if rec := Record(flooded, nil, meta); rec.Transcript != nil || rec.Outcome != store.OutcomeDown {
+	if rec := RunRecordOf(flooded, nil, meta); rec.Transcript != nil || rec.Outcome != store.OutcomeDown {
 		t.Errorf("a flooded probe: outcome %s, transcript of %d bytes; want down and no transcript", rec.Outcome, len(rec.Transcript))
 	}
-	rec := Record(small, nil, meta)
+	rec := RunRecordOf(small, nil, meta)
 	if rec.Transcript == nil {
 		t.Fatal("a small probe lost its transcript")
 	}

@@ -65,7 +65,7 @@ func mustSucceed(name string, res *probe.Result) bool {
 	return false
 }
 
-// Record turns a probe's result and the checks' findings into the run the store keeps.
+// RunRecordOf turns a probe's result and the checks' findings into the run the store keeps.
 //
 // The outcome: down when initialize did not succeed, or for a stateless server (2026-07-28,
 // never initialized) server/discover (the server cannot be used at all), up
@@ -73,7 +73,7 @@ func mustSucceed(name string, res *probe.Result) bool {
 // SHOULDs do not count), degraded otherwise. ErrorCode, HTTPStatus and Error describe the step
 // that made the run down or degraded: initialize for a down run; for a degraded one the step
 // the first failing check cites, or else the first basic request that failed.
-func Record(res *probe.Result, findings []checks.Finding, meta RunMeta) store.RunRecord {
+func RunRecordOf(res *probe.Result, findings []checks.Finding, meta RunMeta) store.RunRecord {
 	rec := store.RunRecord{
 		ID:              meta.runID(res.Start),
 		ServerID:        meta.ServerID,

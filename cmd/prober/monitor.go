@@ -36,9 +36,9 @@ func (e environment) monitorCommand(ctx context.Context, args []string) int {
 // runMonitor is `prober run` with its reload signal given: tests send on it directly.
 // Cancelling ctx (SIGTERM, Ctrl-C) shuts down gracefully.
 func (e environment) runMonitor(ctx context.Context, args []string, reload <-chan os.Signal) int {
-	f, err := parseRunArgs(args)
+	f, err := parseMonitorArgs(args)
 	if errors.Is(err, errHelpShown) {
-		writeRunHelp(e.stdout)
+		writeMonitorHelp(e.stdout)
 		return exitOK
 	}
 	if err != nil {
@@ -90,7 +90,7 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 
 // serve reloads the configuration on the reload signal until ctx ends (exit 0) or the
 // worker stops on its own (exit 1).
-func (e environment) serve(ctx context.Context, svc *monitor.Service, f *runFlags, reload <-chan os.Signal, log *slog.Logger) int {
+func (e environment) serve(ctx context.Context, svc *monitor.Service, f *monitorFlags, reload <-chan os.Signal, log *slog.Logger) int {
 	for {
 		select {
 		case <-reload:

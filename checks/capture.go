@@ -7,8 +7,8 @@ import (
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
-// Run is what checks read: the probe result with every message frame decoded once.
-type Run struct {
+// Capture is what checks read: the probe result with every message frame decoded once.
+type Capture struct {
 	*probe.Result
 	// msgs is indexed by frame Seq (a frame's index in Frames); frames that are not
 	// messages have a zero Message (Kind 0). One slice, not a map of pointers: a probe's
@@ -20,9 +20,9 @@ type Run struct {
 	exchanges     []httpExchange
 }
 
-// NewRun decodes the message frames of a result.
-func NewRun(res *probe.Result) *Run {
-	r := &Run{Result: res, msgs: make([]Message, len(res.Frames))}
+// NewCapture decodes the message frames of a result.
+func NewCapture(res *probe.Result) *Capture {
+	r := &Capture{Result: res, msgs: make([]Message, len(res.Frames))}
 	for i := range res.Frames {
 		f := &res.Frames[i]
 		if f.Kind == probe.KindMessage && f.Seq >= 0 && f.Seq < len(r.msgs) {
@@ -33,7 +33,7 @@ func NewRun(res *probe.Result) *Run {
 }
 
 // Message returns the decoded message of a frame (nil for frames that are not messages).
-func (r *Run) Message(seq int) *Message {
+func (r *Capture) Message(seq int) *Message {
 	if seq < 0 || seq >= len(r.msgs) || r.msgs[seq].Kind == 0 {
 		return nil
 	}
@@ -41,7 +41,7 @@ func (r *Run) Message(seq int) *Message {
 }
 
 // Frame returns the frame with the given Seq.
-func (r *Run) Frame(seq int) (probe.Frame, bool) {
+func (r *Capture) Frame(seq int) (probe.Frame, bool) {
 	if seq < 0 || seq >= len(r.Frames) {
 		return probe.Frame{}, false
 	}
@@ -49,7 +49,7 @@ func (r *Run) Frame(seq int) (probe.Frame, bool) {
 }
 
 // Inbound calls fn for every message frame the server sent, in order.
-func (r *Run) Inbound(fn func(f probe.Frame, m *Message)) {
+func (r *Capture) Inbound(fn func(f probe.Frame, m *Message)) {
 	for _, f := range r.Frames {
 		if f.Dir == probe.In && f.Kind == probe.KindMessage {
 			fn(f, r.Message(f.Seq))
@@ -58,12 +58,12 @@ func (r *Run) Inbound(fn func(f probe.Frame, m *Message)) {
 }
 
 // ResponseOf returns the decoded answer of a step (nil when nothing answered it).
-func (r *Run) ResponseOf(st probe.Step) *Message {
+func (r *Capture) ResponseOf(st probe.Step) *Message {
 	return r.Message(st.Response)
 }
 
 // Revision is the revision the probe spoke (negotiated when known, requested otherwise).
-func (r *Run) Revision() string {
+func (r *Capture) Revision() string {
 	if r.ProtocolVersion != "" {
 		return r.ProtocolVersion
 	}
@@ -72,7 +72,7 @@ func (r *Run) Revision() string {
 
 // Stateless reports whether the server was probed under a stateless revision (2026-07-28
 // and later): no initialize, no session, server/discover instead.
-func (r *Run) Stateless() bool { return protocol.Stateless(r.Revision()) }
+func (r *Capture) Stateless() bool { return protocol.Stateless(r.Revision()) }
 
 // Seqs is a convenience for evidence frame lists.
 func Seqs(seqs ...int) []int {

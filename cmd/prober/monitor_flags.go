@@ -18,9 +18,9 @@ import (
 // errHelpShown asks for the help text instead of running.
 var errHelpShown = errors.New("help requested")
 
-// runFlags is a parsed `prober run` command line. Flags given explicitly override the
+// monitorFlags is a parsed `prober run` command line. Flags given explicitly override the
 // configuration file's settings.
-type runFlags struct {
+type monitorFlags struct {
 	config, databaseURL, region, worker, metricsAddr, spoolDir string
 	dashboardURL                                               string
 	allowPrivate                                               []netip.Prefix
@@ -31,8 +31,8 @@ type runFlags struct {
 	set                                                        map[string]bool
 }
 
-func parseRunArgs(args []string) (*runFlags, error) {
-	f := &runFlags{set: map[string]bool{}}
+func parseMonitorArgs(args []string) (*monitorFlags, error) {
+	f := &monitorFlags{set: map[string]bool{}}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.config, "config", "", "")
@@ -90,7 +90,7 @@ func parseRunArgs(args []string) (*runFlags, error) {
 }
 
 // load reads the configuration file and applies the flags that override it.
-func (f *runFlags) load() (*monitor.Config, error) {
+func (f *monitorFlags) load() (*monitor.Config, error) {
 	cfg, err := monitor.LoadConfig(f.config)
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (f *runFlags) load() (*monitor.Config, error) {
 	return cfg, nil
 }
 
-func writeRunHelp(w io.Writer) {
+func writeMonitorHelp(w io.Writer) {
 	fmt.Fprintf(w, `prober run: monitor the servers of a configuration file, writing every probe to Postgres.
 
 Usage:
