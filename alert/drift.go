@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/internal/toolsurface"
 )
 
@@ -55,7 +56,7 @@ func (e *evaluator) drift(obs *Observation, mem *driftMemory) []condition {
 	for _, t := range d.Added {
 		line := "added " + t.Name
 		if t.Description != "" {
-			line += ": " + string(clipRunes([]rune(t.Description), driftDescPreview))
+			line += ": " + textclip.Runes(t.Description, driftDescPreview)
 		}
 		lines = append(lines, line)
 	}

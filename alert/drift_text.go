@@ -32,10 +32,10 @@ func shortDiff(before, after string) string {
 	}
 	out.WriteString(string(head))
 	if del := b[p : len(b)-s]; len(del) > 0 {
-		out.WriteString("[-" + clipRunes(del, diffSpan) + "-]")
+		out.WriteString("[-" + textclip.Runes(string(del), diffSpan) + "-]")
 	}
 	if ins := a[p : len(a)-s]; len(ins) > 0 {
-		out.WriteString("{+" + clipRunes(ins, diffSpan) + "+}")
+		out.WriteString("{+" + textclip.Runes(string(ins), diffSpan) + "+}")
 	}
 	tail := b[len(b)-s:]
 	if len(tail) > diffContext {
@@ -44,13 +44,6 @@ func shortDiff(before, after string) string {
 		out.WriteString(string(tail))
 	}
 	return out.String()
-}
-
-func clipRunes(r []rune, n int) string {
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n]) + "…"
 }
 
 // clip cuts s to at most n bytes, valid UTF-8 without NUL: what a probed server says ends up

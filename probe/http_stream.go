@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // sseLineSlack is what a line may hold besides one whole message ("data: " and the like).
@@ -92,7 +94,7 @@ func (t *httpTransport) streamEnd(x *exchange, ev sseEvent, err error, events in
 	if !ev.empty() {
 		detail += "; it ended in the middle of an event (no blank line after it)"
 		if ev.HasData {
-			detail += fmt.Sprintf(", %d bytes of data not dispatched: %q", len(ev.Data), clip(ev.Data, 120))
+			detail += fmt.Sprintf(", %d bytes of data not dispatched: %q", len(ev.Data), textclip.Bytes(string(ev.Data), 120))
 		}
 	}
 	return detail

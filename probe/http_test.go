@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/redact"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
@@ -187,7 +188,7 @@ func logFramesOnFailure(t *testing.T, frames []Frame) {
 		if f.HTTP != nil {
 			status = f.HTTP.Status
 		}
-		t.Logf("frame %d conn %d exchange %d %s %s status %d at %v %q %s %q", f.Seq, f.Conn, f.Exchange, f.Dir, f.Kind, status, f.At, clip(f.Raw, 80), f.Note, f.Detail)
+		t.Logf("frame %d conn %d exchange %d %s %s status %d at %v %q %s %q", f.Seq, f.Conn, f.Exchange, f.Dir, f.Kind, status, f.At, textclip.Bytes(string(f.Raw), 80), f.Note, f.Detail)
 	}
 }
 

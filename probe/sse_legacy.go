@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // sseEndpointEvent is the event that names the POST endpoint (2024-11-05 basic/transports, HTTP with SSE).
@@ -190,7 +192,7 @@ func (s *sseTransport) recordEndpoint(exchange int, info *HTTPInfo, ev sseEvent,
 		SSE: &SSEInfo{Event: ev.Event, ID: h.secrets.String(ev.ID), Retry: ev.Retry, Malformed: h.secrets.String(ev.Malformed)}})
 	target, err := ResolveEndpoint(s.streamURL, string(ev.Data))
 	if err != nil {
-		s.note(fmt.Sprintf("not posting to the endpoint %s: %v", clip(ev.Data, 200), err))
+		s.note(fmt.Sprintf("not posting to the endpoint %s: %v", textclip.Bytes(string(ev.Data), 200), err))
 		settle(endpointOutcome{err: fmt.Errorf("%w: %w", ErrNoEndpoint, err)})
 		return
 	}

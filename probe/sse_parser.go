@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // sseEvent is one block of an event stream: the lines up to a blank line. It is reported
@@ -146,7 +148,7 @@ func (p *sseParser) field(ev *sseEvent, data *bytes.Buffer, line []byte, at time
 		ev.ID = string(value)
 	case "retry":
 		if len(value) == 0 || strings.Trim(string(value), "0123456789") != "" {
-			ev.malformed("retry %q is not a number", clip(value, 32))
+			ev.malformed("retry %q is not a number", textclip.Bytes(string(value), 32))
 			return
 		}
 		ev.Retry = string(value)
@@ -156,9 +158,9 @@ func (p *sseParser) field(ev *sseEvent, data *bytes.Buffer, line []byte, at time
 		// "data:" prefix (a raw newline inside JSON, say): that is reported.
 		switch {
 		case !hasColon:
-			ev.malformed("a line without a colon: %q", clip(line, 32))
+			ev.malformed("a line without a colon: %q", textclip.Bytes(string(line), 32))
 		case !isFieldName(name):
-			ev.malformed("a line that is not a field: %q", clip(line, 32))
+			ev.malformed("a line that is not a field: %q", textclip.Bytes(string(line), 32))
 		}
 	}
 }
@@ -249,12 +251,4 @@ func isFieldName(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// clip shortens b for a message.
-func clip(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "..."
-	}
-	return string(b)
 }
