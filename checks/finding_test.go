@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"maps"
 	"testing"
 )
 
@@ -61,35 +60,6 @@ func TestSettleDerivesStatusSeverityAndMessage(t *testing.T) {
 				t.Errorf("got %s/%q %q, want %s/%q %q", f.Status, f.Severity, f.Message, tt.status, tt.severity, tt.message)
 			}
 		})
-	}
-}
-
-func TestSummarizeCountsUntestedApartFromSkipAndPass(t *testing.T) {
-	fs := []Finding{
-		{ID: "a", Status: StatusPass}, {ID: "b", Status: StatusUntested}, {ID: "c", Status: StatusUntested},
-		{ID: "d", Status: StatusSkip}, {ID: "e", Status: StatusWarn, Severity: SeverityAdvice},
-	}
-	want := Summary{StatusPass: 1, StatusFail: 0, StatusWarn: 1, StatusUntested: 2, StatusSkip: 1, StatusInfo: 0}
-	if got := Summarize(fs); !maps.Equal(got, want) {
-		t.Errorf("Summarize = %v, want %v", got, want)
-	}
-	if got := Summarize(nil); !maps.Equal(got, Summary{StatusPass: 0, StatusFail: 0, StatusWarn: 0, StatusUntested: 0, StatusSkip: 0, StatusInfo: 0}) {
-		t.Errorf("Summarize(nil) = %v: every status must be present", got)
-	}
-}
-
-func TestSortForReportPutsUntestedAfterProblemsBeforePasses(t *testing.T) {
-	fs := []Finding{
-		{ID: "skip", Status: StatusSkip}, {ID: "pass", Status: StatusPass}, {ID: "untested", Status: StatusUntested},
-		{ID: "info", Status: StatusInfo}, {ID: "warn", Status: StatusWarn}, {ID: "fail", Status: StatusFail},
-	}
-	var got []string
-	for _, f := range SortForReport(fs) {
-		got = append(got, f.ID)
-	}
-	want := []string{"fail", "warn", "untested", "pass", "info", "skip"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("order %v, want %v", got, want)
 	}
 }
 

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
@@ -157,25 +156,4 @@ func evaluateOne(c Check, run *Capture) Finding {
 		f.Hint = c.Hint
 	}
 	return f
-}
-
-// Summary counts findings per status.
-type Summary map[Status]int
-
-// Summarize counts findings per status (every status present, zero or not).
-func Summarize(fs []Finding) Summary {
-	s := Summary{StatusPass: 0, StatusFail: 0, StatusWarn: 0, StatusUntested: 0, StatusSkip: 0, StatusInfo: 0}
-	for _, f := range fs {
-		s[f.Status]++
-	}
-	return s
-}
-
-// SortForReport orders findings the way people read a report: failures, then warnings, then
-// the checks the probe could not judge, then the rest, each in catalogue order.
-func SortForReport(fs []Finding) []Finding {
-	rank := map[Status]int{StatusFail: 0, StatusWarn: 1, StatusUntested: 2, StatusPass: 3, StatusInfo: 4, StatusSkip: 5}
-	out := append([]Finding(nil), fs...)
-	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Status] < rank[out[j].Status] })
-	return out
 }

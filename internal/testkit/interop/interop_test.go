@@ -518,17 +518,31 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 func summaryLine(fs []checks.Finding) string {
-	s := checks.Summarize(fs)
+	s := map[checks.Status]int{}
+	for _, f := range fs {
+		s[f.Status]++
+	}
 	return fmt.Sprintf("%d pass, %d fail, %d warn, %d untested, %d skip, %d info",
 		s[checks.StatusPass], s[checks.StatusFail], s[checks.StatusWarn], s[checks.StatusUntested], s[checks.StatusSkip], s[checks.StatusInfo])
 }
 
 func reportLines(fs []checks.Finding) string {
 	var b strings.Builder
-	for _, f := range checks.SortForReport(fs) {
+	// Problems first, the way a report reads.
+	rank := map[checks.Status]int{checks.StatusFail: 0, checks.StatusWarn: 1, checks.StatusUntested: 2}
+	sorted := slices.Clone(fs)
+	slices.SortStableFunc(sorted, func(a, b checks.Finding) int { return rankOr(rank, a.Status) - rankOr(rank, b.Status) })
+	for _, f := range sorted {
 		fmt.Fprintf(&b, "  %-4s %-32s %s\n", f.Status, f.ID, f.Message)
 	}
 	return b.String()
+}
+
+func rankOr(rank map[checks.Status]int, s checks.Status) int {
+	if r, ok := rank[s]; ok {
+		return r
+	}
+	return len(rank)
 }
 
 func evidenceFrames(f checks.Finding) string {
