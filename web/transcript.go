@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/report"
 )
 
@@ -134,7 +135,7 @@ func frameBody(f report.Frame) (body, note string) {
 	case binary || !utf8.Valid(raw):
 		notes = append(notes, "not UTF-8, shown quoted")
 		body = strconv.Quote(string(raw[:min(len(raw), maxFrameShown)]))
-	case len(raw) <= maxPrettyJSON && json.Valid(raw):
+	case len(raw) <= maxPrettyJSON && jsondoc.Valid(raw):
 		var pretty bytes.Buffer
 		if json.Indent(&pretty, raw, "", "  ") == nil {
 			body = pretty.String()

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -159,16 +158,6 @@ func loadOfficialRevision(file, name string) (*officialRevision, error) {
 	}
 	r.compiler, r.compiled = c, map[string]*jsonschema.Schema{}
 	return r, nil
-}
-
-// Revisions lists the revisions found, oldest first.
-func (o *Official) Revisions() []string {
-	out := make([]string, 0, len(o.revisions))
-	for r := range o.revisions {
-		out = append(out, r)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // File is the schema file of a revision ("" when there is none).

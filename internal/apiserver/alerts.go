@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -84,7 +85,7 @@ func (s *API) alerts(w http.ResponseWriter, r *http.Request, serverID int64) err
 	}{Alerts: make([]alertView, 0, len(entries))}
 	for _, e := range entries {
 		details := json.RawMessage(e.Details)
-		if !json.Valid(details) {
+		if !jsondoc.Valid(details) {
 			details = json.RawMessage("{}")
 		}
 		regions := e.Regions

@@ -17,10 +17,6 @@ type Stat struct {
 	flags           uint64 // the kernel's task flags (0 when the line stops short of them)
 }
 
-func (p Stat) String() string {
-	return fmt.Sprintf("pid %d ppid %d pgrp %d state %c (%s)", p.PID, p.PPID, p.PGID, p.State, p.Command)
-}
-
 // Dead reports whether the process has ended (it may wait to be reaped).
 func (p Stat) Dead() bool { return p.State == 'Z' || p.State == 'X' }
 
