@@ -1,8 +1,10 @@
 package checks
 
 import (
+	"encoding/json"
 	"sync"
 
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
@@ -18,6 +20,24 @@ type Capture struct {
 	// exchanges groups the frames of HTTP exchanges, built on first use (see httpExchanges).
 	exchangesOnce sync.Once
 	exchanges     []httpExchange
+
+	// caps are the declared capabilities, decoded the first time a check asks: many checks
+	// ask, and each Result.Capability would scan the handshake again.
+	capsOnce sync.Once
+	caps     map[string]json.RawMessage
+}
+
+// Capability is Result.Capability read from capabilities decoded once per capture.
+func (c *Capture) Capability(name string) (value json.RawMessage, declared bool) {
+	c.capsOnce.Do(func() { c.caps = c.Result.Capabilities() })
+	value = c.caps[name]
+	return value, value != nil && !jsondoc.IsNull(value)
+}
+
+// Declares is Result.Declares read from capabilities decoded once per capture.
+func (c *Capture) Declares(name string) bool {
+	_, declared := c.Capability(name)
+	return declared
 }
 
 // NewCapture decodes the message frames of a result.

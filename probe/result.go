@@ -164,6 +164,26 @@ func (r *Result) Capability(name string) (value json.RawMessage, declared bool) 
 	return capability(handshake, name)
 }
 
+// Capabilities is every member of the handshake's capabilities object, raw, null ones
+// included (nil when there is no such object). A name given twice keeps its last value. A
+// caller that asks of many capabilities decodes them once here rather than through
+// Capability, which scans the handshake on every call.
+func (r *Result) Capabilities() map[string]json.RawMessage {
+	handshake, _ := r.Handshake()
+	caps, ok := exactMember(handshake, "capabilities")
+	if !ok || caps == nil {
+		return nil
+	}
+	out := map[string]json.RawMessage{}
+	kind, valid := jsondoc.ScanObject(caps, func(token, v []byte) {
+		out[string(jsondoc.Unquote(token))] = v
+	})
+	if !valid || kind != jsondoc.Object {
+		return nil
+	}
+	return out
+}
+
 // Declares reports whether the handshake declares a capability: its member of that name is
 // there and not null.
 func (r *Result) Declares(name string) bool {

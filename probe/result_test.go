@@ -50,5 +50,9 @@ func TestDeclaresReadsTheHandshakesCapabilities(t *testing.T) {
 		if string(value) != c.value || declared != c.declares || c.res.Declares("tools") != c.declares {
 			t.Errorf("%s: Capability %q %v, Declares %v; want %q %v", c.name, value, declared, c.res.Declares("tools"), c.value, c.declares)
 		}
+		// Capabilities, decoded once for callers that ask often, reads the same.
+		if got := c.res.Capabilities()["tools"]; string(got) != c.value {
+			t.Errorf("%s: Capabilities()[tools] = %q, want %q", c.name, got, c.value)
+		}
 	}
 }
