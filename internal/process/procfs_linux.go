@@ -36,13 +36,15 @@ func ReadStat(pid int) (Stat, error) {
 // Processes lists every process of the machine, zombies included. Processes that end while
 // it reads are left out.
 func Processes() []Stat {
-	paths, err := filepath.Glob("/proc/[0-9]*/stat")
+	// One glob of /proc's own entries: a pattern that goes on into each directory
+	// ("/proc/[0-9]*/stat") would list every process's directory to match the file name.
+	dirs, err := filepath.Glob("/proc/[0-9]*")
 	if err != nil {
 		return nil
 	}
-	out := make([]Stat, 0, len(paths))
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
+	out := make([]Stat, 0, len(dirs))
+	for _, dir := range dirs {
+		data, err := os.ReadFile(dir + "/stat")
 		if err != nil {
 			continue
 		}
