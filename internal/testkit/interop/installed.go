@@ -59,7 +59,7 @@ func NodeEnv(root string) []string {
 // Kubeconfig is the dummy kubeconfig for kubernetes-mcp-server: one cluster on
 // UnusedLoopbackPort.
 func Kubeconfig(root string) string {
-	return filepath.Join(root, "internal", "interop", "testdata", "kubeconfig.yaml")
+	return filepath.Join(root, "internal", "testkit", "interop", "testdata", "kubeconfig.yaml")
 }
 
 // portArg is a port as a command-line argument.

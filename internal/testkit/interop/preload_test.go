@@ -21,7 +21,7 @@ func TestLoopbackPreloadPinsEveryListenForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(root, "internal", "interop", "testdata", "listen-forms.cjs")
+	script := filepath.Join(root, "internal", "testkit", "interop", "testdata", "listen-forms.cjs")
 	run := func(env ...string) map[string]string {
 		t.Helper()
 		cmd := exec.CommandContext(t.Context(), node, script)

@@ -99,7 +99,7 @@ func BuildGoServers(ctx context.Context, goCmd, root, dir string, servers []GoSe
 // listen of the process to 127.0.0.1: server-everything and Context7 have no setting for
 // their bind address and would listen on every interface.
 func LoopbackPreload(root string) string {
-	return filepath.Join(root, "internal", "interop", "testdata", "bind-loopback.cjs")
+	return filepath.Join(root, "internal", "testkit", "interop", "testdata", "bind-loopback.cjs")
 }
 
 // FreeLoopbackPort asks the kernel for a port that is free on 127.0.0.1 now. Another process
