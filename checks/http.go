@@ -47,7 +47,8 @@ func bodyOf(r *Capture, ex *httpExchange) string {
 func errorProvokingStep(name string) bool {
 	switch name {
 	case probe.StepUnknownMethod, probe.StepInitializeBogus, probe.StepUnknownTool,
-		probe.StepInvalidCursor, probe.StepDiscoverUnsupported:
+		probe.StepInvalidCursor, probe.StepDiscoverUnsupported,
+		probe.StepResourcesReadUnknown:
 		return true
 	}
 	return metaRefusalStep(name)

@@ -189,6 +189,9 @@ func specTable() map[string]specSteps {
 
 		"resources.list":           always(page("server/resources", "listing-resources")),
 		"resources.templates-list": always(page("server/resources", "resource-templates")),
+		"resources.read":           always(page("server/resources", "reading-resources")),
+		"resources.read-unknown":   always(page("server/resources", "error-handling")),
+		"resources.subscribe":      always(page("server/resources", "subscriptions")),
 		"prompts.list":             always(page("server/prompts", "listing-prompts")),
 
 		"stdio.stdout-purity": stdio,

@@ -94,6 +94,7 @@ func serverCases() []serverCase {
 			tools:      mcpGoConformanceTools,
 			known: []known{
 				{id: "jsonrpc.id-echo", status: checks.StatusPass, why: "answers are matched by id, not by order"},
+				unknownResourceNoURIData,
 				answersWithJSON,
 				methodlessTakenAsResponse,
 				acceptsForeignOrigin,
@@ -224,8 +225,21 @@ func withCommon(transport, revision string, own []known) []known {
 	return append(out, own...)
 }
 
+// The read of a URI the server never listed (resources.read-unknown), as the SDKs answer it.
+var (
+	// 2025-11-25 server/resources, Error Handling: "Servers SHOULD return standard JSON-RPC
+	// errors for common failure cases: Resource not found: -32002".
+	unknownResourceInvalidParams = known{id: "resources.read-unknown", status: checks.StatusWarn,
+		why: "an unlisted URI gets -32602, not the -32002 a session revision SHOULD return"}
+	// 2026-07-28 server/resources, Error Handling: "servers MUST return a JSON-RPC error with
+	// code -32602"; the example's "data": {"uri": ...} carries no keyword (advice).
+	unknownResourceNoURIData = known{id: "resources.read-unknown", status: checks.StatusWarn,
+		why: "an unlisted URI gets -32602 as 2026-07-28 requires, without the uri in data (advice)"}
+)
+
 func serverEverythingKnown() []known {
 	return []known{
+		unknownResourceInvalidParams,
 		// It announces notifications/tools/list_changed as soon as notifications/initialized
 		// registers its conditional tools, and it declares tools.listChanged: E5 is kept.
 		{id: "lifecycle.capabilities", status: checks.StatusPass,
@@ -306,6 +320,7 @@ func goSDKEverythingKnown() []known {
 // unsupported", for requests and notifications alike.
 func goSDKEverythingHTTPKnown() []known {
 	return append(goSDKEverythingKnown(),
+		unknownResourceInvalidParams,
 		known{id: "lifecycle.unknown-method", status: checks.StatusFail,
 			why: "an unknown method gets HTTP 400 text/plain, not JSON-RPC error -32601 (B)"},
 		// One fault, one finding: the 400 to the unknown method is lifecycle.unknown-method's;
@@ -324,6 +339,7 @@ func goSDKEverythingHTTPKnown() []known {
 
 func mcpGoEverythingKnown() []known {
 	return []known{
+		unknownResourceNoURIData,
 		{id: "tools.description", status: checks.StatusWarn, tools: []string{"notify"},
 			why: "the notify tool has no description"},
 		// mcp-go handles requests concurrently and may answer out of order; answers are

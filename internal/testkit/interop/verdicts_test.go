@@ -74,6 +74,18 @@ const (
 		`server terminated ("The server MAY terminate the session at any time, after which it MUST respond to ` +
 		`requests containing that session ID with HTTP 404 Not Found"); no MUST covers an id it never issued, so ` +
 		`a 400 to one is a warning, and the default gate (--fail-on error) passes.`
+	specResourceNotFoundSession = `2025-11-25 server/resources, Error Handling: "Servers SHOULD return standard ` +
+		`JSON-RPC errors for common failure cases: Resource not found: -32002". -32602 for a URI the server ` +
+		`never listed breaks a SHOULD: a warning, and the default gate passes it.`
+	specResourceNotFoundStateless = `2026-07-28 server/resources, Error Handling: "If the requested resource does ` +
+		`not exist, servers MUST return a JSON-RPC error with code -32602 (Invalid Params)."`
+	specResourceRead = `2025-11-25 server/resources, Reading Resources: the result's contents are ` +
+		`TextResourceContents or BlobResourceContents (uri, and text or a base64 blob); Security Considerations: ` +
+		`"Binary data MUST be properly encoded".`
+	specResourceSubscribe = `2025-11-25 server/resources, Capabilities: subscribe is "whether the client can ` +
+		`subscribe to be notified of changes to individual resources"; JSON-RPC 2.0 §5: "When a rpc call is ` +
+		`made, the Server MUST reply with a Response"; the schema's EmptyResult "indicates success but carries ` +
+		`no data". It declares resources.subscribe and answers both requests with {}.`
 	specUnknownNotification = `2025-11-25 basic/transports, Sending Messages to the Server: "If the input is a ` +
 		`JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status ` +
 		`code 202 Accepted with no body. If the server cannot accept the input, it MUST return an HTTP error ` +
@@ -166,6 +178,10 @@ func verdictCases() []verdictCase {
 			verdicts: []verdict{
 				{id: "http.session", is: checks.StatusFail,
 					spec: specTerminatedSession + ` It still serves, with 200, the session it DELETEd.`},
+				// Advice, spelt out so that this file does not depend on the name of its constant.
+				{id: "resources.read-unknown", is: checks.StatusWarn, severity: checks.Severity("advice"),
+					spec: specResourceNotFoundStateless + ` It answers -32602, but without the uri in data: the ` +
+						`spec's example has "data": {"uri": ...}, which no keyword requires.`},
 			},
 		},
 		{
@@ -192,6 +208,10 @@ func verdictCases() []verdictCase {
 			verdicts: []verdict{
 				{id: "http.session", is: checks.StatusFail,
 					spec: specTerminatedSession + ` It answers a request on the session it DELETEd with 400.`},
+				{id: "resources.read", is: checks.StatusPass, spec: specResourceRead},
+				{id: "resources.read-unknown", is: checks.StatusWarn, severity: checks.SeverityWarning,
+					spec: specResourceNotFoundSession},
+				{id: "resources.subscribe", is: checks.StatusPass, spec: specResourceSubscribe},
 			},
 		},
 		{
@@ -208,6 +228,9 @@ func verdictCases() []verdictCase {
 			verdicts: []verdict{
 				// The severity is "advice" (no normative keyword applies), spelt out so that
 				// this file does not depend on the name of its constant.
+				{id: "resources.read", is: checks.StatusPass, spec: specResourceRead},
+				{id: "resources.read-unknown", is: checks.StatusPass,
+					spec: specResourceNotFoundStateless + ` It answers -32602 with the uri in data.`},
 				{id: "tools.description", severity: checks.Severity("advice"),
 					spec: `2025-11-25 schema, Tool: "description?: string" is optional (as in every ` +
 						`revision) and no sentence asks for one: nine of its ten tools have none, which ` +
