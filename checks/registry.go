@@ -69,6 +69,8 @@ func Default() (*Registry, error) {
 	all = append(all, toolChecks(schemas)...)
 	all = append(all, toolProbeChecks()...)
 	all = append(all, listChecks(schemas)...)
+	all = append(all, promptChecks()...)
+	all = append(all, utilityChecks()...)
 	all = append(all, stdioChecks()...)
 	all = append(all, httpChecks()...)
 	all = append(all, httpRuleChecks()...)
