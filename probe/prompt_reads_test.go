@@ -12,8 +12,8 @@ import (
 // featureRead is one request of the prompt, completion and logging reads as the server got it.
 type featureRead struct {
 	method, name, level string
-	arguments          map[string]string
-	hasArguments       bool
+	arguments           map[string]string
+	hasArguments        bool
 }
 
 func featureReads(t *testing.T, rh *recordingHandler) []featureRead {
