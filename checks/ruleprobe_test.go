@@ -19,8 +19,6 @@ func ruleProbeAreas(t *testing.T) []Check {
 	all = append(all, httpRuleChecks()...)
 	all = append(all, authChecks()...)
 	all = append(all, tlsChecks()...)
-	all = append(all, promptChecks()...)
-	all = append(all, utilityChecks()...)
 	return all
 }
 
