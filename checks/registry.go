@@ -70,6 +70,8 @@ func Default() (*Registry, error) {
 	all = append(all, toolProbeChecks()...)
 	all = append(all, listChecks(schemas)...)
 	all = append(all, resourceChecks()...)
+	all = append(all, promptChecks()...)
+	all = append(all, utilityChecks()...)
 	all = append(all, stdioChecks()...)
 	all = append(all, httpChecks()...)
 	all = append(all, httpRuleChecks()...)

@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -224,9 +223,8 @@ func resourceContentsProblem(item json.RawMessage) string {
 	case hasBlob && jsonType(blob) != "string" && !hasText:
 		return "has a blob that is not a string"
 	case hasBlob && jsonType(blob) == "string":
-		s, _ := jsondoc.Str(blob)
-		if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-			return "has a blob that is not valid base64 (" + err.Error() + ")"
+		if s, _ := jsondoc.Str(blob); !isBase64(s) {
+			return "has a blob that is not valid base64"
 		}
 	}
 	return ""

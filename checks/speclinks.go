@@ -194,6 +194,16 @@ func specTable() map[string]specSteps {
 		"resources.subscribe":      always(page("server/resources", "subscriptions")),
 		"prompts.list":             always(page("server/prompts", "listing-prompts")),
 
+		"prompts.get":         always(page("server/prompts", "getting-a-prompt")),
+		"prompts.get-invalid": always(page("server/prompts", "error-handling")),
+		// The completions capability enters in 2025-03-26; 2026-07-28 has no setLevel.
+		"completion.complete": {{r241105, pinned(r250326, "server/utilities/completion", "completion-results")},
+			{r250326, page("server/utilities/completion", "completion-results")}},
+		"logging.set-level": {{r241105, page("server/utilities/logging", "setting-log-level")},
+			{r260728, pinned(r251125, "server/utilities/logging", "setting-log-level")}},
+		"logging.messages": {{r241105, page("server/utilities/logging", "capabilities")},
+			{r260728, page("server/utilities/logging", "per-request-log-level")}},
+
 		"stdio.stdout-purity": stdio,
 		"stdio.spawn":         stdio,
 		"stdio.shutdown":      {{r241105, page("basic/lifecycle", "stdio")}, {r260728, page("basic/transports/stdio", "shutdown")}},

@@ -400,6 +400,8 @@ func checkByID(t *testing.T, id string) Check {
 	all = append(all, stdioChecks()...)
 	all = append(all, httpChecks()...)
 	all = append(all, ruleProbeAreas(t)...)
+	all = append(all, promptChecks()...)
+	all = append(all, utilityChecks()...)
 	reg, err := NewRegistry(all...)
 	if err != nil {
 		t.Fatal(err)

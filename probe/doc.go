@@ -25,7 +25,8 @@
 //	Run ──┬─ main (ConnMain = 1) ─▶│ era detection: server/discover, or       │
 //	      │                        │ initialize ─ notifications/initialized ─ │
 //	      │                        │ lists (paged) ─ ping ─ unknown method ─  │
-//	      │                        │ unknown tool ─ bogus cursor              │
+//	      │                        │ unknown tool ─ bogus cursor ─            │
+//	      │                        │ prompts/get ─ completion ─ setLevel      │
 //	      │                        └───────┬───────────────┬──────────────────┘
 //	      │                  era (eraShare)│               │handshake (handoff)
 //	      │                                ▼               ▼
@@ -75,8 +76,8 @@
 //
 // The connections: run.go (Run: opens them all and gathers the Result), session.go (the
 // main connection), negotiation.go (the negotiation connection), stateless_session.go (the
-// main connection under a stateless revision), tool_probes.go (the tool probes that end the
-// main connection), rules*.go (the rule probes; rules_robust.go the robustness probes,
+// main connection under a stateless revision), tool_probes.go and prompt_reads.go (the tool
+// probes and the prompt, completion and logging reads that end the main connection), rules*.go (the rule probes; rules_robust.go the robustness probes,
 // which ride the negotiation connection when they can), era.go and era_probe.go (era
 // detection and the era probe), run_revisions.go (one probe per revision).
 //

@@ -135,6 +135,7 @@ func (s *session) run(ctx context.Context, res *Result) {
 	s.call(ctx, StepUnknownMethod, UnknownMethod, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
 	s.probeToolRules(ctx, init.Result)
 	s.probeResources(ctx, init.Result)
+	s.probeFeatureReads(ctx, init.Result, res.ProtocolVersion)
 }
 
 // list follows nextCursor until it is absent, repeats, is not a string, or MaxPages is reached.

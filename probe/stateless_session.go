@@ -32,6 +32,7 @@ func (s *session) runStateless(ctx context.Context, res *Result, disc Step) {
 	s.call(ctx, StepUnknownMethod, UnknownMethod, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
 	s.probeToolRules(ctx, disc.Result)
 	s.probeResources(ctx, disc.Result)
+	s.probeFeatureReads(ctx, disc.Result, rev)
 }
 
 // notificationParams are the params of a notification the probe sends: none in the session

@@ -99,6 +99,7 @@ func serverCases() []serverCase {
 				methodlessTakenAsResponse,
 				acceptsForeignOrigin,
 				deletedSessionServed,
+				promptsGot, promptMissingArgumentServed, completionValues, logsOnlyDeclared,
 			},
 		},
 	}
@@ -257,6 +258,8 @@ func serverEverythingKnown() []known {
 			why: "an unknown tool gets an isError result, not a JSON-RPC error"},
 		{id: "tools.invalid-cursor", status: checks.StatusWarn,
 			why: "a cursor it never issued is ignored: the first page comes back"},
+		invalidLevelNotMinus32602,
+		promptsGot, promptErrorsMinus32602, completionValues, logsOnlyDeclared,
 	}
 }
 
@@ -311,6 +314,7 @@ func goSDKEverythingKnown() []known {
 			tools: []string{"greet (structured)", "greet (with Icons)", "greet (content with ResourceLink)",
 				"ping", "log", "sample", "elicit (form)", "elicit (url)", "roots"},
 			why: "nine of its ten tools have no description (only greet has one)"},
+		promptsGot, promptErrorsMinus32602, completionValues, logsOnlyDeclared,
 	}
 }
 
@@ -334,6 +338,7 @@ func goSDKEverythingHTTPKnown() []known {
 		known{id: "http.session", status: checks.StatusWarn,
 			why: "a request without Mcp-Session-Id is served rather than answered 400 (a SHOULD)"},
 		acceptsForeignOrigin,
+		invalidLevelNotMinus32602,
 	)
 }
 
@@ -346,5 +351,6 @@ func mcpGoEverythingKnown() []known {
 		// matched by id, so the echo is judged per id, never by position.
 		{id: "jsonrpc.id-echo", status: checks.StatusPass,
 			why: "every answer echoes its request's id"},
+		promptsGot, promptMissingArgumentServed, completionValues, logsOnlyDeclared,
 	}
 }

@@ -29,7 +29,8 @@ func transportCases() []serverCase {
 			target:     func(t *testing.T) probe.Target { return probe.Target{Command: []string{goServer(t, GoSDKConformance)}} },
 			negotiated: protocol.Revision20260728,
 			tools:      goSDKConformanceTools,
-			known:      []known{dualEraMetaOverStdio, goSDKStdioIgnoresGarbage, goSDKStdioIgnoresMethodless},
+			known: append(promptReads(promptMissingArgumentServed),
+				dualEraMetaOverStdio, goSDKStdioIgnoresGarbage, goSDKStdioIgnoresMethodless),
 		},
 		{
 			name:       "go-sdk-conformance/http",
@@ -46,6 +47,7 @@ func transportCases() []serverCase {
 				// any session sees them, notifications included (see goSDKEverythingHTTPKnown).
 				refusesUnknownNotification,
 				answersWithEventStreams,
+				promptsGot, promptMissingArgumentServed, completionValues, logsOnlyDeclared,
 			},
 		},
 		{
@@ -82,6 +84,7 @@ func transportCases() []serverCase {
 				// header on all incoming connections"; it negotiates 2025-11-25, whose MUST is 403.
 				{id: "http.origin", status: checks.StatusFail,
 					why: "the event stream opens, and a POST is taken, from a foreign Origin"},
+				invalidLevelNotMinus32602,
 			},
 		},
 		{
