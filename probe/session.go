@@ -134,6 +134,7 @@ func (s *session) run(ctx context.Context, res *Result) {
 	s.callWithID(ctx, StepPing, "ping", nil, json.RawMessage(`"mcpwatch-ping"`), s.o.RequestTimeout, 0)
 	s.call(ctx, StepUnknownMethod, UnknownMethod, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
 	s.probeToolRules(ctx, init.Result)
+	s.probeListRepeat(ctx, init.Result)
 }
 
 // list follows nextCursor until it is absent, repeats, is not a string, or MaxPages is reached.

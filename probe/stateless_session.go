@@ -31,6 +31,7 @@ func (s *session) runStateless(ctx context.Context, res *Result, disc Step) {
 	s.list(ctx, StepPromptsList, "prompts/list")
 	s.call(ctx, StepUnknownMethod, UnknownMethod, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
 	s.probeToolRules(ctx, disc.Result)
+	s.probeListRepeat(ctx, disc.Result)
 }
 
 // notificationParams are the params of a notification the probe sends: none in the session
