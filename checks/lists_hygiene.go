@@ -110,7 +110,7 @@ func checkItemHygiene(r *Capture, f *Finding) {
 	if rev >= iconsSince {
 		if info := serverInfo(r); info.Kind() == jsondoc.Object {
 			hygieneIcons(info.Get("icons"), func(format string, args ...any) {
-				f.Advise(nil, "serverInfo "+format, args...)
+				f.Advise(handshakeFrames(r), "serverInfo "+format, args...)
 			})
 		}
 	}
@@ -213,4 +213,14 @@ func serverInfo(r *Capture) jsondoc.Value {
 		return doc.Root().Get("_meta").Get(protocol.MetaServerInfo)
 	}
 	return doc.Root().Get("serverInfo")
+}
+
+// handshakeFrames are the request and answer of the main connection's handshake.
+func handshakeFrames(r *Capture) []int {
+	for _, name := range []string{probe.StepInitialize, probe.StepDiscover} {
+		if st, ok := stepOn(r, probe.ConnMain, name); ok && st.Outcome == probe.OutcomeOK {
+			return Seqs(st.Request, st.Response)
+		}
+	}
+	return nil
 }

@@ -63,7 +63,7 @@ func checkQualityMetadata(r *Capture, f *Finding) {
 		gaps = append(gaps, g)
 		return g
 	}
-	var frames []int
+	frames := handshakeFrames(r)
 	if r.Declares("tools") {
 		l := r.surfaceList(probe.StepToolsList, probe.ConnMain)
 		frames = append(frames, l.responses()...)
@@ -138,7 +138,9 @@ func checkQualityMetadata(r *Capture, f *Finding) {
 	f.Pass("tools, resources, prompts and the server carry the titles, annotations, descriptions and instructions of %s", rev)
 }
 
-func nonEmpty(v jsondoc.Value) bool { return v.Kind() == jsondoc.String && strings.TrimSpace(v.Str()) != "" }
+func nonEmpty(v jsondoc.Value) bool {
+	return v.Kind() == jsondoc.String && strings.TrimSpace(v.Str()) != ""
+}
 
 // itemName is an item's member as a short quoted name, or "?" when it has none.
 func itemName(v jsondoc.Value, member string) string {

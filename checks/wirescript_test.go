@@ -400,6 +400,7 @@ func checkByID(t *testing.T, id string) Check {
 	all = append(all, stdioChecks()...)
 	all = append(all, httpChecks()...)
 	all = append(all, ruleProbeAreas(t)...)
+	all = append(all, surfaceChecks()...)
 	reg, err := NewRegistry(all...)
 	if err != nil {
 		t.Fatal(err)
