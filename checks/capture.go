@@ -25,6 +25,11 @@ type Capture struct {
 	// ask, and each Result.Capability would scan the handshake again.
 	capsOnce sync.Once
 	caps     map[string]json.RawMessage
+
+	// surface holds the list pages the surface checks read, parsed on first use (see
+	// surfaceList).
+	surfaceOnce sync.Once
+	surface     map[surfaceKey]*surfaceList
 }
 
 // Capability is Result.Capability read from capabilities decoded once per capture.

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/probe"
@@ -209,12 +208,6 @@ func contentProblem(rev string, raw json.RawMessage) string {
 func isBase64(s string) bool {
 	_, err := base64.StdEncoding.DecodeString(s)
 	return err == nil
-}
-
-// validMediaType reports whether s is a MIME type: type/subtype, with parameters if any.
-func validMediaType(s string) bool {
-	mt, _, err := mime.ParseMediaType(s)
-	return err == nil && strings.Count(mt, "/") == 1 && !strings.HasPrefix(mt, "/") && !strings.HasSuffix(mt, "/")
 }
 
 func checkPromptGetInvalid(r *Capture, f *Finding) {

@@ -79,6 +79,7 @@ func Default() (*Registry, error) {
 	all = append(all, authChecks()...)
 	all = append(all, tlsChecks()...)
 	all = append(all, versionSupportCheck())
+	all = append(all, surfaceChecks()...)
 	return NewRegistry(withCatalogue(all)...)
 }
 

@@ -14,6 +14,7 @@ const (
 	rfc9110Challenge      = "https://www.rfc-editor.org/rfc/rfc9110#section-11.6.1" // RFC 9110 §11.6.1 WWW-Authenticate
 	rfc9110HTTPS          = "https://www.rfc-editor.org/rfc/rfc9110#section-4.3.4"  // RFC 9110 §4.3.4 https certificate verification
 	rfc9728Metadata       = "https://www.rfc-editor.org/rfc/rfc9728#section-3"      // RFC 9728 §3 Obtaining Protected Resource Metadata
+	sep2127ServerCard     = specServerCard                                          // SEP-2127 MCP Server Cards (draft extension)
 )
 
 // ExternalSpec names the document outside the MCP specification that a link points into
@@ -31,6 +32,8 @@ func ExternalSpec(link string) string {
 		return "RFC 9110 §4.3.4 https certificate verification"
 	case rfc9728Metadata:
 		return "RFC 9728 §3 protected resource metadata"
+	case sep2127ServerCard:
+		return "SEP-2127 MCP Server Cards (draft extension)"
 	}
 	return ""
 }
@@ -203,6 +206,14 @@ func specTable() map[string]specSteps {
 			{r260728, pinned(r251125, "server/utilities/logging", "setting-log-level")}},
 		"logging.messages": {{r241105, page("server/utilities/logging", "capabilities")},
 			{r260728, page("server/utilities/logging", "per-request-log-level")}},
+		// The surface checks of issue 19.
+		"lists.item-hygiene": always(page("server/resources", "data-types")),
+		"lists.stable":       always(pinned(r260728, "server/tools", "capabilities")),
+		"tools.x-mcp-header": always(pinned(r260728, "server/tools", "x-mcp-header")),
+		"tools.execution":    always(pinned(r251125, "basic/utilities/tasks", "capabilities")),
+		"meta.keys":          {{r241105, pinned(r250618, "basic", "_meta")}, {r250618, page("basic", "_meta")}},
+		"quality.metadata":   always(page("server/tools", "tool")),
+		"server.card":        always(external(sep2127ServerCard)),
 
 		"stdio.stdout-purity": stdio,
 		"stdio.spawn":         stdio,

@@ -402,6 +402,7 @@ func checkByID(t *testing.T, id string) Check {
 	all = append(all, ruleProbeAreas(t)...)
 	all = append(all, promptChecks()...)
 	all = append(all, utilityChecks()...)
+	all = append(all, surfaceChecks()...)
 	reg, err := NewRegistry(all...)
 	if err != nil {
 		t.Fatal(err)

@@ -31,13 +31,14 @@
 //	      │                  era (eraShare)│               │handshake (handoff)
 //	      │                                ▼               ▼
 //	      ├─ negotiation (ConnNegotiation = 2): initialize offering a bogus revision;
-//	      │    then, when the server goes on, the robustness probes ride it.
+//	      │    then, when the server goes on, the declared lists are read again
+//	      │    (lists.stable) and the robustness probes ride it.
 //	      │    Against a stateless server: the version and _meta probes instead.
 //	      │
 //	      └─ rule probes, one short-lived connection per rule (ruleProbes):
 //	           ConnSession 3, ConnProtocolHeader 4, ConnGetStream 5, ConnOrigin 6,
 //	           ConnDeleteSession 7, ConnRobustness 8, ConnAuth 12,
-//	           ConnStatelessHeaders 30, ConnBatch 31,
+//	           ConnStatelessHeaders 30, ConnBatch 31, ConnServerCard 46,
 //	           and the era probe, ConnSessionEra 40: initialize on a connection nothing
 //	           stateless ever reaches, started only when someone needs its answer.
 //

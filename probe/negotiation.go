@@ -62,6 +62,7 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 			return false
 		}
 		c.statelessRevision = d.revision
+		c.listOnSecondConnection(ctx)
 		c.robustness(ctx)
 		return true
 	}
@@ -73,6 +74,7 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 		return false
 	}
 	c.initialized(ctx, init)
+	c.listOnSecondConnection(ctx)
 	c.robustness(ctx)
 	return true
 }

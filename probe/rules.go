@@ -125,6 +125,7 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
 		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, perRevision: true, run: probeStatelessHeaders},
 		{conn: ConnBatch, sessions: true, revision: protocol.Revision20250326, perRevision: true, run: probeBatch},
+		{conn: ConnServerCard, transports: httpOnly, run: probeServerCard},
 	}
 }
 

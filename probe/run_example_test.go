@@ -58,4 +58,5 @@ func ExampleRun() {
 	// unknown-method             error -32601
 	// unknown-tool               error -32602
 	// invalid-cursor             error -32602
+	// tools/list-repeat          ok
 }

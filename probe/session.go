@@ -136,6 +136,7 @@ func (s *session) run(ctx context.Context, res *Result) {
 	s.probeToolRules(ctx, init.Result)
 	s.probeResources(ctx, init.Result)
 	s.probeFeatureReads(ctx, init.Result, res.ProtocolVersion)
+	s.probeListRepeat(ctx, init.Result)
 }
 
 // list follows nextCursor until it is absent, repeats, is not a string, or MaxPages is reached.

@@ -33,6 +33,7 @@ func (s *session) runStateless(ctx context.Context, res *Result, disc Step) {
 	s.probeToolRules(ctx, disc.Result)
 	s.probeResources(ctx, disc.Result)
 	s.probeFeatureReads(ctx, disc.Result, rev)
+	s.probeListRepeat(ctx, disc.Result)
 }
 
 // notificationParams are the params of a notification the probe sends: none in the session

@@ -41,13 +41,14 @@ func TestCheckExitCodes(t *testing.T) {
 		{"banner on stdout", stdioArgs(t, modeBanner), exitFailed,
 			[]string{"FAIL stdio.stdout-purity", "fixture server starting", "\nFAIL "}},
 		{"ping answered with an array", stdioArgs(t, modeBadPing), exitFailed, []string{"FAIL lifecycle.ping"}},
-		// A missing description is advice: the field is optional in every revision's schema.
+		// A missing description is advice: the field is optional in every revision's schema;
+		// so are the title, annotations and instructions quality.metadata misses beside it.
 		{"advice passes by default", stdioArgs(t, modeNoDesc), exitOK,
-			[]string{"Advice (1", "WARN tools.description  advice", "\nPASS "}},
+			[]string{"Advice (2", "WARN tools.description  advice", "WARN quality.metadata  advice", "\nPASS "}},
 		{"advice passes with --fail-on warning", stdioArgs(t, modeNoDesc, "--fail-on", "warning"), exitOK,
-			[]string{"WARN tools.description  advice", "1 advice below the threshold", "\nPASS "}},
+			[]string{"WARN tools.description  advice", "2 advice below the threshold", "\nPASS "}},
 		{"advice fails with --fail-on advice", stdioArgs(t, modeNoDesc, "--fail-on", "advice"), exitFailed,
-			[]string{"WARN tools.description  advice", "fails at severity advice or above"}},
+			[]string{"WARN tools.description  advice", "2 checks fail at severity advice or above"}},
 		{"skipping the failing check passes", stdioArgs(t, modeBadPing, "--skip", "lifecycle.ping"), exitOK, []string{"\nPASS "}},
 		{"selecting the failing check fails", stdioArgs(t, modeBadPing, "--checks", "lifecycle.*"), exitFailed,
 			[]string{"FAIL lifecycle.ping"}},

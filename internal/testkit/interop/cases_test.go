@@ -121,8 +121,15 @@ func commonKnown(transport, revision string) []known {
 		{id: "tools.fingerprint", status: checks.StatusInfo, why: "the tool surface is hashed"},
 		{id: "lifecycle.version-support", status: checks.StatusInfo, why: "what the server accepted is told"},
 	}
+	// Every real server here leaves out some metadata a client shows (tool titles or
+	// annotations, argument descriptions, a server title or instructions). All of it is
+	// optional in every revision's schema and no sentence asks for it: advice, which warns.
+	lacksMetadata := known{id: "quality.metadata", status: checks.StatusWarn,
+		why: "optional titles, annotations, descriptions or instructions are missing (advice: no keyword requires them)"}
+	ks = append(ks, lacksMetadata)
 	if protocol.Stateless(revision) {
 		ks = []known{
+			lacksMetadata,
 			{id: "discover.result", status: checks.StatusPass, why: "server/discover returns a DiscoverResult naming 2026-07-28"},
 			{id: "discover.unsupported-version", status: checks.StatusPass, why: "an unsupported revision gets -32022 with data.supported"},
 			{id: "results.result-type", status: checks.StatusPass, why: `every result says resultType "complete"`},
