@@ -76,6 +76,7 @@ func Default() (*Registry, error) {
 	all = append(all, authChecks()...)
 	all = append(all, tlsChecks()...)
 	all = append(all, versionSupportCheck())
+	all = append(all, securityChecks()...)
 	return NewRegistry(withCatalogue(all)...)
 }
 
