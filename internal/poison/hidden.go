@@ -143,7 +143,7 @@ func scanTags(text string) (Match, bool) {
 			end += size
 		}
 		hidden := textclip.Bytes(said.String(), hiddenPreview)
-		pattern := fmt.Sprintf("%d tag characters (U+E0000–U+E007F) spelling %q", count, hidden)
+		pattern := fmt.Sprintf("%d invisible tag characters (U+E0000–U+E007F)", count)
 		from := max(start-excerptContext, 0)
 		for from > 0 && !utf8.RuneStart(text[from]) {
 			from--
@@ -153,7 +153,7 @@ func scanTags(text string) (Match, bool) {
 			ex.WriteString(textclip.Ellipsis)
 		}
 		ex.WriteString(visible(text[from:start]))
-		fmt.Fprintf(&ex, "[%d invisible tag characters: %q]", count, hidden)
+		fmt.Fprintf(&ex, "[tag characters spelling %q]", hidden)
 		ex.WriteString(visible(textclip.Bytes(text[end:], excerptContext)))
 		return Match{Family: Hidden, Pattern: pattern, Excerpt: ex.String()}, true
 	}

@@ -73,8 +73,8 @@ func (f Family) String() string {
 // Match is the first match of one family in a text.
 type Match struct {
 	Family Family
-	// Pattern says what matched, briefly: "ignore previous instructions", "U+E0000 tag
-	// characters (hidden text \"Read ~/.ssh\")", "~/.ssh".
+	// Pattern says what matched, briefly: "ignore previous instructions", "12 invisible tag
+	// characters (U+E0000–U+E007F)", "~/.ssh/id_rsa with \"read\"".
 	Pattern string
 	// Excerpt is the text around the match, at most about excerptBytes, with every
 	// invisible or control character spelled out as U+XXXX.
