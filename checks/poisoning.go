@@ -229,7 +229,7 @@ func (p *poisonReader) check(r *Capture, f *Finding) {
 		f.Skip("the server gives no instructions and lists no tools, prompts or resources with descriptions")
 		return
 	}
-	f.Pass("%d descriptions and instructions (%s) match no tool-poisoning pattern", texts, strings.Join(read, ", "))
+	f.Pass("%d %s read (%s) match no tool-poisoning pattern", texts, plural("text", texts), strings.Join(read, ", "))
 }
 
 // namedText is a field of the handshake result.

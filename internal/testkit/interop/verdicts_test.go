@@ -87,11 +87,25 @@ func verdictCases() []verdictCase {
 		{id: "http.status", not: checks.StatusFail, spec: specRequestAnswer},
 		{id: "http.notification-accepted", is: checks.StatusPass, spec: specUnknownNotification},
 	}
+	// The reference servers' descriptions and error messages are ordinary: no keyword forbids
+	// what the security heuristics look for, and none of it is there, so both pass (a
+	// heuristic that warned here would be a false alarm).
+	secure := []verdict{
+		{id: "security.tool-poisoning", is: checks.StatusPass,
+			spec: `2025-11-25 Overview, Security and Trust & Safety, Tool Safety: "descriptions of tool ` +
+				`behavior such as annotations should be considered untrusted, unless obtained from a trusted ` +
+				`server"; Implementation Guidelines: "implementors SHOULD: ... Follow security best practices". ` +
+				`No description or instruction of the server hides characters or addresses the model.`},
+		{id: "security.error-leak", is: checks.StatusPass,
+			spec: `2025-11-25 Overview, Implementation Guidelines: "implementors SHOULD: ... Follow security ` +
+				`best practices in their integrations" (advice: no keyword names error messages). Its ` +
+				`error answers carry no stack trace, path, SQL or secret.`},
+	}
 	return []verdictCase{
 		{
 			name:     "go-sdk-everything/http",
 			target:   goSDKEverythingHTTP,
-			verdicts: unknownMethodOverHTTP,
+			verdicts: append(slices.Clone(unknownMethodOverHTTP), secure...),
 		},
 		{
 			name:     "kubernetes-mcp-server/http",
@@ -166,6 +180,7 @@ func verdictCases() []verdictCase {
 			verdicts: []verdict{
 				{id: "http.session", is: checks.StatusFail,
 					spec: specTerminatedSession + ` It still serves, with 200, the session it DELETEd.`},
+				secure[0], secure[1],
 			},
 		},
 		{
@@ -192,6 +207,7 @@ func verdictCases() []verdictCase {
 			verdicts: []verdict{
 				{id: "http.session", is: checks.StatusFail,
 					spec: specTerminatedSession + ` It answers a request on the session it DELETEd with 400.`},
+				secure[0], secure[1],
 			},
 		},
 		{
@@ -212,6 +228,7 @@ func verdictCases() []verdictCase {
 					spec: `2025-11-25 schema, Tool: "description?: string" is optional (as in every ` +
 						`revision) and no sentence asks for one: nine of its ten tools have none, which ` +
 						`is advice, not a SHOULD broken.`},
+				secure[0], secure[1],
 			},
 		},
 	}
