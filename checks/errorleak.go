@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
 	"github.com/mcpwatch/mcpwatch/jsondoc"
@@ -23,28 +24,31 @@ type leakPattern struct {
 	kind   string // "Go stack trace", "file path", ...
 	re     *regexp.Regexp
 	secret bool // the match is shown masked
+	// hints are strings every match contains one of: a text with none of them is not
+	// searched, which spares a regular expression run on almost every error message.
+	hints []string
 }
 
 // leakPatterns are matched in order; the first that matches names the leak. Regular
 // expressions of package regexp run in time linear in the text.
 var leakPatterns = []leakPattern{
-	{kind: "Go stack trace", re: regexp.MustCompile(`goroutine \d+ \[[a-zA-Z ,0-9]+\]:?`)},
-	{kind: "Go stack trace", re: regexp.MustCompile(`[\w./-]+\.go:\d+(?: \+0x[0-9a-f]+)?`)},
-	{kind: "Python traceback", re: regexp.MustCompile(`Traceback \(most recent call last\)|File "[^"\n]{1,300}", line \d+`)},
-	{kind: "Node.js stack trace", re: regexp.MustCompile(`\bat (?:[\w$.<>\[\] ]{1,200} \()?(?:file://)?[\w./@:\\-]{1,300}\.(?:js|mjs|cjs|ts|jsx|tsx):\d+:\d+\)?|\bnode:internal/[\w/]+`)},
-	{kind: "Java stack trace", re: regexp.MustCompile(`\bat [\w$.]{1,300}\((?:[\w$]+\.(?:java|kt|scala):\d+|Native Method|Unknown Source)\)|Exception in thread "`)},
-	{kind: ".NET stack trace", re: regexp.MustCompile(`\) in [^\n]{1,300}:line \d+|--- End of (?:inner exception )?stack trace`)},
-	{kind: "Ruby backtrace", re: regexp.MustCompile("[\\w./-]+\\.rb:\\d+:in [`']")},
-	{kind: "PHP stack trace", re: regexp.MustCompile(`Stack trace:\s*#0 |PHP (?:Fatal|Parse) error|\.php(?: on line |:)\d+`)},
-	{kind: "Rust panic", re: regexp.MustCompile(`thread '[^'\n]{0,100}' panicked at`)},
-	{kind: "file path", re: regexp.MustCompile(`(?:^|[\s"'(=\[,])(/(?:home|Users|usr|var|opt|srv|etc|root|tmp|app|workspace|mnt|private|Library|proc|data|code|src)/[\w.@+-]+(?:/[\w.@+-]+)*)`)},
-	{kind: "file path", re: regexp.MustCompile(`\b[A-Za-z]:\\(?:[\w .-]+\\)+[\w.-]*`)},
-	{kind: "SQL", re: regexp.MustCompile(`syntax error at or near|You have an error in your SQL syntax|SQLITE_ERROR|sqlite3\.OperationalError|\bORA-\d{5}\b|SQLSTATE\[|\bpq: |relation "[^"\n]{1,100}" does not exist|duplicate key value violates unique constraint`)},
-	{kind: "SQL", re: regexp.MustCompile(`\bSELECT\s+(?:\*|[\w."]+(?:\s*,\s*[\w."]+)*)\s+FROM\s+[\w."]+|\b(?:INSERT INTO|DELETE FROM)\s+[\w."]+|\bUPDATE\s+[\w."]+\s+SET\b`)},
-	{kind: "API key", secret: true, re: regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{36,}|\bgithub_pat_[A-Za-z0-9_]{22,}|\bxox[abposr]-[A-Za-z0-9-]{10,}|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b|\bAIza[0-9A-Za-z_-]{35}\b|\bglpat-[A-Za-z0-9_-]{20,}|\bnpm_[A-Za-z0-9]{36}\b|\b[sr]k_live_[A-Za-z0-9]{20,}`)},
-	{kind: "private key", secret: true, re: regexp.MustCompile(`-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----`)},
-	{kind: "token", secret: true, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
-	{kind: "credentials in a URL", secret: true, re: regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@"']{1,100}:[^\s:/@"']{3,100}@`)},
+	{kind: "Go stack trace", re: regexp.MustCompile(`goroutine \d+ \[[a-zA-Z ,0-9]+\]:?`), hints: []string{"goroutine "}},
+	{kind: "Go stack trace", re: regexp.MustCompile(`[\w./-]+\.go:\d+(?: \+0x[0-9a-f]+)?`), hints: []string{".go:"}},
+	{kind: "Python traceback", re: regexp.MustCompile(`Traceback \(most recent call last\)|File "[^"\n]{1,300}", line \d+`), hints: []string{"Traceback", "File \""}},
+	{kind: "Node.js stack trace", re: regexp.MustCompile(`\bat (?:[\w$.<>\[\] ]{1,200} \()?(?:file://)?[\w./@:\\-]{1,300}\.(?:js|mjs|cjs|ts|jsx|tsx):\d+:\d+\)?|\bnode:internal/[\w/]+`), hints: []string{".js:", ".mjs:", ".cjs:", ".ts:", ".jsx:", ".tsx:", "node:internal/"}},
+	{kind: "Java stack trace", re: regexp.MustCompile(`\bat [\w$.]{1,300}\((?:[\w$]+\.(?:java|kt|scala):\d+|Native Method|Unknown Source)\)|Exception in thread "`), hints: []string{".java:", ".kt:", ".scala:", "Native Method", "Unknown Source", "Exception in thread"}},
+	{kind: ".NET stack trace", re: regexp.MustCompile(`\) in [^\n]{1,300}:line \d+|--- End of (?:inner exception )?stack trace`), hints: []string{":line ", "--- End of"}},
+	{kind: "Ruby backtrace", re: regexp.MustCompile("[\\w./-]+\\.rb:\\d+:in [`']"), hints: []string{".rb:"}},
+	{kind: "PHP stack trace", re: regexp.MustCompile(`Stack trace:\s*#0 |PHP (?:Fatal|Parse) error|\.php(?: on line |:)\d+`), hints: []string{"Stack trace:", "PHP ", ".php"}},
+	{kind: "Rust panic", re: regexp.MustCompile(`thread '[^'\n]{0,100}' panicked at`), hints: []string{"panicked at"}},
+	{kind: "file path", re: regexp.MustCompile(`(?:^|[\s"'(=\[,])(/(?:home|Users|usr|var|opt|srv|etc|root|tmp|app|workspace|mnt|private|Library|proc|data|code|src)/[\w.@+-]+(?:/[\w.@+-]+)*)`), hints: []string{"/home/", "/Users/", "/usr/", "/var/", "/opt/", "/srv/", "/etc/", "/root/", "/tmp/", "/app/", "/workspace/", "/mnt/", "/private/", "/Library/", "/proc/", "/data/", "/code/", "/src/"}},
+	{kind: "file path", re: regexp.MustCompile(`\b[A-Za-z]:\\(?:[\w .-]+\\)+[\w.-]*`), hints: []string{`:\`}},
+	{kind: "SQL", re: regexp.MustCompile(`syntax error at or near|You have an error in your SQL syntax|SQLITE_ERROR|sqlite3\.OperationalError|\bORA-\d{5}\b|SQLSTATE\[|\bpq: |relation "[^"\n]{1,100}" does not exist|duplicate key value violates unique constraint`), hints: []string{"syntax error", "SQL syntax", "SQLITE_ERROR", "sqlite3.", "ORA-", "SQLSTATE[", "pq: ", "does not exist", "duplicate key"}},
+	{kind: "SQL", re: regexp.MustCompile(`\bSELECT\s+(?:\*|[\w."]+(?:\s*,\s*[\w."]+)*)\s+FROM\s+[\w."]+|\b(?:INSERT INTO|DELETE FROM)\s+[\w."]+|\bUPDATE\s+[\w."]+\s+SET\b`), hints: []string{"SELECT", "INSERT INTO", "DELETE FROM", "UPDATE"}},
+	{kind: "API key", secret: true, re: regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{36,}|\bgithub_pat_[A-Za-z0-9_]{22,}|\bxox[abposr]-[A-Za-z0-9-]{10,}|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b|\bAIza[0-9A-Za-z_-]{35}\b|\bglpat-[A-Za-z0-9_-]{20,}|\bnpm_[A-Za-z0-9]{36}\b|\b[sr]k_live_[A-Za-z0-9]{20,}`), hints: []string{"sk-", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "ASIA", "AIza", "glpat-", "npm_", "_live_"}},
+	{kind: "private key", secret: true, re: regexp.MustCompile(`-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----`), hints: []string{"PRIVATE KEY"}},
+	{kind: "token", secret: true, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`), hints: []string{"eyJ"}},
+	{kind: "credentials in a URL", secret: true, re: regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@"']{1,100}:[^\s:/@"']{3,100}@`), hints: []string{"://"}},
 }
 
 // Bounds of the reading.
@@ -66,6 +70,9 @@ type leakFound struct {
 func findLeak(text string, sent func(string) bool) (leakFound, bool) {
 	text = textclip.Prefix(text, leakScanBytes)
 	for _, p := range leakPatterns {
+		if !containsAny(text, p.hints) {
+			continue
+		}
 		for _, loc := range p.re.FindAllStringSubmatchIndex(text, 8) {
 			start, end := loc[0], loc[1]
 			if len(loc) >= 4 && loc[2] >= 0 {
@@ -200,4 +207,13 @@ func checkErrorLeak(r *Capture, f *Finding) {
 		return
 	}
 	f.Pass("%d error %s show no stack trace, file path, SQL or secret", errors, plural("answer", errors))
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -53,11 +53,35 @@ type poisonPage struct {
 // servers over and over and their lists rarely change.
 type poisonReader struct {
 	cache *lru.Cache[string, *poisonPage] // by list and the page's exact bytes
+	// texts holds the matches of recent texts: a page whose bytes changed (a new version of
+	// one tool, a cursor) still repeats most of its descriptions.
+	texts *lru.Cache[struct{}, []poison.Match]
 }
 
+// Bounds of the text cache.
+const (
+	poisonTextEntries = 8192
+	poisonTextBytes   = 4 << 20
+	poisonTextMaxKey  = 64 << 10
+)
+
 func newPoisonReader() *poisonReader {
-	return &poisonReader{cache: lru.NewText[string, *poisonPage](lru.Limits{
-		Entries: pageCacheEntries, Bytes: pageCacheBytes, MaxKey: pageCacheMaxKey})}
+	return &poisonReader{
+		cache: lru.NewText[string, *poisonPage](lru.Limits{
+			Entries: pageCacheEntries, Bytes: pageCacheBytes, MaxKey: pageCacheMaxKey}),
+		texts: lru.NewText[struct{}, []poison.Match](lru.Limits{
+			Entries: poisonTextEntries, Bytes: poisonTextBytes, MaxKey: poisonTextMaxKey}),
+	}
+}
+
+// scan is poison.Scan through the text cache.
+func (p *poisonReader) scan(text string) []poison.Match {
+	if ms, ok := p.texts.GetText(struct{}{}, text); ok {
+		return ms
+	}
+	ms := poison.Scan(text)
+	p.texts.PutText(struct{}{}, strings.Clone(text), ms)
+	return ms
 }
 
 func (p *poisonReader) page(src poisonSource, raw []byte) *poisonPage {
@@ -65,12 +89,46 @@ func (p *poisonReader) page(src poisonSource, raw []byte) *poisonPage {
 		return pg
 	}
 	text := string(raw)
-	pg := readPoisonPage(src, text)
+	pg := p.readPage(src, text)
 	p.cache.PutText(src.step, text, pg)
 	return pg
 }
 
-func readPoisonPage(src poisonSource, text string) *poisonPage {
+// handshake reads the instructions and serverInfo texts of an initialize or server/discover
+// result (items counts the instructions: 1 when there are some).
+func (p *poisonReader) handshake(raw []byte) *poisonPage {
+	const key = "handshake"
+	if pg, ok := p.cache.GetBytes(key, raw); ok {
+		return pg
+	}
+	text := string(raw)
+	doc, err := jsondoc.ParseString(text)
+	if err != nil {
+		return nil
+	}
+	pg := &poisonPage{}
+	root, info := doc.Root(), doc.Root().Get("serverInfo")
+	for _, fd := range []namedText{
+		{"instructions", root.Get("instructions")},
+		{"serverInfo.description", info.Get("description")},
+		{"serverInfo.title", info.Get("title")},
+	} {
+		if fd.v.Kind() != jsondoc.String {
+			continue
+		}
+		pg.texts++
+		if fd.name == "instructions" {
+			pg.items++
+		}
+		for _, m := range p.scan(fd.v.Str()) {
+			pg.hits = append(pg.hits, poisonHit{field: fd.name, match: m})
+		}
+	}
+	p.cache.PutText(key, text, pg)
+	return pg
+}
+
+func (p *poisonReader) readPage(src poisonSource, text string) *poisonPage {
 	pg := &poisonPage{}
 	doc, err := jsondoc.ParseString(text)
 	if err != nil {
@@ -97,7 +155,7 @@ func readPoisonPage(src poisonSource, text string) *poisonPage {
 				return
 			}
 			pg.texts++
-			for _, m := range poison.Scan(v.Str()) {
+			for _, m := range p.scan(v.Str()) {
 				pg.hits = append(pg.hits, poisonHit{item: src.item, name: name, field: field, match: m})
 			}
 		}
@@ -169,25 +227,14 @@ func (p *poisonReader) check(r *Capture, f *Finding) {
 	}
 	texts, warned := 0, false
 	var read []string
-	if doc, err := jsondoc.Parse(handshake); err == nil {
-		frames := Seqs(handshakeResponse(r, kind))
-		root, info := doc.Root(), doc.Root().Get("serverInfo")
-		for _, fd := range []namedText{
-			{"instructions", root.Get("instructions")},
-			{"serverInfo.description", info.Get("description")},
-			{"serverInfo.title", info.Get("title")},
-		} {
-			if fd.v.Kind() != jsondoc.String {
-				continue
-			}
-			texts++
-			if fd.name == "instructions" {
-				read = append(read, "the instructions")
-			}
-			for _, m := range poison.Scan(fd.v.Str()) {
-				warned = true
-				f.Warn(frames, "the server's %s: %s (%s): %s", fd.name, m.Family, m.Pattern, m.Excerpt)
-			}
+	if frames, hs := Seqs(handshakeResponse(r, kind)), p.handshake(handshake); hs != nil {
+		texts += hs.texts
+		if hs.items > 0 {
+			read = append(read, "the instructions")
+		}
+		for _, h := range hs.hits {
+			warned = true
+			f.Warn(frames, "the server's %s: %s (%s): %s", h.field, h.match.Family, h.match.Pattern, h.match.Excerpt)
 		}
 	}
 	unread := ""
