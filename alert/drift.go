@@ -53,7 +53,16 @@ func (e *evaluator) drift(obs *Observation, mem *driftMemory) []condition {
 	names(len(d.Changed), "changed", func(i int) string { return d.Changed[i].Name })
 	c.ev.Summary = fmt.Sprintf("the tool surface changed: %s; now %d tools", strings.Join(parts, ", "), len(obs.Tools.Tools))
 
+	// A change that makes a description match a tool-poisoning pattern is named first.
+	var poisonLines, poisonNames []string
+	notePoison := func(name, before, after string) {
+		if line, ok := poisonNews(name, before, after); ok {
+			poisonLines = append(poisonLines, line)
+			poisonNames = append(poisonNames, name)
+		}
+	}
 	for _, t := range d.Added {
+		notePoison(t.Name, "", t.Description)
 		line := "added " + t.Name
 		if t.Description != "" {
 			line += ": " + textclip.Runes(t.Description, driftDescPreview)
@@ -65,6 +74,7 @@ func (e *evaluator) drift(obs *Observation, mem *driftMemory) []condition {
 	}
 	for _, ch := range d.Changed {
 		if ch.Description {
+			notePoison(ch.Name, ch.Before.Description, ch.After.Description)
 			poisoned = append(poisoned, ch.Name)
 			diff := shortDiff(ch.Before.Description, ch.After.Description)
 			if ch.Before.Description == ch.After.Description {
@@ -76,6 +86,7 @@ func (e *evaluator) drift(obs *Observation, mem *driftMemory) []condition {
 			lines = append(lines, fmt.Sprintf("changed %s: input or output schema", ch.Name))
 		}
 	}
+	lines = append(poisonLines, lines...)
 	if len(lines) > maxDriftLines {
 		lines = append(lines[:maxDriftLines], fmt.Sprintf("and %d more changes", len(lines)-maxDriftLines))
 	}
@@ -86,6 +97,13 @@ func (e *evaluator) drift(obs *Observation, mem *driftMemory) []condition {
 		}
 		c.ev.Warning = fmt.Sprintf("The description of an existing tool changed (%s). Models read tool descriptions as instructions: review the change, it may be tool poisoning.",
 			strings.Join(poisoned, ", "))
+	}
+	if len(poisonNames) > 0 {
+		if len(poisonNames) > maxDriftNames {
+			poisonNames = append(poisonNames[:maxDriftNames], fmt.Sprintf("and %d more", len(poisonNames)-maxDriftNames))
+		}
+		c.ev.Warning = fmt.Sprintf("The description of %s now matches a tool poisoning pattern (see the first lines). Models read tool descriptions as instructions: review the change before the server is used again.",
+			strings.Join(poisonNames, ", "))
 	}
 	return []condition{c}
 }

@@ -419,5 +419,17 @@ func catalogueDocs() map[string]CheckDoc {
 			Severity:    sevWarning, Why: "a fact for monitoring: a warning before expiry, a failure once expired or invalid",
 			Sends: "the TLS handshake of the probe's first connection",
 			Hint:  "renew the certificate (automate it) and serve the full chain for the host name"},
+
+		// Advice and security heuristics.
+		"security.tool-poisoning": {Revisions: "all", Section: "Overview, Security and Trust & Safety (Tool Safety, Implementation Guidelines)", Keyword: "SHOULD (implementors \"SHOULD\" follow security best practices); descriptions \"should be considered untrusted\"",
+			Requirement: "a client puts every description and the server's instructions into the model's context; text there that hides characters, overrides the model's instructions, asks it to keep things from the user, to read credentials or client configuration, to change how other tools behave, or hides a base64 message, is tool poisoning",
+			Severity:    sevWarning, Why: "a heuristic under the spec's SHOULD to follow security best practices: each match names the item, the field, the pattern family and an excerpt, for a person to judge",
+			Sends: "nothing special: the initialize (or server/discover) result and the tools, prompts, resources and resource templates lists are read",
+			Hint:  "remove the hidden or model-addressed text from the description; say what the tool does, not what the model must do behind the user's back"},
+		"security.error-leak": {Revisions: "all", Section: "Overview, Security and Trust & Safety (Implementation Guidelines)", Keyword: "none",
+			Requirement: "an error message goes to the client, the model and the user: stack traces, absolute file paths, SQL and secrets belong in the server's logs",
+			Severity:    sevAdvice, Why: "no normative keyword forbids it; it gives away the server's internals",
+			Sends: "nothing special: the error answers to the probe's deliberate bad requests (unknown method, unknown tool, bogus cursor, malformed JSON, ...) are read",
+			Hint:  "answer with a short error message and code; log the stack trace and the query on the server"},
 	}
 }

@@ -80,6 +80,7 @@ func Default() (*Registry, error) {
 	all = append(all, tlsChecks()...)
 	all = append(all, versionSupportCheck())
 	all = append(all, surfaceChecks()...)
+	all = append(all, securityChecks()...)
 	return NewRegistry(withCatalogue(all)...)
 }
 

@@ -246,6 +246,11 @@ func specTable() map[string]specSteps {
 			{r251125, page("basic/authorization", "protected-resource-metadata-discovery-requirements")},
 			{r260728, page("basic/authorization/authorization-server-discovery", "protected-resource-metadata-discovery-requirements")}},
 		"tls.certificate": always(external(rfc9110HTTPS)),
+
+		// The front page's "Security and Trust & Safety": tool descriptions are untrusted, and
+		// implementors SHOULD follow security best practices.
+		"security.tool-poisoning": always(page("", "security-and-trust--safety")),
+		"security.error-leak":     always(page("", "security-and-trust--safety")),
 	}
 }
 

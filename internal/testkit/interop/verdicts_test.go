@@ -99,11 +99,25 @@ func verdictCases() []verdictCase {
 		{id: "http.status", not: checks.StatusFail, spec: specRequestAnswer},
 		{id: "http.notification-accepted", is: checks.StatusPass, spec: specUnknownNotification},
 	}
+	// The reference servers' descriptions and error messages are ordinary: no keyword forbids
+	// what the security heuristics look for, and none of it is there, so both pass (a
+	// heuristic that warned here would be a false alarm).
+	secure := []verdict{
+		{id: "security.tool-poisoning", is: checks.StatusPass,
+			spec: `2025-11-25 Overview, Security and Trust & Safety, Tool Safety: "descriptions of tool ` +
+				`behavior such as annotations should be considered untrusted, unless obtained from a trusted ` +
+				`server"; Implementation Guidelines: "implementors SHOULD: ... Follow security best practices". ` +
+				`No description or instruction of the server hides characters or addresses the model.`},
+		{id: "security.error-leak", is: checks.StatusPass,
+			spec: `2025-11-25 Overview, Implementation Guidelines: "implementors SHOULD: ... Follow security ` +
+				`best practices in their integrations" (advice: no keyword names error messages). Its ` +
+				`error answers carry no stack trace, path, SQL or secret.`},
+	}
 	return []verdictCase{
 		{
 			name:     "go-sdk-everything/http",
 			target:   goSDKEverythingHTTP,
-			verdicts: unknownMethodOverHTTP,
+			verdicts: append(slices.Clone(unknownMethodOverHTTP), secure...),
 		},
 		{
 			name:     "kubernetes-mcp-server/http",
@@ -182,6 +196,7 @@ func verdictCases() []verdictCase {
 				{id: "resources.read-unknown", is: checks.StatusWarn, severity: checks.Severity("advice"),
 					spec: specResourceNotFoundStateless + ` It answers -32602, but without the uri in data: the ` +
 						`spec's example has "data": {"uri": ...}, which no keyword requires.`},
+				secure[0], secure[1],
 			},
 		},
 		{
@@ -212,6 +227,7 @@ func verdictCases() []verdictCase {
 				{id: "resources.read-unknown", is: checks.StatusWarn, severity: checks.SeverityWarning,
 					spec: specResourceNotFoundSession},
 				{id: "resources.subscribe", is: checks.StatusPass, spec: specResourceSubscribe},
+				secure[0], secure[1],
 			},
 		},
 		{
@@ -235,6 +251,7 @@ func verdictCases() []verdictCase {
 					spec: `2025-11-25 schema, Tool: "description?: string" is optional (as in every ` +
 						`revision) and no sentence asks for one: nine of its ten tools have none, which ` +
 						`is advice, not a SHOULD broken.`},
+				secure[0], secure[1],
 			},
 		},
 	}
