@@ -362,10 +362,11 @@ func TestEraDetectionFallsBackOnAStdioServerThatIgnoresDiscover(t *testing.T) {
 }
 
 // TestMetaProbesNamingNoRevisionComeLast: on the negotiation connection the requests whose
-// _meta names the revision come first; those that name none, which a dual-era server may read
-// as session-era requests and hold the process in that era, come after them and before the
-// second connection's lists (lists.stable) and the robustness probes (which may end the
-// process). When a dual-era stdio server does not refuse
+// _meta names the revision come first, then the second connection's lists (lists.stable),
+// which must be answered in the stateless era; those that name no revision, which a dual-era
+// server may read as session-era requests and hold the process in that era (context7 4.1.1
+// does: it answers the lists that follow them without resultType), come after them and before
+// the robustness probes (which may end the process). When a dual-era stdio server does not refuse
 // them with -32602, the era probe's initialize, on a process of its own, tells that it also
 // speaks a session revision.
 func TestMetaProbesNamingNoRevisionComeLast(t *testing.T) {
@@ -376,7 +377,7 @@ func TestMetaProbesNamingNoRevisionComeLast(t *testing.T) {
 		t.Fatalf("probe error: %s", res.Err)
 	}
 	want := []string{StepDiscoverUnsupported, StepMetaNoClientCapabilities, StepMetaNoClientInfo,
-		StepMetaNoProtocolVersion, StepMetaMissing, StepToolsListOther, StepInvalidRequest}
+		StepToolsListOther, StepMetaNoProtocolVersion, StepMetaMissing, StepInvalidRequest}
 	got := stepNames(res, ConnNegotiation)
 	if len(got) < len(want) || strings.Join(got[:len(want)], ",") != strings.Join(want, ",") {
 		t.Fatalf("negotiation connection steps %v, want them to begin with %v", got, want)

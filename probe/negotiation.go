@@ -56,13 +56,18 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 			return false
 		}
 		c.negotiateStateless(ctx, d.revision)
+		// The lists before the requests that name no revision: a server that speaks both
+		// eras may hold the connection in the session era once it has read one of those,
+		// and would answer the lists as a session-era server does.
+		if rides {
+			c.listOnSecondConnection(ctx)
+		}
 		// Before the robustness probes, which may end a stdio server's process.
 		c.negotiateUnnamed(ctx, d.revision)
 		if !rides {
 			return false
 		}
 		c.statelessRevision = d.revision
-		c.listOnSecondConnection(ctx)
 		c.robustness(ctx)
 		return true
 	}
