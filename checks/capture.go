@@ -109,3 +109,25 @@ func Seqs(seqs ...int) []int {
 	}
 	return out
 }
+
+// handshakeStep is the main connection's answered initialize, or for a stateless server
+// its server/discover: the step whose result Result.Handshake returns.
+func handshakeStep(r *Capture) (probe.Step, bool) {
+	name := probe.StepInitialize
+	switch _, kind := r.Handshake(); kind {
+	case probe.HandshakeNone:
+		return probe.Step{}, false
+	case probe.HandshakeDiscover:
+		name = probe.StepDiscover
+	}
+	st, ok := stepOn(r, probe.ConnMain, name)
+	return st, ok && st.Outcome == probe.OutcomeOK
+}
+
+// handshakeFrames are the request and answer of the handshake (nil when there was none).
+func handshakeFrames(r *Capture) []int {
+	if st, ok := handshakeStep(r); ok {
+		return Seqs(st.Request, st.Response)
+	}
+	return nil
+}

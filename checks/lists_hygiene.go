@@ -214,13 +214,3 @@ func serverInfo(r *Capture) jsondoc.Value {
 	}
 	return doc.Root().Get("serverInfo")
 }
-
-// handshakeFrames are the request and answer of the main connection's handshake.
-func handshakeFrames(r *Capture) []int {
-	for _, name := range []string{probe.StepInitialize, probe.StepDiscover} {
-		if st, ok := stepOn(r, probe.ConnMain, name); ok && st.Outcome == probe.OutcomeOK {
-			return Seqs(st.Request, st.Response)
-		}
-	}
-	return nil
-}

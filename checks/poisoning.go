@@ -227,7 +227,11 @@ func (p *poisonReader) check(r *Capture, f *Finding) {
 	}
 	texts, warned := 0, false
 	var read []string
-	if frames, hs := Seqs(handshakeResponse(r, kind)), p.handshake(handshake); hs != nil {
+	var frames []int // the handshake's answer
+	if st, ok := handshakeStep(r); ok {
+		frames = Seqs(st.Response)
+	}
+	if hs := p.handshake(handshake); hs != nil {
 		texts += hs.texts
 		if hs.items > 0 {
 			read = append(read, "the instructions")
@@ -283,19 +287,4 @@ func (p *poisonReader) check(r *Capture, f *Finding) {
 type namedText struct {
 	name string
 	v    jsondoc.Value
-}
-
-// handshakeResponse is the frame of the initialize (or server/discover) answer of the main
-// connection, -1 when there is none.
-func handshakeResponse(r *Capture, kind probe.HandshakeKind) int {
-	name := probe.StepInitialize
-	if kind == probe.HandshakeDiscover {
-		name = probe.StepDiscover
-	}
-	for _, st := range r.Steps {
-		if st.Name == name && st.Conn == probe.ConnMain && st.Outcome == probe.OutcomeOK {
-			return st.Response
-		}
-	}
-	return -1
 }
