@@ -24,7 +24,7 @@ const (
 // probeListRepeat asks tools/list again at the end of the main session of a server that
 // declares tools. Like the tool probes it is left out when the rule probes run elsewhere.
 func (s *session) probeListRepeat(ctx context.Context, handshake json.RawMessage) {
-	if s.o.skipRules || s.o.RulesElsewhere != "" || !declaresCapability(handshake, "tools") {
+	if !s.o.rulesHere() || !declaresCapability(handshake, "tools") {
 		return
 	}
 	s.list(ctx, StepToolsListRepeat, "tools/list")

@@ -50,7 +50,7 @@ func (c *ruleConn) negotiate(ctx context.Context) (robust bool) {
 		}
 	}
 	defer c.close(ctx)
-	rides := !c.o.skipRules && c.o.RulesElsewhere == ""
+	rides := c.o.rulesHere()
 	if d.stateless {
 		if d.refused {
 			return false

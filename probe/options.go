@@ -133,3 +133,8 @@ func (l Limits) WithDefaults() Limits {
 	}
 	return l
 }
+
+// rulesHere reports whether this probe sends the requests of the rule probes itself: neither
+// left out (skipRules) nor run elsewhere (RulesElsewhere). The main session's rule requests
+// (tool, resource, prompt and list probes) and the negotiation connection's go by it.
+func (o Options) rulesHere() bool { return !o.skipRules && o.RulesElsewhere == "" }

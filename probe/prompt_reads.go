@@ -48,7 +48,7 @@ const (
 // setLevel is sent only to a server that declares logging, and leaves the level at
 // ProbeLogLevel. Like the tool probes it is left out where the rule probes run elsewhere.
 func (s *session) probeFeatureReads(ctx context.Context, handshake json.RawMessage, revision string) {
-	if s.o.skipRules || s.o.RulesElsewhere != "" {
+	if !s.o.rulesHere() {
 		return
 	}
 	prompts, complete := s.listedPrompts()

@@ -47,7 +47,7 @@ type listedResource struct {
 // something that does not exist, or that costs the server work. Like the tool probes these
 // are rule probes, left to another probe of the run when RulesElsewhere says so.
 func (s *session) probeResources(ctx context.Context, handshake json.RawMessage) {
-	if s.o.skipRules || s.o.RulesElsewhere != "" || !declaresCapability(handshake, "resources") {
+	if !s.o.rulesHere() || !declaresCapability(handshake, "resources") {
 		return
 	}
 	listed := s.listedResources()

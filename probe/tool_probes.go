@@ -12,7 +12,7 @@ import (
 // name that might be listed is never called) and tools/list with a cursor it never issued
 // (tools.invalid-cursor).
 func (s *session) probeToolRules(ctx context.Context, init json.RawMessage) {
-	if s.o.skipRules || s.o.RulesElsewhere != "" || !declaresCapability(init, "tools") {
+	if !s.o.rulesHere() || !declaresCapability(init, "tools") {
 		return
 	}
 	if listed, complete := s.listedTools(); complete {
