@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
@@ -76,4 +77,24 @@ func pageToolNames(result []byte, names map[string]bool) bool {
 		names[name] = true
 	}
 	return ok
+}
+
+// listPages are the results of the main session's pages of one list step, in order, up to
+// the first that failed; complete is false when one failed, none came, or the last still
+// points further (a loop, the page limit).
+func (s *session) listPages(step string) (pages []json.RawMessage, complete bool) {
+	for _, st := range s.steps {
+		if st.Name != step {
+			continue
+		}
+		if st.Outcome != OutcomeOK {
+			return pages, false
+		}
+		pages = append(pages, st.Result)
+	}
+	if len(pages) == 0 {
+		return nil, false
+	}
+	end := memberValue(pages[len(pages)-1], "nextCursor")
+	return pages, end == nil || jsondoc.IsNull(end)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"regexp"
 
-	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
@@ -82,22 +81,17 @@ func (p listedPrompt) needsArgument() bool {
 // listedPrompts are the prompts of the session's prompts/list pages; complete is false when a
 // page failed, did not decode, or the listing did not end.
 func (s *session) listedPrompts() (prompts []listedPrompt, complete bool) {
-	var last json.RawMessage
-	for _, st := range s.steps {
-		if st.Name != StepPromptsList {
-			continue
-		}
+	pages, complete := s.listPages(StepPromptsList)
+	for _, raw := range pages {
 		var page struct {
 			Prompts []listedPrompt `json:"prompts"`
 		}
-		if st.Outcome != OutcomeOK || json.Unmarshal(st.Result, &page) != nil {
+		if json.Unmarshal(raw, &page) != nil {
 			return prompts, false
 		}
 		prompts = append(prompts, page.Prompts...)
-		last = st.Result
 	}
-	end := memberValue(last, "nextCursor")
-	return prompts, last != nil && (end == nil || jsondoc.IsNull(end))
+	return prompts, complete
 }
 
 // probePrompts gets up to maxPromptGets prompts that need no argument, a prompt the server
@@ -168,16 +162,14 @@ func (s *session) probeCompletion(ctx context.Context, handshake json.RawMessage
 // templateReference is the completion reference of the first listed template with a
 // variable, and that variable's name.
 func (s *session) templateReference() (map[string]any, string) {
-	for _, st := range s.steps {
-		if st.Name != StepTemplatesList || st.Outcome != OutcomeOK {
-			continue
-		}
+	pages, _ := s.listPages(StepTemplatesList)
+	for _, raw := range pages {
 		var page struct {
 			ResourceTemplates []struct {
 				URITemplate string `json:"uriTemplate"`
 			} `json:"resourceTemplates"`
 		}
-		if json.Unmarshal(st.Result, &page) != nil {
+		if json.Unmarshal(raw, &page) != nil {
 			continue
 		}
 		for _, t := range page.ResourceTemplates {

@@ -85,14 +85,12 @@ func (s *session) probeResources(ctx context.Context, handshake json.RawMessage)
 func (s *session) listedResources() []listedResource {
 	var out []listedResource
 	seen := map[string]bool{}
-	for _, st := range s.steps {
-		if st.Name != StepResourcesList || st.Outcome != OutcomeOK {
-			continue
-		}
+	pages, _ := s.listPages(StepResourcesList)
+	for _, raw := range pages {
 		var page struct {
 			Resources []json.RawMessage `json:"resources"`
 		}
-		if json.Unmarshal(st.Result, &page) != nil {
+		if json.Unmarshal(raw, &page) != nil {
 			continue
 		}
 		for _, raw := range page.Resources {

@@ -3,8 +3,6 @@ package probe
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // probeToolRules ends the main session of a server that declares tools: tools/call of a
@@ -31,20 +29,11 @@ func (s *session) probeToolRules(ctx context.Context, init json.RawMessage) {
 // a page failed or the listing did not end (a loop, the page limit).
 func (s *session) listedTools() (names map[string]bool, complete bool) {
 	names = map[string]bool{}
-	var last json.RawMessage
-	for _, st := range s.steps {
-		if st.Name != StepToolsList {
-			continue
-		}
-		if st.Outcome != OutcomeOK {
+	pages, complete := s.listPages(StepToolsList)
+	for _, page := range pages {
+		if !pageToolNames(page, names) {
 			return names, false
 		}
-		if !pageToolNames(st.Result, names) {
-			return names, false
-		}
-		last = st.Result
 	}
-	end := memberValue(last, "nextCursor")
-	// A last page that still points further: the listing was cut.
-	return names, last != nil && (end == nil || jsondoc.IsNull(end))
+	return names, complete
 }
