@@ -126,6 +126,18 @@ func (c *scheduleCache) soonest() (time.Time, bool) {
 	return at, !at.IsZero()
 }
 
+// probing reports whether a probe of a held server runs (leased or offline).
+func (c *scheduleCache) probing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, h := range c.servers {
+		if h.busy {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *scheduleCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -290,3 +290,60 @@ func TestTheCatchUpQueueDropsTheOldestBeyondItsBound(t *testing.T) {
 		t.Errorf("oldest of server 1 is run %s, want 4", o.RunID)
 	}
 }
+
+// The database comes back while a slot is being probed offline: the worker must not claim that
+// slot (the database does not know it is being probed) and probe it a second time. Here the
+// offline probe is held until the database has been back for a while, which is when a claim
+// would hand the slot out again.
+func TestASlotProbedOfflineWhenTheDatabaseReturnsIsNotProbedAgain(t *testing.T) {
+	t.Parallel()
+	db := newTestDB(t)
+	st := db.withProxy(t)
+	farm := newFixtureFarm(t, 0)
+	syncServers(t, db.direct, "eu", farm.servers("srv", 1, "@every 1s", 8*time.Second))
+	rec := newRecorder()
+	w := startWorker(t, st, WorkerConfig{Name: "w", Concurrency: 2, MaxTimeout: 8 * time.Second, LeaseMargin: time.Second,
+		MaxJitter: -1, Trace: rec.trace})
+	rec.waitFor(t, time.Minute, "a first probe", func(r *recorder) bool { return len(r.of(EventProbeFinished)) >= 1 })
+
+	db.proxy.Cut()
+	rec.waitFor(t, time.Minute, "a probe made offline", func(r *recorder) bool {
+		for _, e := range r.of(EventProbeFinished) {
+			if e.Offline {
+				return true
+			}
+		}
+		return false
+	})
+	farm.holdRequests()
+	started := len(rec.of(EventProbeStarted))
+	rec.waitFor(t, time.Minute, "an offline probe in flight", func(r *recorder) bool {
+		evs := r.of(EventProbeStarted)
+		return len(evs) > started && evs[len(evs)-1].Offline
+	})
+	db.proxy.Restore()
+	// Longer than the claim loop's longest backoff (5s), so that it claims again while the
+	// probe is held, and short of the probe's 8s timeout.
+	time.Sleep(6500 * time.Millisecond)
+	farm.release()
+	back := time.Now()
+	rec.waitFor(t, time.Minute, "two leased probes after the database came back", func(r *recorder) bool {
+		n := 0
+		for _, e := range r.of(EventProbeFinished) {
+			if !e.Offline && e.at.After(back) {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	w.stop(t)
+
+	slots := map[string]bool{}
+	for _, e := range rec.of(EventProbeStarted) {
+		key := e.Lease.Due.UTC().Format(time.RFC3339Nano)
+		if slots[key] {
+			t.Errorf("slot %s probed twice (the second offline %v)", key, e.Offline)
+		}
+		slots[key] = true
+	}
+}

@@ -406,6 +406,21 @@ func (w *Worker) claimLoop(ctx context.Context, stop <-chan struct{}, start func
 			}
 		}
 		cctx, cancel := context.WithTimeout(ctx, timeout)
+		if offline && w.cache.probing() {
+			// The database must learn of every slot probed offline before a claim could hand
+			// it out again, and a slot in flight is not known yet: until no probe runs, only
+			// ask whether the database is back; once it is, wait for the probes to end (each
+			// wakes the loop), starting no more of them.
+			_, _, err := w.st.NextClaimable(cctx, w.cfg.Region)
+			cancel()
+			if err == nil {
+				if !sleep(ctx, stop, w.wake, w.cfg.ClaimInterval) {
+					return
+				}
+				continue
+			}
+		}
+		cctx, cancel = context.WithTimeout(ctx, timeout)
 		claimed, err := w.claim(cctx, free, lease)
 		cancel()
 		if err != nil {
