@@ -62,6 +62,8 @@ revision, where the rule is stated.
 func writeCatalogueReference(w io.Writer, cs []checks.Check) error {
 	var b strings.Builder
 	b.WriteString(referenceIntro)
+	official := checks.OfficialSuite()
+	byCheck := checks.OfficialIDsByCheck(official)
 	area := ""
 	for _, c := range cs {
 		if c.Area != area {
@@ -69,7 +71,9 @@ func writeCatalogueReference(w io.Writer, cs []checks.Check) error {
 			fmt.Fprintf(&b, "\n## %s\n", catalogueAreaTitle(area))
 		}
 		writeReferenceEntry(&b, c)
+		b.WriteString(officialSuiteLine(byCheck, c.ID))
 	}
+	writeOfficialSuiteSection(&b, official)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
