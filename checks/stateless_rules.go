@@ -166,14 +166,15 @@ func checkNoSession(r *Capture, f *Finding) {
 		return
 	}
 	heads := 0
-	for _, fr := range r.Frames {
-		if fr.Dir != probe.In || fr.HTTP == nil || fr.HTTP.Status == 0 {
+	for _, ex := range httpExchanges(r) {
+		if ex.head < 0 {
 			continue
 		}
+		head := r.Frames[ex.head].HTTP
 		heads++
-		if id := fr.HTTP.Header.Get(protocol.HeaderSessionID); id != "" {
-			f.Warn(Seqs(fr.Seq), "expected no %s from a server of the stateless revision only, got %s: %s on an HTTP %d answer",
-				protocol.HeaderSessionID, protocol.HeaderSessionID, Clip([]byte(id)), fr.HTTP.Status)
+		if id := head.Header.Get(protocol.HeaderSessionID); id != "" {
+			f.Warn(Seqs(ex.request, ex.head), "expected no %s from a server of the stateless revision only, got %s: %s on an HTTP %d answer",
+				protocol.HeaderSessionID, protocol.HeaderSessionID, Clip([]byte(id)), head.Status)
 		}
 	}
 	st, sent := stepOn(r, probe.ConnStatelessSession, probe.StepStatelessSessionID)
