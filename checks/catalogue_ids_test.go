@@ -65,3 +65,35 @@ func TestCatalogueEntriesOfEnvelopeLifecycleAndTransports(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogueEntriesOfTheStatelessRemovals holds the rules of what 2026-07-28 removed to
+// docs/checks.md: the IDs and rule letters are a public contract.
+func TestCatalogueEntriesOfTheStatelessRemovals(t *testing.T) {
+	want := []struct{ id, rule, transport string }{
+		{"stateless.removed-methods", "26", ""},
+		{"stateless.no-session", "26", protocol.TransportHTTP},
+		{"stateless.get-delete", "26", protocol.TransportHTTP},
+		{"stateless.server-requests", "F6, 26", ""},
+		{"discover.version-error", "26", ""},
+	}
+	got := statelessRuleChecks()
+	if len(got) != len(want) {
+		t.Fatalf("%d checks, want %d", len(got), len(want))
+	}
+	reg, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want {
+		c := got[i]
+		if c.ID != w.id || c.Rule != w.rule || c.Transport != w.transport {
+			t.Errorf("check %d is %s (rule %q, transport %q), want %s (rule %q, transport %q)", i, c.ID, c.Rule, c.Transport, w.id, w.rule, w.transport)
+		}
+		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
+			t.Errorf("%s: area %q", c.ID, c.Area)
+		}
+		if _, ok := reg.Lookup(w.id); !ok {
+			t.Errorf("Default() lacks %s", w.id)
+		}
+	}
+}

@@ -51,14 +51,14 @@ func errorProvokingStep(name string) bool {
 		probe.StepResourcesReadUnknown:
 		return true
 	}
-	return metaRefusalStep(name)
+	return metaRefusalStep(name) || removedMethodStep(name)
 }
 
 // statusJudgedByItsCheck reports whether the check of a step's rule judges the HTTP status of
 // its answer too (discover.unsupported-version, discover.meta-required), so that http.status
 // does not judge it again (one fault, one finding).
 func statusJudgedByItsCheck(name string) bool {
-	return name == probe.StepDiscoverUnsupported || metaRefusalStep(name)
+	return name == probe.StepDiscoverUnsupported || metaRefusalStep(name) || removedMethodStep(name)
 }
 
 // metaRefusalStep reports whether a step sends a request whose _meta lacks a required key.

@@ -66,6 +66,7 @@ func Default() (*Registry, error) {
 	all = append(all, lifecycleChecks(schemas)...)
 	all = append(all, lifecycleRobustnessChecks()...)
 	all = append(all, statelessChecks(schemas)...)
+	all = append(all, statelessRuleChecks()...)
 	all = append(all, toolChecks(schemas)...)
 	all = append(all, toolProbeChecks()...)
 	all = append(all, listChecks(schemas)...)

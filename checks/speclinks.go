@@ -179,6 +179,11 @@ func specTable() map[string]specSteps {
 		"results.result-type":          stateless("basic", "resulttype"),
 		"results.cache-hints":          stateless("server/utilities/caching", "cacheable-results"),
 		"stateless.headers":            stateless("basic/transports/streamable-http", "server-validation"),
+		"stateless.removed-methods":    stateless("basic/transports/streamable-http", "protocol-version-header"),
+		"stateless.no-session":         stateless("basic/transports/streamable-http", "earlier-streamable-http-revisions"),
+		"stateless.get-delete":         stateless("basic/transports/streamable-http", "earlier-streamable-http-revisions"),
+		"stateless.server-requests":    stateless("basic/transports/streamable-http", "receiving-messages"),
+		"discover.version-error":       stateless("basic/versioning", "backward-compatibility-with-initialization-based-versions"),
 
 		"tools.list":           always(page("server/tools", "listing-tools")),
 		"tools.pagination":     always(page("server/utilities/pagination", "implementation-guidelines")),

@@ -388,7 +388,8 @@ func checkResultType(r *Capture, f *Finding) {
 	}
 	n := 0
 	for _, st := range r.Steps {
-		if st.Outcome != probe.OutcomeOK || !statelessRequest(r, st) {
+		// A result to a removed method is stateless.removed-methods' fault, not this one's.
+		if st.Outcome != probe.OutcomeOK || !statelessRequest(r, st) || st.Conn == probe.ConnStatelessRemoved {
 			continue
 		}
 		n++

@@ -84,7 +84,8 @@ func Deliberate(step string) bool {
 		StepForeignOrigin, StepForeignOriginStream, StepParseError, StepInvalidRequest, StepAuthInitialize,
 		StepHeadersNoProtocolVersion, StepHeadersProtocolMismatch, StepHeadersNoMethod,
 		StepHeadersMethodMismatch, StepHeadersNoName, StepHeadersNameMismatch, StepHeadersLowercase, StepHeadersPadded,
-		StepBatch:
+		StepBatch,
+		StepStatelessSessionID:
 		return true
 	}
 	return false
@@ -110,7 +111,10 @@ type ruleProbe struct {
 	// perRevision: the rule belongs to the revision offered, so the probe runs in the probe
 	// of its revision when RunRevisions leaves the others to another revision's probe.
 	perRevision bool
-	run         func(ctx context.Context, c *ruleConn)
+	// statelessOnly: the probe runs only against a server found stateless, so its
+	// connection waits for the era before it is opened (over stdio: no process for nothing).
+	statelessOnly bool
+	run           func(ctx context.Context, c *ruleConn)
 }
 
 func ruleProbes() []ruleProbe {
@@ -126,11 +130,17 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, perRevision: true, run: probeStatelessHeaders},
 		{conn: ConnBatch, sessions: true, revision: protocol.Revision20250326, perRevision: true, run: probeBatch},
 		{conn: ConnServerCard, transports: httpOnly, run: probeServerCard},
+		{conn: ConnStatelessRemoved, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeRemovedMethods},
+		{conn: ConnStatelessSession, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeNoSession},
+		{conn: ConnStatelessGetDelete, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeGetDelete},
 	}
 }
 
 // appliesTo reports whether the probe runs against target t with options o.
 func (p ruleProbe) appliesTo(t Target, o Options) bool {
+	if p.statelessOnly && !protocol.Stateless(o.ProtocolVersion) {
+		return false
+	}
 	if p.sessions && !p.stateless && protocol.Stateless(o.ProtocolVersion) && !o.detectEra && !o.sessionRulesToo {
 		return false
 	}
@@ -196,6 +206,7 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 			target = anonymousTarget(t)
 		}
 		c := newRuleConn(p.conn, target, ro, tr, dial)
+		c.mainHandshake, c.sessionEra = handshake, sessionEra
 		rs.conns = append(rs.conns, c)
 		rs.wg.Add(1)
 		go func() {
@@ -203,6 +214,9 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 			// The robustness probes open a connection of their own only when the negotiation
 			// connection could not carry them and the main connection's handshake succeeded.
 			if p.conn == ConnRobustness && <-robust {
+				return
+			}
+			if p.statelessOnly && !era.wait(ctx).stateless {
 				return
 			}
 			if p.revision != "" && ro.ProtocolVersion != p.revision && answeredRevision(handshake.wait(ctx).Result) != p.revision {

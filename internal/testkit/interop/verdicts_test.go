@@ -113,6 +113,35 @@ func verdictCases() []verdictCase {
 				`best practices in their integrations" (advice: no keyword names error messages). Its ` +
 				`error answers carry no stack trace, path, SQL or secret.`},
 	}
+	// The real servers of the stateless revision all speak a session revision too (dual-era):
+	// they refuse the removed methods as 2026-07-28 asks, send no request of their own on a
+	// stateless exchange, and the rules of a server of that revision only do not apply.
+	statelessRemovals := []verdict{
+		{id: "stateless.removed-methods", is: checks.StatusPass,
+			spec: `2026-07-28 basic/transports/streamable-http, Protocol Version Header: "If the server does ` +
+				`not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error ` +
+				`with code -32601"; changelog: "Remove ping, logging/setLevel". ping, logging/setLevel, ` +
+				`resources/subscribe and resources/unsubscribe get -32601 (over HTTP with 404).`},
+		{id: "stateless.server-requests", is: checks.StatusPass,
+			spec: `2026-07-28 basic/transports/streamable-http, Receiving Messages: "The server MUST NOT send ` +
+				`independent JSON-RPC requests on this stream"; basic/transports/stdio: "The server MUST NOT ` +
+				`write JSON-RPC requests to stdout." None comes on a stateless exchange.`},
+		{id: "discover.version-error", is: checks.StatusSkip,
+			spec: `2026-07-28 basic/versioning: "A server that supports only modern versions SHOULD name the ` +
+				`protocol versions it supports in any error it returns to an initialize request": this one ` +
+				`answers initialize (dual-era).`},
+	}
+	statelessOnlyHTTP := []verdict{
+		{id: "stateless.no-session", is: checks.StatusSkip,
+			spec: `2026-07-28 basic/transports/streamable-http, Earlier Streamable HTTP Revisions: "A server ` +
+				`that supports only this revision ... SHOULD respond as follows: ... An Mcp-Session-Id header ` +
+				`on a request: ignore it, and do not mint or echo session IDs": a dual-era server keeps its sessions.`},
+		{id: "stateless.get-delete", is: checks.StatusSkip,
+			spec: `2026-07-28 basic/transports/streamable-http, Earlier Streamable HTTP Revisions: "A server ` +
+				`that supports only this revision ... SHOULD respond as follows: HTTP GET or DELETE to the MCP ` +
+				`endpoint: respond with 405 Method Not Allowed": a dual-era server keeps its GET stream and DELETE.`},
+	}
+	statelessHTTP := append(slices.Clone(statelessRemovals), statelessOnlyHTTP...)
 	return []verdictCase{
 		{
 			name:     "go-sdk-everything/http",
@@ -134,6 +163,7 @@ func verdictCases() []verdictCase {
 			name:      "context7/stdio",
 			target:    context7Stdio,
 			exitsZero: true,
+			verdicts:  statelessRemovals,
 		},
 		{
 			name:   "context7/http",
@@ -147,14 +177,15 @@ func verdictCases() []verdictCase {
 						`Validation"; Server Validation: "servers MUST return HTTP status 400 Bad Request and MUST ` +
 						`include a JSON-RPC error response" with -32020 (HeaderMismatch). Context7 serves a ` +
 						`2026-07-28 request that lacks the header.`},
+				statelessHTTP[0], statelessHTTP[1], statelessHTTP[2], statelessHTTP[3], statelessHTTP[4],
 			},
 		},
 		{
 			name:   "go-sdk-conformance/http",
 			target: goSDKConformanceHTTP,
-			verdicts: []verdict{
+			verdicts: append([]verdict{
 				{id: "http.origin", is: checks.StatusFail, spec: specOrigin20260728},
-			},
+			}, statelessHTTP...),
 		},
 		{
 			name:   "mcp-grafana/streamable-http",
@@ -197,6 +228,7 @@ func verdictCases() []verdictCase {
 					spec: specResourceNotFoundStateless + ` It answers -32602, but without the uri in data: the ` +
 						`spec's example has "data": {"uri": ...}, which no keyword requires.`},
 				secure[0], secure[1],
+				statelessHTTP[0], statelessHTTP[1], statelessHTTP[2], statelessHTTP[3], statelessHTTP[4],
 			},
 		},
 		{
