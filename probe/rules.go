@@ -110,7 +110,11 @@ type ruleProbe struct {
 	// perRevision: the rule belongs to the revision offered, so the probe runs in the probe
 	// of its revision when RunRevisions leaves the others to another revision's probe.
 	perRevision bool
-	run         func(ctx context.Context, c *ruleConn)
+	// when, if set, is asked about the main connection's handshake before the connection
+	// opens: the probe runs only when the server declared what it needs, so that a stdio
+	// server is not started for nothing.
+	when func(handshake Step) bool
+	run  func(ctx context.Context, c *ruleConn)
 }
 
 func ruleProbes() []ruleProbe {
@@ -126,6 +130,7 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, perRevision: true, run: probeStatelessHeaders},
 		{conn: ConnBatch, sessions: true, revision: protocol.Revision20250326, perRevision: true, run: probeBatch},
 		{conn: ConnServerCard, transports: httpOnly, run: probeServerCard},
+		{conn: ConnSubscriptions, sessions: true, stateless: true, perRevision: true, when: listensFor, run: probeSubscriptions},
 	}
 }
 
@@ -206,6 +211,9 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 				return
 			}
 			if p.revision != "" && ro.ProtocolVersion != p.revision && answeredRevision(handshake.wait(ctx).Result) != p.revision {
+				return
+			}
+			if p.when != nil && !p.when(handshake.wait(ctx)) {
 				return
 			}
 			if t.Kind() == protocol.TransportHTTP {
