@@ -40,7 +40,7 @@ func statelessChecks(schemas *mcpschema.Validator) []Check {
 			Title:    "every result carries resultType complete or input_required",
 			Evaluate: checkResultType},
 		{ID: "results.cache-hints", Area: "results", Rule: "C'", Spec: specDiscover,
-			Title:    "list results carry ttlMs and cacheScope",
+			Title:    "list and resources/read results carry ttlMs and cacheScope, one scope across the pages of a listing",
 			Evaluate: checkCacheHints},
 		statelessHeadersCheck(),
 	}
@@ -472,7 +472,7 @@ func checkCacheHints(r *Capture, f *Finding) {
 		f.notJudged(sentAny(r, cacheableMethods) || r.Err != "", "no list method got a result (the server declares none of tools, resources and prompts, or they failed)")
 		return
 	}
-	f.Pass("%d list and read results (%d of resources/read), each with ttlMs and cacheScope, one scope across the pages of each listing", n, reads)
+	f.Pass("%d list results and %d resources/read results, each with ttlMs and cacheScope, one scope across the pages of each listing", n-reads, reads)
 }
 
 // scopeOfPage is the cacheScope of a listing's first page and the frame that says it.
