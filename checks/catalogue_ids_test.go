@@ -97,3 +97,27 @@ func TestCatalogueEntriesOfTheStatelessRemovals(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogueEntriesOfResultsErrorsAndSubscriptions holds the checks of issue 20's results,
+// error codes and subscriptions to their IDs and rule letters.
+func TestCatalogueEntriesOfResultsErrorsAndSubscriptions(t *testing.T) {
+	want := []struct{ id, rule string }{
+		{"results.input-required", "A9"},
+		{"errors.codes", "B"},
+		{"subscriptions.listen", "C'"},
+	}
+	reg, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		c, ok := reg.Lookup(w.id)
+		if !ok {
+			t.Errorf("Default() lacks %s", w.id)
+			continue
+		}
+		if c.Rule != w.rule || c.Doc == nil || c.Hint == "" || !strings.HasPrefix(c.Spec, "https://modelcontextprotocol.io/specification/2026-07-28/") {
+			t.Errorf("%s: rule %q, doc %v, hint %q, spec %q", w.id, c.Rule, c.Doc != nil, c.Hint, c.Spec)
+		}
+	}
+}

@@ -101,6 +101,10 @@ func checkList(r *Capture, f *Finding, k listKind, schemas *mcpschema.Validator)
 		if st.Name != k.step || st.Conn != probe.ConnMain {
 			continue
 		}
+		if st.Outcome == probe.OutcomeOK && interimResult(st.Result) {
+			f.Skip("%s answered resultType input_required, which results.input-required judges", k.method)
+			return
+		}
 		l.steps = append(l.steps, st)
 		var p *listPage
 		if st.Outcome == probe.OutcomeOK {

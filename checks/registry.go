@@ -82,6 +82,7 @@ func Default() (*Registry, error) {
 	all = append(all, versionSupportCheck())
 	all = append(all, surfaceChecks()...)
 	all = append(all, securityChecks()...)
+	all = append(all, resultsChecks()...)
 	return NewRegistry(withCatalogue(all)...)
 }
 

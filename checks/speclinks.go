@@ -219,6 +219,10 @@ func specTable() map[string]specSteps {
 		"meta.keys":          {{r241105, pinned(r250618, "basic", "_meta")}, {r250618, page("basic", "_meta")}},
 		"quality.metadata":   always(page("server/tools", "tool")),
 		"server.card":        always(external(sep2127ServerCard)),
+		// Results, error codes and subscriptions of the stateless revision (issue 20).
+		"results.input-required": stateless("basic/patterns/mrtr", "supported-requests"),
+		"errors.codes":           stateless("basic", "error-codes"),
+		"subscriptions.listen":   stateless("basic/patterns/subscriptions", "acknowledgment"),
 
 		"stdio.stdout-purity": stdio,
 		"stdio.spawn":         stdio,

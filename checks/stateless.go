@@ -40,7 +40,7 @@ func statelessChecks(schemas *mcpschema.Validator) []Check {
 			Title:    "every result carries resultType complete or input_required",
 			Evaluate: checkResultType},
 		{ID: "results.cache-hints", Area: "results", Rule: "C'", Spec: specDiscover,
-			Title:    "list results carry ttlMs and cacheScope",
+			Title:    "list and resources/read results carry ttlMs and cacheScope, one scope across the pages of a listing",
 			Evaluate: checkCacheHints},
 		statelessHeadersCheck(),
 	}
@@ -94,6 +94,10 @@ func checkDiscoverResult(r *Capture, f *Finding, schemas *mcpschema.Validator) {
 	frames := Seqs(st.Request, st.Response)
 	if st.Outcome != probe.OutcomeOK {
 		f.Fail(frames, "expected a DiscoverResult, got %s", describeAnswer(r, st))
+		return
+	}
+	if interimResult(st.Result) {
+		f.Skip("server/discover answered resultType input_required, which results.input-required judges")
 		return
 	}
 	members, ok := objectMembers(st.Result)
@@ -408,31 +412,77 @@ func checkResultType(r *Capture, f *Finding) {
 }
 
 // cacheableMethods are the list (and read) methods whose results must carry cache hints.
+// server/discover is cacheable too; discover.result judges its hints with the rest of it.
 var cacheableMethods = []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list", "resources/read"}
 
+// checkCacheHints judges the cache hints of every complete result of a cacheable method
+// (2026-07-28 server/utilities/caching, "Cacheable Results": "Servers MUST include caching
+// hints on results with resultType: "complete""; "Servers MUST provide a ttlMs value that is
+// >= 0"), and that the pages of one listing share their scope ("Interaction with
+// Pagination": "Servers MUST apply the same cacheScope to all response pages for a given
+// list request"). An input_required result is no cacheable result ("Interim results ...
+// carry no caching hints"): results.input-required judges whether it may come at all.
 func checkCacheHints(r *Capture, f *Finding) {
 	if !needsStateless(r, f) {
 		return
 	}
-	n := 0
+	n, reads, interim := 0, 0, 0
+	// first is the scope of page 1 of the listing each connection and step is in.
+	type listing struct {
+		conn int
+		step string
+	}
+	first := map[listing]scopeOfPage{}
 	for _, st := range r.Steps {
 		if st.Outcome != probe.OutcomeOK || !slices.Contains(cacheableMethods, st.Method) || !statelessRequest(r, st) {
 			continue
 		}
+		if interimResult(st.Result) {
+			interim++
+			continue
+		}
 		n++
+		if st.Method == "resources/read" {
+			reads++
+		}
 		members, ok := objectMembers(st.Result)
 		if !ok {
 			f.Fail(Seqs(st.Response), "%s: expected a result object with ttlMs and cacheScope, got a JSON %s", describeStepName(st), jsonType(st.Result))
 			continue
 		}
 		judgeCacheHints(f, Seqs(st.Response), describeStepName(st), members)
+		if st.Method == "resources/read" {
+			continue
+		}
+		key := listing{st.Conn, st.Name}
+		scope, _ := jsondoc.Str(members["cacheScope"])
+		if st.Page <= 1 {
+			first[key] = scopeOfPage{scope: scope, seq: st.Response}
+			continue
+		}
+		if p1, ok := first[key]; ok && validScope(p1.scope) && validScope(scope) && scope != p1.scope {
+			f.Fail(Seqs(p1.seq, st.Response), "%s: expected the cacheScope of page 1 (%s) on every page of the listing, got %s",
+				describeStepName(st), p1.scope, scope)
+		}
 	}
 	if n == 0 && len(f.Evidence) == 0 {
+		if interim > 0 {
+			f.Pass("no complete result of a cacheable method; %d input_required results carry no hints, as the revision says", interim)
+			return
+		}
 		f.notJudged(sentAny(r, cacheableMethods) || r.Err != "", "no list method got a result (the server declares none of tools, resources and prompts, or they failed)")
 		return
 	}
-	f.Pass("%d list results, each with ttlMs and cacheScope", n)
+	f.Pass("%d list results and %d resources/read results, each with ttlMs and cacheScope, one scope across the pages of each listing", n-reads, reads)
 }
+
+// scopeOfPage is the cacheScope of a listing's first page and the frame that says it.
+type scopeOfPage struct {
+	scope string
+	seq   int
+}
+
+func validScope(s string) bool { return s == "public" || s == "private" }
 
 // isSchemaGap reports whether a schema error is the probe's own limit (no schema for the
 // revision or definition) rather than the document's fault.

@@ -137,6 +137,10 @@ func (l *toolLister) build(r *Capture) *toolListing {
 		if st.Name != probe.StepToolsList || st.Conn != probe.ConnMain {
 			continue
 		}
+		if st.Outcome == probe.OutcomeOK && interimResult(st.Result) {
+			out.skip = "tools/list answered resultType input_required, which results.input-required judges"
+			return out
+		}
 		var page *toolPage
 		if st.Outcome == probe.OutcomeOK {
 			page = l.page(r.Revision(), st.Result, &judged)

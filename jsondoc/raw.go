@@ -37,6 +37,9 @@ func KindOf(raw []byte) Kind {
 // IsNull reports whether the raw value is null.
 func IsNull(raw []byte) bool { return string(trimSpace(raw)) == "null" }
 
+// IsTrue reports whether raw is the JSON literal true (surrounding whitespace aside).
+func IsTrue(raw []byte) bool { return string(trimSpace(raw)) == "true" }
+
 // Str decodes a raw JSON string as encoding/json does (invalid UTF-8 and unpaired
 // surrogates read as U+FFFD). ok is false when raw is not exactly one string token.
 func Str(raw []byte) (s string, ok bool) {

@@ -185,8 +185,13 @@ func (s *session) callWithID(ctx context.Context, name, method string, params, i
 }
 
 func (s *session) notify(ctx context.Context, name, method string) Step {
+	return s.notifyWith(ctx, name, method, s.notificationParams())
+}
+
+// notifyWith is notify with params of the caller's (notifications/cancelled names a request).
+func (s *session) notifyWith(ctx context.Context, name, method string, params json.RawMessage) Step {
 	st := Step{Name: name, Method: method, Conn: s.conn, Request: -1, Response: -1, Outcome: OutcomeSent}
-	seq, err := s.transport().Send(ctx, encodeMessage(nil, method, s.notificationParams()))
+	seq, err := s.transport().Send(ctx, encodeMessage(nil, method, params))
 	st.Request = seq
 	if err != nil {
 		st.Outcome, st.Err = OutcomeTransport, err.Error()

@@ -114,7 +114,11 @@ type ruleProbe struct {
 	// statelessOnly: the probe runs only against a server found stateless, so its
 	// connection waits for the era before it is opened (over stdio: no process for nothing).
 	statelessOnly bool
-	run           func(ctx context.Context, c *ruleConn)
+	// when, if set, is asked about the main connection's handshake before the connection
+	// opens: the probe runs only when the server declared what it needs, so that a stdio
+	// server is not started for nothing.
+	when func(handshake Step) bool
+	run  func(ctx context.Context, c *ruleConn)
 }
 
 func ruleProbes() []ruleProbe {
@@ -133,6 +137,7 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnStatelessRemoved, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeRemovedMethods},
 		{conn: ConnStatelessSession, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeNoSession},
 		{conn: ConnStatelessGetDelete, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeGetDelete},
+		{conn: ConnSubscriptions, sessions: true, stateless: true, perRevision: true, when: listensFor, run: probeSubscriptions},
 	}
 }
 
@@ -220,6 +225,9 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 				return
 			}
 			if p.revision != "" && ro.ProtocolVersion != p.revision && answeredRevision(handshake.wait(ctx).Result) != p.revision {
+				return
+			}
+			if p.when != nil && !p.when(handshake.wait(ctx)) {
 				return
 			}
 			if t.Kind() == protocol.TransportHTTP {

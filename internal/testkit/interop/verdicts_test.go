@@ -142,6 +142,27 @@ func verdictCases() []verdictCase {
 				`endpoint: respond with 405 Method Not Allowed": a dual-era server keeps its GET stream and DELETE.`},
 	}
 	statelessHTTP := append(slices.Clone(statelessRemovals), statelessOnlyHTTP...)
+	// What the 2026-07-28 servers answer of results, error codes and subscriptions (issue 20):
+	// each breaks none of these rules, so each check passes.
+	statelessResults := []verdict{
+		{id: "results.input-required", is: checks.StatusPass,
+			spec: `2026-07-28 basic/patterns/mrtr, Supported Requests: "Servers MUST NOT send ` +
+				`InputRequiredResult responses on any other client requests" than prompts/get, ` +
+				`resources/read and tools/call. No list or discover result is input_required.`},
+		{id: "errors.codes", is: checks.StatusPass,
+			spec: `2026-07-28 basic, Error Codes: "Implementations of this protocol version MUST NOT emit ` +
+				`these codes: -32002 ... -32042"; "Implementations MUST NOT emit any code from this ` +
+				`sub-range that is not defined by this specification". Its errors carry JSON-RPC's codes.`},
+		{id: "results.cache-hints", is: checks.StatusPass,
+			spec: `2026-07-28 server/utilities/caching, Cacheable Results: "Servers MUST include caching ` +
+				`hints on results with resultType: "complete"" of the lists and resources/read; ` +
+				`Interaction with Pagination: "Servers MUST apply the same cacheScope to all response pages".`},
+	}
+	listens := verdict{id: "subscriptions.listen", is: checks.StatusPass,
+		spec: `2026-07-28 basic/patterns/subscriptions, Acknowledgment: "The server MUST send ` +
+			`notifications/subscriptions/acknowledged as the first message carrying the subscription's ID"; ` +
+			`Opening a Stream: "The server MUST NOT send notification types the client has not explicitly ` +
+			`requested." It declares tools.listChanged and acknowledges the probe's subscription first.`}
 	return []verdictCase{
 		{
 			name:     "go-sdk-everything/http",
@@ -178,6 +199,7 @@ func verdictCases() []verdictCase {
 						`include a JSON-RPC error response" with -32020 (HeaderMismatch). Context7 serves a ` +
 						`2026-07-28 request that lacks the header.`},
 				statelessHTTP[0], statelessHTTP[1], statelessHTTP[2], statelessHTTP[3], statelessHTTP[4],
+				statelessResults[0], statelessResults[1], statelessResults[2],
 			},
 		},
 		{
@@ -185,6 +207,7 @@ func verdictCases() []verdictCase {
 			target: goSDKConformanceHTTP,
 			verdicts: append([]verdict{
 				{id: "http.origin", is: checks.StatusFail, spec: specOrigin20260728},
+				statelessResults[0], statelessResults[1], statelessResults[2], listens,
 			}, statelessHTTP...),
 		},
 		{
@@ -229,6 +252,7 @@ func verdictCases() []verdictCase {
 						`spec's example has "data": {"uri": ...}, which no keyword requires.`},
 				secure[0], secure[1],
 				statelessHTTP[0], statelessHTTP[1], statelessHTTP[2], statelessHTTP[3], statelessHTTP[4],
+				statelessResults[0], statelessResults[1], statelessResults[2], listens,
 			},
 		},
 		{
@@ -284,6 +308,7 @@ func verdictCases() []verdictCase {
 						`revision) and no sentence asks for one: nine of its ten tools have none, which ` +
 						`is advice, not a SHOULD broken.`},
 				secure[0], secure[1],
+				statelessResults[0], statelessResults[1], statelessResults[2], listens,
 			},
 		},
 	}
