@@ -84,7 +84,8 @@ func Deliberate(step string) bool {
 		StepForeignOrigin, StepForeignOriginStream, StepParseError, StepInvalidRequest, StepAuthInitialize,
 		StepHeadersNoProtocolVersion, StepHeadersProtocolMismatch, StepHeadersNoMethod,
 		StepHeadersMethodMismatch, StepHeadersNoName, StepHeadersNameMismatch, StepHeadersLowercase, StepHeadersPadded,
-		StepBatch:
+		StepBatch,
+		StepAuthInvalidToken:
 		return true
 	}
 	return false
