@@ -65,3 +65,25 @@ func TestCatalogueEntriesOfEnvelopeLifecycleAndTransports(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogueEntriesOfTheOAuthChain holds the checks of the authorization chain past the
+// protected resource metadata to docs/checks.md: IDs, rule letters and transport.
+func TestCatalogueEntriesOfTheOAuthChain(t *testing.T) {
+	want := []string{"auth.server-metadata", "auth.pkce", "auth.client-registration", "auth.invalid-token", "auth.scope"}
+	got := authServerChecks()
+	if len(got) != len(want) {
+		t.Fatalf("%d checks, want %d", len(got), len(want))
+	}
+	reg, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range want {
+		if c := got[i]; c.ID != id || c.Rule != "I" || c.Area != "auth" || c.Transport != protocol.TransportHTTP {
+			t.Errorf("check %d is %s (rule %q, area %q, transport %q), want %s (I, auth, http)", i, c.ID, c.Rule, c.Area, c.Transport, id)
+		}
+		if _, ok := reg.Lookup(id); !ok {
+			t.Errorf("Default() lacks %s", id)
+		}
+	}
+}
