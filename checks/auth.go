@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/probe"
@@ -24,7 +25,7 @@ const (
 // probe initializes once without the user's credentials; on a 401 it discovers the protected
 // resource metadata as a client would.
 func authChecks() []Check {
-	return []Check{
+	return append([]Check{
 		{ID: "auth.challenge", Area: "auth", Rule: "I", Spec: authSpec + "#authorization-server-location",
 			Transport: protocol.TransportHTTP,
 			Title:     "a 401 carries WWW-Authenticate (from 2025-06-18 on naming resource_metadata)",
@@ -33,7 +34,7 @@ func authChecks() []Check {
 			Transport: protocol.TransportHTTP,
 			Title:     "protected resource metadata is served where the challenge or the well-known URLs say, with authorization_servers",
 			Evaluate:  checkResourceMetadata},
-	}
+	}, authServerChecks()...)
 }
 
 // unauthorized finds the 401 of the probe's initialize without credentials, or says why the
@@ -186,6 +187,12 @@ func checkResourceMetadata(r *Capture, f *Finding) {
 		servers, err := metadataDocument(r, fetch)
 		url := requestURL(r, fetch)
 		if err == nil {
+			if faults := resourceDocFaults(r, fetch, url, servers); len(faults) > 0 {
+				for _, fault := range faults {
+					f.Fail(Seqs(fetch.Request, fetch.Response), "%s", fault)
+				}
+				return
+			}
 			f.Pass("metadata at %s names authorization servers %s", url, Clip([]byte(strings.Join(servers, ", "))))
 			return
 		}
@@ -215,4 +222,124 @@ func clipChallenge(head probe.Frame) string {
 		return "(none)"
 	}
 	return Clip([]byte(strings.Join(values, ", ")))
+}
+
+// resourceDocFaults lists what is wrong with the protected resource metadata a client found
+// at fetched, beyond its authorization_servers being there (metadataDocument):
+//   - RFC 9728 §2: "resource: REQUIRED. The protected resource's resource identifier";
+//   - RFC 9728 §3.3: "The resource value returned MUST be identical to the protected
+//     resource's resource identifier value into which the well-known URI path suffix was
+//     inserted to create the URL used to retrieve the metadata", and, for a URL named by
+//     resource_metadata, identical to "the URL that the client used to make the request to
+//     the resource server". The endpoint's URL is accepted wherever the document was found
+//     (the MCP specification has clients look at the root for an endpoint with a path), the
+//     origin only for the document at the root;
+//   - the metadata on https, except on this machine (RFC 9728 §3: the resource identifier
+//     "uses the https scheme"); not judged when the endpoint itself is plain http elsewhere,
+//     which is tls.version's finding;
+//   - each authorization server an https URL without query or fragment, except on this
+//     machine (RFC 8414 §2 issuer; basic/authorization, Communication Security: "All
+//     authorization server endpoints MUST be served over HTTPS").
+func resourceDocFaults(r *Capture, fetch probe.Step, fetched string, servers []string) []string {
+	head, _ := r.Frame(fetch.Response)
+	var doc map[string]json.RawMessage
+	_ = json.Unmarshal(head.Raw, &doc)
+	endpoint := authEndpoint(r)
+	var out []string
+	raw, ok := doc["resource"]
+	var resource string
+	switch {
+	case !ok:
+		out = append(out, fmt.Sprintf("expected the metadata at %s to carry resource (RFC 9728 §2: REQUIRED), got none", fetched))
+	case json.Unmarshal(raw, &resource) != nil:
+		out = append(out, fmt.Sprintf("expected resource to be a URL string, got %s", clipJSON(raw)))
+	default:
+		accepted := acceptedResources(endpoint, fetched)
+		if !containsString(accepted, sameResource(resource)) {
+			out = append(out, fmt.Sprintf("expected resource %s (RFC 9728 §3.3: MUST be identical to the URL of the resource the metadata was looked up for), got %s",
+				Clip([]byte(strings.Join(accepted, " or "))), Clip([]byte(resource))))
+		}
+	}
+	if secureOrLocal(endpoint) && !secureOrLocal(fetched) {
+		out = append(out, fmt.Sprintf("expected the metadata on https (RFC 9728 §3), got it at %s", fetched))
+	}
+	for _, s := range servers {
+		if why := issuerProblem(s); why != "" {
+			out = append(out, fmt.Sprintf("expected authorization server %s to be an https URL without query or fragment (RFC 8414 §2; all authorization server endpoints MUST be served over HTTPS), got %s",
+				Clip([]byte(s)), why))
+		}
+	}
+	return out
+}
+
+// authEndpoint is the URL the authorization probe sent its initialize to: the server URL a
+// client uses, without the user's credentials.
+func authEndpoint(r *Capture) string {
+	st, ok := stepOn(r, probe.ConnAuth, probe.StepAuthInitialize)
+	if !ok {
+		return ""
+	}
+	if f, ok := r.Frame(st.Request); ok && f.HTTP != nil {
+		return f.HTTP.URL
+	}
+	return ""
+}
+
+// acceptedResources are the resource values a document found at fetched may carry for the
+// endpoint: the endpoint's URL, and its origin when the document is the one at the root.
+func acceptedResources(endpoint, fetched string) []string {
+	out := []string{sameResource(endpoint)}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return out
+	}
+	origin := u.Scheme + "://" + u.Host
+	if fetched == origin+probe.WellKnownResourceMetadata && origin != out[0] {
+		out = append(out, origin)
+	}
+	return out
+}
+
+// sameResource is a resource URL with the "/" alone of an empty path dropped: for HTTP both
+// name the same request target ("https://mcp.example.com" and "https://mcp.example.com/").
+func sameResource(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Path == "/" && u.RawQuery == "" && u.Fragment == "" {
+		return strings.TrimSuffix(s, "/")
+	}
+	return s
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// secureOrLocal reports whether a URL is on https or on this machine, which the rules that
+// ask for https exempt (plain http to a loopback host never leaves it). A URL that does not
+// parse is neither.
+func secureOrLocal(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	return u.Scheme == "https" || u.Scheme == "http" && probe.LoopbackHost(u.Hostname())
+}
+
+// issuerProblem says why an authorization server named in metadata is no issuer a client may
+// use ("" when it is one).
+func issuerProblem(issuer string) string {
+	u, err := url.Parse(issuer)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		return "no absolute http(s) URL"
+	case u.RawQuery != "" || u.Fragment != "":
+		return "a URL with a query or fragment"
+	case !secureOrLocal(issuer):
+		return "plain http to another host"
+	}
+	return ""
 }

@@ -66,45 +66,25 @@ func TestCatalogueEntriesOfEnvelopeLifecycleAndTransports(t *testing.T) {
 	}
 }
 
-// TestCatalogueEntriesOfTheStatelessRemovals holds the rules of what 2026-07-28 removed to
-// docs/checks.md: the IDs and rule letters are a public contract.
-func TestCatalogueEntriesOfTheStatelessRemovals(t *testing.T) {
+// TestCatalogueEntriesOfRevision2 holds the checks that catalogue revision 2 added for the
+// stateless revision, transport security and authorization to their IDs, rule letters and
+// transports: they are a public contract.
+func TestCatalogueEntriesOfRevision2(t *testing.T) {
+	http := protocol.TransportHTTP
 	want := []struct{ id, rule, transport string }{
 		{"stateless.removed-methods", "26", ""},
-		{"stateless.no-session", "26", protocol.TransportHTTP},
-		{"stateless.get-delete", "26", protocol.TransportHTTP},
+		{"stateless.no-session", "26", http},
+		{"stateless.get-delete", "26", http},
 		{"stateless.server-requests", "F6, 26", ""},
 		{"discover.version-error", "26", ""},
-	}
-	got := statelessRuleChecks()
-	if len(got) != len(want) {
-		t.Fatalf("%d checks, want %d", len(got), len(want))
-	}
-	reg, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, w := range want {
-		c := got[i]
-		if c.ID != w.id || c.Rule != w.rule || c.Transport != w.transport {
-			t.Errorf("check %d is %s (rule %q, transport %q), want %s (rule %q, transport %q)", i, c.ID, c.Rule, c.Transport, w.id, w.rule, w.transport)
-		}
-		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
-			t.Errorf("%s: area %q", c.ID, c.Area)
-		}
-		if _, ok := reg.Lookup(w.id); !ok {
-			t.Errorf("Default() lacks %s", w.id)
-		}
-	}
-}
-
-// TestCatalogueEntriesOfResultsErrorsAndSubscriptions holds the checks of issue 20's results,
-// error codes and subscriptions to their IDs and rule letters.
-func TestCatalogueEntriesOfResultsErrorsAndSubscriptions(t *testing.T) {
-	want := []struct{ id, rule string }{
-		{"results.input-required", "A9"},
-		{"errors.codes", "B"},
-		{"subscriptions.listen", "C'"},
+		{"results.input-required", "A9", ""},
+		{"errors.codes", "B", ""},
+		{"subscriptions.listen", "C'", ""},
+		{"auth.server-metadata", "I", http},
+		{"auth.pkce", "I", http},
+		{"auth.client-registration", "I", http},
+		{"auth.invalid-token", "I", http},
+		{"auth.scope", "I", http},
 	}
 	reg, err := Default()
 	if err != nil {
@@ -116,8 +96,14 @@ func TestCatalogueEntriesOfResultsErrorsAndSubscriptions(t *testing.T) {
 			t.Errorf("Default() lacks %s", w.id)
 			continue
 		}
-		if c.Rule != w.rule || c.Doc == nil || c.Hint == "" || !strings.HasPrefix(c.Spec, "https://modelcontextprotocol.io/specification/2026-07-28/") {
-			t.Errorf("%s: rule %q, doc %v, hint %q, spec %q", w.id, c.Rule, c.Doc != nil, c.Hint, c.Spec)
+		if c.Rule != w.rule || c.Transport != w.transport {
+			t.Errorf("%s: rule %q, transport %q; want rule %q, transport %q", w.id, c.Rule, c.Transport, w.rule, w.transport)
+		}
+		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
+			t.Errorf("%s: area %q", c.ID, c.Area)
+		}
+		if c.Doc == nil || c.Hint == "" || !strings.HasPrefix(c.Spec, "https://modelcontextprotocol.io/specification/") {
+			t.Errorf("%s: doc %v, hint %q, spec %q", w.id, c.Doc != nil, c.Hint, c.Spec)
 		}
 	}
 }

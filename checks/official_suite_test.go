@@ -10,7 +10,6 @@ import (
 // mapping names must be in the registry.
 var pendingOfficialIDs = []string{
 	"http.concurrent-requests", "http.sse-priming", "tls.version",
-	"auth.server-metadata", "auth.pkce", "auth.client-registration", "auth.invalid-token", "auth.scope",
 }
 
 // Every ID the mapping names as ours is a check of the registry (or one still pending), so

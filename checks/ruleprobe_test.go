@@ -116,6 +116,11 @@ func TestCatalogueEntriesOfTheRuleProbes(t *testing.T) {
 		{"http.delete-session", "G7", protocol.TransportHTTP},
 		{"auth.challenge", "I", protocol.TransportHTTP},
 		{"auth.resource-metadata", "I", protocol.TransportHTTP},
+		{"auth.server-metadata", "I", protocol.TransportHTTP},
+		{"auth.pkce", "I", protocol.TransportHTTP},
+		{"auth.client-registration", "I", protocol.TransportHTTP},
+		{"auth.invalid-token", "I", protocol.TransportHTTP},
+		{"auth.scope", "I", protocol.TransportHTTP},
 		{"tls.certificate", "", protocol.TransportHTTP},
 	}
 	got := ruleProbeAreas(t)

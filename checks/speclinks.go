@@ -15,6 +15,7 @@ const (
 	rfc9110HTTPS          = "https://www.rfc-editor.org/rfc/rfc9110#section-4.3.4"  // RFC 9110 §4.3.4 https certificate verification
 	rfc9728Metadata       = "https://www.rfc-editor.org/rfc/rfc9728#section-3"      // RFC 9728 §3 Obtaining Protected Resource Metadata
 	sep2127ServerCard     = specServerCard                                          // SEP-2127 MCP Server Cards (draft extension)
+	rfc8414Metadata       = "https://www.rfc-editor.org/rfc/rfc8414#section-3"      // RFC 8414 §3 Obtaining Authorization Server Metadata
 )
 
 // ExternalSpec names the document outside the MCP specification that a link points into
@@ -34,6 +35,8 @@ func ExternalSpec(link string) string {
 		return "RFC 9728 §3 protected resource metadata"
 	case sep2127ServerCard:
 		return "SEP-2127 MCP Server Cards (draft extension)"
+	case rfc8414Metadata:
+		return "RFC 8414 §3 authorization server metadata"
 	}
 	return ""
 }
@@ -254,6 +257,25 @@ func specTable() map[string]specSteps {
 			{r250618, page("basic/authorization", "authorization-server-location")},
 			{r251125, page("basic/authorization", "protected-resource-metadata-discovery-requirements")},
 			{r260728, page("basic/authorization/authorization-server-discovery", "protected-resource-metadata-discovery-requirements")}},
+		// The authorization chain past the protected resource metadata. Before 2025-06-18 the
+		// rules live in RFC 8414 and RFC 9728; 2026-07-28 splits the page in four.
+		"auth.server-metadata": {{r241105, external(rfc8414Metadata)},
+			{r250618, page("basic/authorization", "server-metadata-discovery")},
+			{r251125, page("basic/authorization", "authorization-server-metadata-discovery")},
+			{r260728, page("basic/authorization/authorization-server-discovery", "authorization-server-metadata-discovery")}},
+		"auth.pkce": {{r241105, pinned(r251125, "basic/authorization", "authorization-code-protection")},
+			{r251125, page("basic/authorization", "authorization-code-protection")},
+			{r260728, page("basic/authorization/security-considerations", "authorization-code-protection")}},
+		"auth.client-registration": {{r241105, pinned(r250618, "basic/authorization", "dynamic-client-registration")},
+			{r250618, page("basic/authorization", "dynamic-client-registration")},
+			{r251125, page("basic/authorization", "client-id-metadata-documents")},
+			{r260728, page("basic/authorization/client-registration", "client-id-metadata-documents")}},
+		"auth.invalid-token": {{r241105, pinned(r250618, "basic/authorization", "token-handling")},
+			{r250618, page("basic/authorization", "token-handling")},
+			{r260728, page("basic/authorization", "token-handling")}},
+		"auth.scope": {{r241105, external(rfc9728Metadata)},
+			{r251125, page("basic/authorization", "protected-resource-metadata-discovery-requirements")},
+			{r260728, page("basic/authorization", "scope-selection-strategy")}},
 		"tls.certificate": always(external(rfc9110HTTPS)),
 
 		// The front page's "Security and Trust & Safety": tool descriptions are untrusted, and

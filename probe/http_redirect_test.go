@@ -110,7 +110,9 @@ func TestHTTPRedirectsOfMCPRequestsAreNotFollowed(t *testing.T) {
 // basic/authorization, Protected Resource Metadata Discovery). A document fetch may follow a
 // redirect on its own origin, never one to another host.
 func TestHTTPMetadataFetchFollowsRedirectsOnlyOnItsOrigin(t *testing.T) {
-	const document = `{"resource":"r","authorization_servers":["https://as.invalid"]}`
+	// The authorization server is on loopback (a refused port): the probe looks it up, and
+	// nothing of this test leaves the machine.
+	const document = `{"resource":"r","authorization_servers":["http://127.0.0.1:1"]}`
 	for _, tc := range []struct {
 		name       string
 		elsewhere  bool

@@ -85,7 +85,7 @@ func Deliberate(step string) bool {
 		StepHeadersNoProtocolVersion, StepHeadersProtocolMismatch, StepHeadersNoMethod,
 		StepHeadersMethodMismatch, StepHeadersNoName, StepHeadersNameMismatch, StepHeadersLowercase, StepHeadersPadded,
 		StepBatch,
-		StepStatelessSessionID:
+		StepStatelessSessionID, StepAuthInvalidToken:
 		return true
 	}
 	return false

@@ -14,9 +14,30 @@ import (
 // path at the root of the server, followed by the path of the resource (basic/authorization).
 const WellKnownResourceMetadata = "/.well-known/oauth-protected-resource"
 
-// probeAuth initializes without any of the user's credentials; when the server answers 401 it
-// discovers the protected resource metadata as a client would (auth.challenge,
-// auth.resource-metadata).
+// Steps of the authorization probe beyond its initialize and the protected resource
+// metadata fetches (StepAuthInitialize, StepResourceMetadata).
+const (
+	// StepAuthServerMetadata is one GET of an authorization server's metadata at one of the
+	// well-known URLs (ServerMetadataURLs).
+	StepAuthServerMetadata = "auth-server-metadata"
+	// StepAuthInvalidToken is initialize with a bearer token no authorization server issued
+	// (auth.invalid-token).
+	StepAuthInvalidToken = "auth-invalid-token"
+)
+
+// InvalidTokenPrefix starts the bogus bearer token of StepAuthInvalidToken, followed by
+// random hex: a value no authorization server issued.
+const InvalidTokenPrefix = "mcpwatch-invalid-token-"
+
+// probeAuth initializes without any of the user's credentials. When the server answers 401 it
+// discovers what a client would (auth.challenge, auth.resource-metadata): the protected
+// resource metadata, then the metadata of each authorization server it names
+// (auth.server-metadata, auth.pkce, auth.client-registration). Only public documents are
+// fetched, each bounded in size (maxFetchedBody) and time (RequestTimeout), through the
+// connection's own client (so through the monitor's SSRF guard when it dials through one),
+// following redirects on the document's own origin only. A server whose answers show it uses
+// OAuth then gets one request with a bearer token no authorization server issued
+// (auth.invalid-token). No client is registered and no token is requested.
 func probeAuth(ctx context.Context, c *ruleConn) {
 	st := c.call(ctx, StepAuthInitialize, "initialize", initializeParams(c.o), c.o.InitTimeout, 0)
 	if st.HTTPStatus != http.StatusUnauthorized {
@@ -27,17 +48,88 @@ func probeAuth(ctx context.Context, c *ruleConn) {
 	if head.HTTP != nil {
 		challenges = ParseChallenges(head.HTTP.Header.Values("WWW-Authenticate"))
 	}
-	for _, u := range MetadataURLs(c.target.URL, challenges) {
-		fs := c.fetchStep(ctx, StepResourceMetadata, http.MethodGet, exchangeTarget{url: u, followRedirects: true, edit: func(h http.Header) {
-			h.Set("Accept", "application/json")
-			if protocol.SendsProtocolHeader(c.o.ProtocolVersion) {
-				h.Set(protocol.HeaderProtocolVersion, c.o.ProtocolVersion)
+	doc, found := c.resourceMetadata(ctx, challenges)
+	if found {
+		servers, _ := AuthorizationServers(doc)
+		looked := 0
+		for _, issuer := range servers {
+			if looked == MaxAuthServers {
+				break
 			}
-		}})
+			if FetchableIssuer(issuer) {
+				looked++
+				c.serverMetadata(ctx, issuer)
+			}
+		}
+	}
+	if (found || BearerChallenge(challenges)) && InvalidTokenApplies(c.o.ProtocolVersion) {
+		c.callBent(ctx, StepAuthInvalidToken, "initialize", initializeParams(c.o), c.o.RequestTimeout, func(h http.Header) {
+			h.Set("Authorization", "Bearer "+InvalidTokenPrefix+randomSuffix())
+		})
+	}
+}
+
+// InvalidTokenApplies reports whether a probe of the revision sends the bogus bearer token:
+// "Invalid or expired tokens MUST receive a HTTP 401 response" is in the specification from
+// 2025-06-18 on (basic/authorization, Token Handling).
+func InvalidTokenApplies(revision string) bool {
+	return revision >= protocol.Revision20250618
+}
+
+// BearerChallenge reports whether one of the challenges is of the Bearer scheme (RFC 6750
+// §3), the scheme of OAuth access tokens.
+func BearerChallenge(cs []Challenge) bool {
+	for _, c := range cs {
+		if strings.EqualFold(c.Scheme, "Bearer") {
+			return true
+		}
+	}
+	return false
+}
+
+// resourceMetadata fetches the protected resource metadata where a client looks for it, and
+// returns the first document that is a JSON object (the one a client uses).
+func (c *ruleConn) resourceMetadata(ctx context.Context, challenges []Challenge) ([]byte, bool) {
+	for _, u := range MetadataURLs(c.target.URL, challenges) {
+		if fs := c.fetchDocument(ctx, StepResourceMetadata, u, true); fs.HTTPStatus == http.StatusOK {
+			if f, ok := c.transcript.Frame(fs.Response); ok && c.isJSONObject(fs.Response) {
+				return f.Raw, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// serverMetadata fetches the metadata of the authorization server issuer at the well-known
+// URLs in the specification's order, until one answers with a JSON object.
+func (c *ruleConn) serverMetadata(ctx context.Context, issuer string) {
+	for _, u := range ServerMetadataURLs(issuer) {
+		fs := c.fetchDocument(ctx, StepAuthServerMetadata, u, false)
 		if fs.HTTPStatus == http.StatusOK && c.isJSONObject(fs.Response) {
 			return
 		}
+		if fs.HTTPStatus == 0 && ctx.Err() != nil {
+			return
+		}
 	}
+}
+
+// fetchDocument GETs a public JSON document (metadata), following redirects on its origin.
+// onServer: the document is the MCP server's own, which is sent the MCP headers of its
+// revision; an authorization server is sent none of them (it speaks OAuth, not MCP, and
+// the connection's session has nothing to do with it).
+func (c *ruleConn) fetchDocument(ctx context.Context, step, u string, onServer bool) Step {
+	return c.fetchStep(ctx, step, http.MethodGet, exchangeTarget{url: u, followRedirects: true, edit: func(h http.Header) {
+		h.Set("Accept", "application/json")
+		if !onServer {
+			h.Del(protocol.HeaderProtocolVersion)
+			h.Del(protocol.HeaderSessionID)
+			return
+		}
+		if protocol.SendsProtocolHeader(c.o.ProtocolVersion) {
+			h.Set(protocol.HeaderProtocolVersion, c.o.ProtocolVersion)
+		}
+	}})
 }
 
 // isJSONObject reports whether the body recorded in a response head is one JSON object.

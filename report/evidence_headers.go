@@ -39,6 +39,12 @@ func ruleHeaders(id string) (request, response []string) {
 		return []string{"Authorization"}, []string{"WWW-Authenticate"}
 	case "auth.resource-metadata":
 		return nil, []string{"Content-Type", "WWW-Authenticate"}
+	case "auth.invalid-token":
+		return []string{"Authorization"}, []string{"WWW-Authenticate"}
+	case "auth.scope":
+		return nil, []string{"WWW-Authenticate", "Content-Type"}
+	case "auth.server-metadata", "auth.pkce", "auth.client-registration":
+		return nil, []string{"Content-Type", "Location"}
 	}
 	return nil, nil
 }

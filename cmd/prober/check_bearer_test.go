@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
+	"github.com/mcpwatch/mcpwatch/probe"
 )
 
 func TestBearerTokenUsageErrorsNeverShowTheToken(t *testing.T) {
@@ -77,15 +78,24 @@ func TestBearerTokenFromTheEnvironmentProbesAProtectedServer(t *testing.T) {
 	for _, c := range rep.Checks {
 		status[c.ID] = c.Status
 	}
-	for _, id := range []string{"lifecycle.initialize", "auth.challenge", "auth.resource-metadata"} {
+	for _, id := range []string{"lifecycle.initialize", "auth.challenge", "auth.resource-metadata", "auth.server-metadata",
+		"auth.pkce", "auth.client-registration", "auth.invalid-token", "auth.scope"} {
 		if status[id] != "pass" {
 			t.Errorf("%s: %q", id, status[id])
 		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if auth["Bearer "+fixture.BearerToken] == 0 || auth[""] != 2 {
-		t.Errorf("requests by Authorization: %d with the token, %d without (want the challenge's initialize and the metadata GET)",
-			auth["Bearer "+fixture.BearerToken], auth[""])
+	// Without the token: the challenge's initialize, the protected resource metadata GET and
+	// the authorization server metadata GET; then one initialize with a bogus token.
+	bogus := 0
+	for value, n := range auth {
+		if strings.HasPrefix(value, "Bearer "+probe.InvalidTokenPrefix) {
+			bogus += n
+		}
+	}
+	if auth["Bearer "+fixture.BearerToken] == 0 || auth[""] != 3 || bogus != 1 {
+		t.Errorf("requests by Authorization: %d with the token, %d without (want the challenge's initialize and the two metadata GETs), %d with a bogus token (want 1)",
+			auth["Bearer "+fixture.BearerToken], auth[""], bogus)
 	}
 }
