@@ -48,7 +48,31 @@ func envelopeSubject(r *Capture, f probe.Frame, m *Message) bool {
 		_, junk := stdoutJunk(m)
 		return !junk
 	}
-	return true
+	return !authAnswer(r, f, m)
+}
+
+// authAnswer reports whether f is the body of an answer of HTTP authentication rather than of
+// MCP, which does not claim to be JSON-RPC (no "jsonrpc" member): a 401 or 403 (the
+// authorization pages' Error Handling: "401 Unauthorized - Authorization required or token
+// invalid", "403 Forbidden - Invalid scopes or insufficient permissions"), or any error
+// answer to the probe's bogus bearer token. RFC 6750 §3 puts an OAuth error in
+// WWW-Authenticate and leaves the body to the server ({"error": "invalid_token"} is common):
+// judging it as a JSON-RPC message would fail a server for answering as OAuth has it. Its
+// status is the evidence of the auth checks, and of lifecycle.initialize's "needs credentials".
+func authAnswer(r *Capture, f probe.Frame, m *Message) bool {
+	if f.HTTP == nil || f.HTTP.Status < 400 || m.HasJSONRPC && m.Kind != NotJSON && m.Kind != NotObject {
+		return false
+	}
+	if credentialsStatus(f.HTTP.Status) {
+		return true
+	}
+	for _, st := range r.Steps {
+		if st.Name == probe.StepAuthInvalidToken && st.Conn == f.Conn {
+			req, ok := r.Frame(st.Request)
+			return ok && req.Exchange == f.Exchange
+		}
+	}
+	return false
 }
 
 // frameWhere names where a message frame came from, for messages.
@@ -73,7 +97,7 @@ func checkParse(r *Capture, f *Finding) {
 	n := 0
 	batch := batchAnswers(r)
 	r.Inbound(func(fr probe.Frame, m *Message) {
-		if fr.Truncated || m == nil || batch[fr.Seq] {
+		if fr.Truncated || m == nil || batch[fr.Seq] || authAnswer(r, fr, m) {
 			return
 		}
 		n++

@@ -56,6 +56,19 @@ func TestParseJudgesEveryHTTPBodyAndEventData(t *testing.T) {
 	})
 }
 
+// oauthBody answers a POST with status and a JSON body that is not the probe's answer.
+func oauthBody(status int, body string) reply {
+	return func(w *wireScript, conn int, _ string) int {
+		w.inBody(conn, status, "application/json", body)
+		return -1
+	}
+}
+
+// oauthRefusal answers as an OAuth resource server refusing a request without a valid token.
+func oauthRefusal(status int) reply {
+	return oauthBody(status, `{"error":"invalid_token","error_description":"Missing Authorization header"}`)
+}
+
 func TestVersionRequiresTheString20(t *testing.T) {
 	http, stdio := protocol.TransportHTTP, protocol.TransportStdio
 	runCheckRows(t, "jsonrpc.version", []checkRow{
@@ -72,6 +85,20 @@ func TestVersionRequiresTheString20(t *testing.T) {
 		{name: "an escaped 2.0 is still 2.0",
 			res:  scriptedSession(stdio, answer(probe.StepPing, jsonReply(`{"jsonrpc":"\u0032.0","id":ID,"result":{}}`))),
 			want: StatusPass},
+		// RFC 6750 §3 puts the error of a refused bearer token in WWW-Authenticate and leaves
+		// the body to the server; the TypeScript SDK's servers answer {"error": "invalid_token"}.
+		{name: "an OAuth error body of a 401 is no JSON-RPC message to judge",
+			res:  scriptedSession(http, answer(probe.StepPing, oauthRefusal(401))),
+			want: StatusPass},
+		{name: "an OAuth error body of a 403 is no JSON-RPC message to judge",
+			res:  scriptedSession(http, answer(probe.StepPing, oauthRefusal(403))),
+			want: StatusPass},
+		{name: "a 401 body that claims to be JSON-RPC is judged",
+			res:  scriptedSession(http, answer(probe.StepPing, oauthBody(401, `{"jsonrpc":"1.0","id":null,"error":{"code":-32001,"message":"unauthorized"}}`))),
+			want: StatusFail, msg: `got "jsonrpc": "1.0"`},
+		{name: "a 400 body that is no JSON-RPC message fails",
+			res:  scriptedSession(http, answer(probe.StepPing, oauthBody(400, `{"error":"bad_request"}`))),
+			want: StatusFail, msg: "got no jsonrpc member"},
 		{name: "a JSON log line on stdout is left to stdout-purity",
 			res: scriptedSession(stdio, afterNotifications(func(w *wireScript) {
 				w.in(probe.ConnMain, `{"level":"info","msg":"listening"}`)

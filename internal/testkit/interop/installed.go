@@ -27,6 +27,11 @@ var (
 		".cache/interop/npm/brave/node_modules/.bin/brave-search-mcp-server"}
 	Grafana = Installed{"github.com/grafana/mcp-grafana/cmd/mcp-grafana@v1.6.3",
 		".cache/interop/bin/mcp-grafana"}
+	// TypeScriptSDKOAuth is a script run by node, not an executable: the TypeScript SDK's
+	// example server, which with --oauth demands a bearer token and serves its own demo
+	// authorization server beside it.
+	TypeScriptSDKOAuth = Installed{"@modelcontextprotocol/sdk@1.32.2 (examples/server/simpleStreamableHttp.js)",
+		".cache/interop/npm/tssdk/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js"}
 )
 
 // Path is the executable under the module root.

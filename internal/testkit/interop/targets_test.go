@@ -3,7 +3,11 @@
 package interop
 
 import (
+	"net"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -138,4 +142,40 @@ func braveHTTP(t *testing.T) probe.Target {
 			Ready: HostPort(port),
 		}
 	})
+}
+
+// typeScriptSDKOAuthHTTP runs the TypeScript SDK's example server with --oauth: an MCP endpoint
+// that demands a bearer token, and the SDK's demo authorization server on a port of its own
+// (MCP_PORT, MCP_AUTH_PORT). Both name themselves http://localhost:PORT, so the probe uses that
+// host name (loopback still) for the protected resource metadata's resource to match its URL.
+func typeScriptSDKOAuthHTTP(t *testing.T) probe.Target {
+	node := requireCommand(t, "node", "install Node.js (the CI script installs nodejs and npm)")
+	script := TypeScriptSDKOAuth.Path(built.root)
+	if _, err := os.Stat(script); err != nil {
+		requireCommand(t, script, "run .ci/interop-deps to install "+TypeScriptSDKOAuth.Name)
+	}
+	authPort := freePort(t)
+	target := loopbackServer(t, "/mcp", func(port int) ServerSpec {
+		return ServerSpec{
+			Command: []string{node, script, "--oauth"},
+			Env:     append(NodeEnv(built.root), "MCP_PORT="+portArg(port), "MCP_AUTH_PORT="+portArg(authPort)),
+			Ready:   HostPort(port),
+		}
+	})
+	// The authorization server listens beside the endpoint, started by the same process.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", HostPort(authPort), dialTimeout)
+		if err == nil {
+			_ = c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the example's authorization server does not listen on %s: %v", HostPort(authPort), err)
+		}
+		time.Sleep(pollInterval)
+	}
+	requireLoopbackOnly(t, authPort)
+	target.URL = strings.Replace(target.URL, "127.0.0.1", "localhost", 1)
+	return target
 }

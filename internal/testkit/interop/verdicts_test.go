@@ -311,6 +311,49 @@ func verdictCases() []verdictCase {
 				statelessResults[0], statelessResults[1], statelessResults[2], listens,
 			},
 		},
+		{
+			// Probed without a token: the OAuth chain is public, the MCP endpoint is not.
+			name:   "typescript-sdk-oauth/http",
+			target: typeScriptSDKOAuthHTTP,
+			verdicts: []verdict{
+				{id: "auth.challenge", is: checks.StatusPass,
+					spec: `RFC 9110 §11.6.1: a 401 "MUST send a WWW-Authenticate header field"; 2025-11-25 ` +
+						`basic/authorization: servers "MUST use the HTTP header WWW-Authenticate when returning a ` +
+						`401 Unauthorized". It names resource_metadata.`},
+				{id: "auth.resource-metadata", is: checks.StatusPass,
+					spec: `RFC 9728 §3.3: "The resource value returned MUST be identical to the protected ` +
+						`resource's resource identifier value into which the well-known URI path suffix was ` +
+						`inserted". Its metadata names http://localhost:PORT/mcp and a loopback authorization server.`},
+				{id: "auth.server-metadata", is: checks.StatusPass,
+					spec: `2025-11-25 basic/authorization, Authorization Server Metadata Discovery: clients "MUST" ` +
+						`try the OAuth and OpenID Connect well-known URLs in order; RFC 8414 §3.3: the issuer ` +
+						`"MUST be identical". Its demo server serves RFC 8414 metadata at the root.`},
+				{id: "auth.pkce", is: checks.StatusPass,
+					spec: `2025-11-25 basic/authorization, Authorization Code Protection: "If ` +
+						`code_challenge_methods_supported is absent, the authorization server does not support ` +
+						`PKCE and MCP clients MUST refuse to proceed." It lists S256.`},
+				// The example verifies tokens by introspection and answers a token its authorization
+				// server never issued with 500 {"error":"server_error"}.
+				{id: "auth.invalid-token", is: checks.StatusFail,
+					spec: `2025-11-25 basic/authorization, Token Handling: "Invalid or expired tokens MUST ` +
+						`receive a HTTP 401 response." It answers HTTP 500.`},
+				{id: "auth.client-registration", is: checks.StatusWarn,
+					spec: `2025-11-25 basic/authorization, Client ID Metadata Documents: "MCP clients and ` +
+						`authorization servers SHOULD support OAuth Client ID Metadata Documents"; its demo ` +
+						`server offers Dynamic Client Registration only (which clients MAY use).`},
+				{id: "auth.scope", is: checks.StatusWarn,
+					spec: `2025-11-25 basic/authorization: "MCP servers SHOULD include a scope parameter in the ` +
+						`WWW-Authenticate header"; its challenge names none.`},
+				// RFC 6750 §3 leaves the body of a 401 to the server: its {"error":"invalid_token"}
+				// is OAuth's, not a JSON-RPC message with a wrong envelope.
+				{id: "jsonrpc.version", not: checks.StatusFail,
+					spec: `2025-11-25 basic/authorization, Error Handling: "401 Unauthorized - Authorization ` +
+						`required or token invalid"; RFC 6750 §3 puts the error in WWW-Authenticate and says ` +
+						`nothing of the body, which no MCP sentence makes a JSON-RPC message.`},
+				{id: "jsonrpc.error-shape", not: checks.StatusFail,
+					spec: `As jsonrpc.version: the OAuth error body of a 401 is not a JSON-RPC error object.`},
+			},
+		},
 	}
 }
 
