@@ -289,6 +289,9 @@ func checkSSEFraming(r *Capture, f *Finding) {
 				if fr.Note != probe.NoteStreamNoAnswer && answeredIDs[ex.conn][looseIDKey(ex.msg.ID)] {
 					continue
 				}
+				if pollingClose(r, &ex) {
+					continue // closed as 2025-11-25 allows, after an event id: http.sse-priming judges it
+				}
 				endReported = true
 				detail := ""
 				if fr.Detail != "" {

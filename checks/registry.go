@@ -81,6 +81,7 @@ func Default() (*Registry, error) {
 	all = append(all, versionSupportCheck())
 	all = append(all, surfaceChecks()...)
 	all = append(all, securityChecks()...)
+	all = append(all, transportChecks()...)
 	return NewRegistry(withCatalogue(all)...)
 }
 

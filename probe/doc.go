@@ -39,6 +39,7 @@
 //	           ConnSession 3, ConnProtocolHeader 4, ConnGetStream 5, ConnOrigin 6,
 //	           ConnDeleteSession 7, ConnRobustness 8, ConnAuth 12,
 //	           ConnStatelessHeaders 30, ConnBatch 31, ConnServerCard 46,
+//	           ConnConcurrent 55, ConnTLSVersion 57 (a TLS handshake only),
 //	           and the era probe, ConnSessionEra 40: initialize on a connection nothing
 //	           stateless ever reaches, started only when someone needs its answer.
 //

@@ -126,6 +126,8 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, perRevision: true, run: probeStatelessHeaders},
 		{conn: ConnBatch, sessions: true, revision: protocol.Revision20250326, perRevision: true, run: probeBatch},
 		{conn: ConnServerCard, transports: httpOnly, run: probeServerCard},
+		{conn: ConnConcurrent, transports: httpOnly, sessions: true, stateless: true, run: probeConcurrent},
+		{conn: ConnTLSVersion, transports: httpOnly, run: probeTLSVersion},
 	}
 }
 
