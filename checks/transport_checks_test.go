@@ -85,7 +85,9 @@ func streamReply(primed, answered, retry bool) reply {
 // closing the connection."
 func TestSSEPrimingAndRetry(t *testing.T) {
 	h := protocol.TransportHTTP
-	older := func(p *sessionPlan) { p.initResult = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}` }
+	older := func(p *sessionPlan) {
+		p.initResult = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}`
+	}
 	runCheckRows(t, "http.sse-priming", []checkRow{
 		{name: "a primed stream with its response passes", res: scriptedSession(h, answer(probe.StepPing, streamReply(true, true, false))),
 			want: StatusPass, msg: "1 event streams"},
