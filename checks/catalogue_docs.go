@@ -499,5 +499,22 @@ func catalogueDocs() map[string]CheckDoc {
 			Severity:    sevError, Why: whyMust,
 			Sends: "`server/discover`, then `subscriptions/listen` asking for the first declared list change only (or the first listed resource), listened to for half a second after its acknowledgement and ended as a client ends it: the stream closed (HTTP) or `notifications/cancelled` (stdio)",
 			Hint:  "acknowledge subscriptions/listen first with _meta subscriptionId set to the request id, and deliver only the notification types the filter asks for"},
+
+		// Transport: concurrency, SSE priming, TLS version (catalogue revision 2).
+		"http.concurrent-requests": {Revisions: "2025-03-26 and later (Streamable HTTP)", Section: "basic/transports, Sending Messages to the Server; JSON-RPC 2.0 §4 Request object", Keyword: "MUST",
+			Requirement: "every request is a POST of its own, which the server \"MUST\" answer with application/json or text/event-stream, and \"the Server MUST reply with a Response\" to every request (JSON-RPC 2.0, which all MCP messages \"MUST\" follow); nothing lets a server answer one request at a time and drop the other",
+			Severity:    sevError, Why: whyMust,
+			Sends: "after initialize, two `ping` requests POSTed at the same time on one session (2026-07-28: two `server/discover`, each with its _meta and headers)",
+			Hint:  "serve requests in parallel, or queue them, but answer every POST"},
+		"http.sse-priming": {Revisions: "2025-11-25 (Streamable HTTP)", Section: "basic/transports, Sending Messages to the Server", Keyword: "SHOULD",
+			Requirement: "\"The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field\"; a server that closes the connection before the stream is over \"SHOULD send an SSE event with a standard retry field before closing the connection\" (2026-07-28 dropped resumable streams)",
+			Severity:    sevWarning, Why: "a SHOULD; a stream that ends before its response without any event id is http.sse-framing's",
+			Sends: "nothing special: the event streams the server chose to answer with are read",
+			Hint:  "open each event stream with `id: <id>` and an empty `data:` line, and send `retry: <ms>` before closing a stream early"},
+		"tls.version": {Revisions: "all (HTTP)", Section: "basic/authorization, Communication Security (OAuth 2.1 §1.5; RFC 8996; RFC 9325 §3.1.1)", Keyword: "MUST (servers that use authorization)",
+			Requirement: "\"Implementations MUST follow OAuth 2.1 Section 1.5 'Communication Security'\", which requires TLS for credentials and tokens; RFC 8996: \"TLS 1.0 MUST NOT be used\", \"TLS 1.1 MUST NOT be used\"",
+			Severity:    sevError, Why: "a MUST for a server that takes credentials; a remote server that takes none gets advice (authorization is OPTIONAL); loopback and private addresses may use plain http",
+			Sends: "for https targets, one TLS handshake offering only TLS 1.0 and 1.1 (no HTTP request); the version of the probe's own connections is read",
+			Hint:  "serve the endpoint over https with TLS 1.2 or 1.3 only"},
 	}
 }

@@ -85,6 +85,9 @@ func TestCatalogueEntriesOfRevision2(t *testing.T) {
 		{"auth.client-registration", "I", http},
 		{"auth.invalid-token", "I", http},
 		{"auth.scope", "I", http},
+		{"http.concurrent-requests", "G3", http},
+		{"http.sse-priming", "G5", http},
+		{"tls.version", "", ""},
 	}
 	reg, err := Default()
 	if err != nil {

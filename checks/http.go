@@ -55,10 +55,13 @@ func errorProvokingStep(name string) bool {
 }
 
 // statusJudgedByItsCheck reports whether the check of a step's rule judges the HTTP status of
-// its answer too (discover.unsupported-version, discover.meta-required), so that http.status
-// does not judge it again (one fault, one finding).
+// its answer too (discover.unsupported-version, discover.meta-required,
+// stateless.removed-methods, and http.concurrent-requests, for which an error status without
+// a JSON-RPC answer is a request left unanswered), so that http.status does not judge it
+// again (one fault, one finding).
 func statusJudgedByItsCheck(name string) bool {
-	return name == probe.StepDiscoverUnsupported || metaRefusalStep(name) || removedMethodStep(name)
+	return name == probe.StepDiscoverUnsupported || name == probe.StepConcurrentFirst || name == probe.StepConcurrentSecond ||
+		metaRefusalStep(name) || removedMethodStep(name)
 }
 
 // metaRefusalStep reports whether a step sends a request whose _meta lacks a required key.
@@ -120,7 +123,9 @@ func checkHTTPStatus(r *Capture, f *Finding) {
 			locked++
 		case st >= 300 && st < 400:
 			f.Fail(Seqs(ex.request, ex.head), "%s: expected the answer (a result or a JSON-RPC error), got a redirect: HTTP %d%s", ex.describe(), st, locationOf(r, &ex))
-		case stateless && !ownStatus[ex.request] && prescribedMismatch(r, &ex, st):
+		case ownStatus[ex.request]:
+			// Its own check judges the status.
+		case stateless && prescribedMismatch(r, &ex, st):
 			// 2026-07-28 basic/transports, Streamable HTTP: "it MUST respond with 404 Not
 			// Found and a JSON-RPC error with code -32601" (400 for -32602 and -32022).
 			code, _ := errorCode(ex.answer(r))
@@ -288,6 +293,9 @@ func checkSSEFraming(r *Capture, f *Finding) {
 				}
 				if fr.Note != probe.NoteStreamNoAnswer && answeredIDs[ex.conn][looseIDKey(ex.msg.ID)] {
 					continue
+				}
+				if pollingClose(r, &ex) {
+					continue // closed as 2025-11-25 allows, after an event id: http.sse-priming judges it
 				}
 				endReported = true
 				detail := ""

@@ -188,10 +188,12 @@ func TestNotificationAcceptedIs202OrARefusal(t *testing.T) {
 
 func TestSSEFramingCarriesTheResponse(t *testing.T) {
 	http := protocol.TransportHTTP
+	// A stream that ends before its response without any event id: after an event id
+	// 2025-11-25 lets the server close it ("MAY close the connection (without terminating
+	// the SSE stream) at any time"), which http.sse-priming judges (see the last rows).
 	streamEnds := func(note probe.NoteCode, gaveUpFirst bool) reply {
 		return func(w *wireScript, conn int, id string) int {
 			w.head(conn, 200, "text/event-stream", "")
-			w.sse(conn, "", "")
 			if gaveUpFirst {
 				w.note(conn, probe.NoteTimeout, "no answer within 10s")
 			}
@@ -232,5 +234,13 @@ func TestSSEFramingCarriesTheResponse(t *testing.T) {
 			want: StatusFail, msg: `expected a well-formed event stream, got "retry \"soon\" is not a number"`},
 		{name: "JSON answers only are a skip", res: scriptedSession(http), want: StatusSkip, msg: "no request with an event stream"},
 		{name: "stdio is a skip", res: scriptedSession(protocol.TransportStdio), want: StatusSkip},
+		{name: "a 2025-11-25 stream closed after a priming event is not this check's",
+			res: scriptedSession(http, answer(probe.StepPing, func(w *wireScript, conn int, id string) int {
+				w.head(conn, 200, "text/event-stream", "")
+				w.sse(conn, "", "")
+				w.note(conn, probe.NoteStreamEnded, "stream closed after 1 event")
+				return -1
+			})),
+			want: StatusPass},
 	})
 }

@@ -83,6 +83,7 @@ func Default() (*Registry, error) {
 	all = append(all, surfaceChecks()...)
 	all = append(all, securityChecks()...)
 	all = append(all, resultsChecks()...)
+	all = append(all, transportChecks()...)
 	return NewRegistry(withCatalogue(all)...)
 }
 

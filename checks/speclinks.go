@@ -282,6 +282,13 @@ func specTable() map[string]specSteps {
 		// implementors SHOULD follow security best practices.
 		"security.tool-poisoning": always(page("", "security-and-trust--safety")),
 		"security.error-leak":     always(page("", "security-and-trust--safety")),
+
+		"http.concurrent-requests": httpPost,
+		"http.sse-priming":         always(pinned(r251125, "basic/transports", "sending-messages-to-the-server")),
+		"tls.version": {{r241105, pinned(r250326, "basic/authorization", "security-considerations")},
+			{r250326, page("basic/authorization", "security-considerations")},
+			{r250618, page("basic/authorization", "communication-security")},
+			{r260728, page("basic/authorization/security-considerations", "communication-security")}},
 	}
 }
 

@@ -403,6 +403,7 @@ func checkByID(t *testing.T, id string) Check {
 	all = append(all, promptChecks()...)
 	all = append(all, utilityChecks()...)
 	all = append(all, surfaceChecks()...)
+	all = append(all, transportChecks()...)
 	reg, err := NewRegistry(all...)
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@
 //	           ConnStatelessHeaders 30, ConnBatch 31, ConnServerCard 46,
 //	           ConnStatelessRemoved 32, ConnStatelessSession 33, ConnStatelessGetDelete 34,
 //	           ConnSubscriptions 50 (a subscriptions/listen stream, opened and ended),
+//	           ConnConcurrent 55, ConnTLSVersion 57 (a TLS handshake only),
 //	           and the era probe, ConnSessionEra 40: initialize on a connection nothing
 //	           stateless ever reaches, started only when someone needs its answer.
 //

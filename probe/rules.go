@@ -138,6 +138,8 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnStatelessSession, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeNoSession},
 		{conn: ConnStatelessGetDelete, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeGetDelete},
 		{conn: ConnSubscriptions, sessions: true, stateless: true, perRevision: true, when: listensFor, run: probeSubscriptions},
+		{conn: ConnConcurrent, transports: httpOnly, sessions: true, stateless: true, run: probeConcurrent},
+		{conn: ConnTLSVersion, transports: httpOnly, run: probeTLSVersion},
 	}
 }
 

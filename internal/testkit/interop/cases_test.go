@@ -58,7 +58,7 @@ func serverCases() []serverCase {
 			target:     goSDKEverythingHTTP,
 			negotiated: protocol.Revision20251125,
 			tools:      goSDKEverythingTools,
-			known:      append(goSDKEverythingHTTPKnown(), answersWithEventStreams),
+			known:      append(goSDKEverythingHTTPKnown(), answersWithEventStreams, streamsWithoutPriming),
 		},
 		{
 			name:       "mcp-go-everything/stdio",
@@ -217,6 +217,13 @@ var (
 		why: "mcp-go answers every request with application/json; the one event stream, the GET's (a session-era rule probe of this dual-era server), is well framed"}
 )
 
+// streamsWithoutPriming: server-everything and the go-sdk open their 2025-11-25 event streams
+// with the response itself. 2025-11-25 basic/transports, Sending Messages to the Server: "The
+// server SHOULD immediately send an SSE event consisting of an event ID and an empty data
+// field in order to prime the client to reconnect" — a SHOULD, so a warning.
+var streamsWithoutPriming = known{id: "http.sse-priming", status: checks.StatusWarn,
+	why: "its 2025-11-25 event streams open with a message event, not a priming event (id, empty data)"}
+
 // withCommon is the case's own list after the common one, an ID of the case replacing the
 // common entry.
 func withCommon(transport, revision string, own []known) []known {
@@ -292,6 +299,7 @@ func serverEverythingHTTPKnown() []known {
 			why: "a deleted session gets 400, not 404 (G7)"},
 		acceptsForeignOrigin,
 		answersWithEventStreams,
+		streamsWithoutPriming,
 	)
 }
 

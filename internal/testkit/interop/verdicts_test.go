@@ -284,6 +284,13 @@ func verdictCases() []verdictCase {
 					spec: specResourceNotFoundSession},
 				{id: "resources.subscribe", is: checks.StatusPass, spec: specResourceSubscribe},
 				secure[0], secure[1],
+				{id: "http.sse-priming", is: checks.StatusWarn, severity: checks.SeverityWarning,
+					spec: `2025-11-25 basic/transports, Sending Messages to the Server: "The server SHOULD ` +
+						`immediately send an SSE event consisting of an event ID and an empty data field in ` +
+						`order to prime the client to reconnect". Its event streams open with the response.`},
+				{id: "http.concurrent-requests", is: checks.StatusPass,
+					spec: `JSON-RPC 2.0 §4 (made normative by 2025-11-25 basic): "When a rpc call is made, the ` +
+						`Server MUST reply with a Response"; it answers two pings POSTed at once on one session.`},
 			},
 		},
 		{
