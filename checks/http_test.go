@@ -244,3 +244,18 @@ func TestSSEFramingCarriesTheResponse(t *testing.T) {
 			want: StatusPass},
 	})
 }
+
+// 2026-07-28 basic/transports/streamable-http: "If the server does not implement the requested
+// RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601". The
+// -32601 itself is lifecycle.unknown-method's; its status is http.status'.
+func TestHTTPStatusHoldsAnUnknownMethodTo404UnderTheStatelessRevision(t *testing.T) {
+	h := protocol.TransportHTTP
+	runCheckRows(t, "http.status", []checkRow{
+		statelessRow("-32601 with 404 passes", h, StatusPass, "none redirected", func(p *statelessPlan) {
+			p.unknown = asStatus(404, errorReply(-32601, "method not found"))
+		}),
+		statelessRow("-32601 with 200 fails", h, StatusFail, "expected HTTP 404 with error -32601 (2026-07-28), got HTTP 200", func(p *statelessPlan) {
+			p.unknown = errorReply(-32601, "method not found")
+		}),
+	})
+}

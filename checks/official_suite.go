@@ -96,7 +96,7 @@ func OfficialSuite() []OfficialCheck {
 		{"sep-2575-http-server-method-not-found-404-logging-setlevel", "server-stateless", OfficialAnyServer, "logging/setLevel gets 404 and -32601", []string{"stateless.removed-methods"}, ""},
 		{"sep-2575-http-server-method-not-found-404-resources-subscribe", "server-stateless", OfficialAnyServer, "resources/subscribe gets 404 and -32601", []string{"stateless.removed-methods"}, ""},
 		{"sep-2575-http-server-method-not-found-404-resources-unsubscribe", "server-stateless", OfficialAnyServer, "resources/unsubscribe gets 404 and -32601", []string{"stateless.removed-methods"}, ""},
-		{"sep-2575-http-server-method-not-found-404", "server-stateless", OfficialAnyServer, "an unknown method gets 404 and -32601", []string{"lifecycle.unknown-method"}, ""},
+		{"sep-2575-http-server-method-not-found-404", "server-stateless", OfficialAnyServer, "an unknown method gets 404 and -32601", []string{"lifecycle.unknown-method", "http.status"}, ""},
 		{"sep-2575-http-server-no-independent-requests-on-stream", "server-stateless", OfficialFixture, "a request's stream carries no server request", []string{"stateless.server-requests"}, ""},
 		{"sep-2575-server-no-log-without-loglevel", "server-stateless", OfficialFixture, "no log message on a request without _meta logLevel", []string{"logging.messages"}, ""},
 		{"sep-2575-server-sends-subscription-ack", "server-stateless", OfficialAnyServer, "subscriptions/listen is acknowledged first", []string{"subscriptions.listen"}, ""},
