@@ -7,9 +7,11 @@ import (
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
-// TestCatalogueEntriesOfEnvelopeLifecycleAndTransports holds these areas to docs/checks.md: the
-// IDs and rule letters are a public contract.
-func TestCatalogueEntriesOfEnvelopeLifecycleAndTransports(t *testing.T) {
+// TestEveryCheckKeepsItsIDRuleAndTransport holds the registry to docs/checks.md: the IDs are a
+// public contract (baselines, the database, alert rules and the dashboard key on them), and so
+// are their rule letters and transports. A check added to the registry fails this test until
+// it is added here; one that disappears or changes its rule or transport fails it too.
+func TestEveryCheckKeepsItsIDRuleAndTransport(t *testing.T) {
 	want := []struct{ id, rule, transport string }{
 		{"jsonrpc.parse", "A1", ""},
 		{"jsonrpc.version", "A1", ""},
@@ -26,6 +28,39 @@ func TestCatalogueEntriesOfEnvelopeLifecycleAndTransports(t *testing.T) {
 		{"lifecycle.unknown-method", "B", ""},
 		{"lifecycle.capabilities", "C5, E5", ""},
 		{"lifecycle.early-messages", "C4", ""},
+		{"lifecycle.parse-error", "A, B", ""},
+		{"lifecycle.invalid-request", "A, B", ""},
+		{"discover.result", "C'", ""},
+		{"discover.unsupported-version", "C'", ""},
+		{"discover.meta-required", "C'", ""},
+		{"results.result-type", "A9", ""},
+		{"results.cache-hints", "C'", ""},
+		{"stateless.headers", "G8", protocol.TransportHTTP},
+		{"stateless.removed-methods", "26", ""},
+		{"stateless.no-session", "26", protocol.TransportHTTP},
+		{"stateless.get-delete", "26", protocol.TransportHTTP},
+		{"stateless.server-requests", "F6, 26", ""},
+		{"discover.version-error", "26", ""},
+		{"tools.list", "E1", ""},
+		{"tools.pagination", "D", ""},
+		{"tools.input-schema", "E1, E3", ""},
+		{"tools.output-schema", "E2", ""},
+		{"tools.name-format", "E4", ""},
+		{"tools.description", "E", ""},
+		{"tools.fingerprint", "", ""},
+		{"tools.unknown-tool", "B", ""},
+		{"tools.invalid-cursor", "D", ""},
+		{"resources.list", "D", ""},
+		{"resources.templates-list", "D", ""},
+		{"prompts.list", "D", ""},
+		{"resources.read", "A1", ""},
+		{"resources.read-unknown", "B", ""},
+		{"resources.subscribe", "C5", ""},
+		{"prompts.get", "-", ""},
+		{"prompts.get-invalid", "B", ""},
+		{"completion.complete", "C5", ""},
+		{"logging.set-level", "-", ""},
+		{"logging.messages", "C5", ""},
 		{"stdio.stdout-purity", "F1, F2, F4", protocol.TransportStdio},
 		{"stdio.spawn", "-", protocol.TransportStdio},
 		{"stdio.shutdown", "C7", protocol.TransportStdio},
@@ -33,67 +68,48 @@ func TestCatalogueEntriesOfEnvelopeLifecycleAndTransports(t *testing.T) {
 		{"http.content-type", "G3", protocol.TransportHTTP},
 		{"http.notification-accepted", "G4", protocol.TransportHTTP},
 		{"http.sse-framing", "G5", protocol.TransportHTTP},
-	}
-	var got []Check
-	got = append(got, envelopeChecks()...)
-	got = append(got, lifecycleChecks(nil)...)
-	got = append(got, stdioChecks()...)
-	got = append(got, httpChecks()...)
-	if len(got) != len(want) {
-		t.Fatalf("%d checks, want %d", len(got), len(want))
-	}
-	for i, w := range want {
-		c := got[i]
-		if c.ID != w.id || c.Rule != w.rule || c.Transport != w.transport {
-			t.Errorf("check %d is %s (rule %q, transport %q), want %s (rule %q, transport %q)",
-				i, c.ID, c.Rule, c.Transport, w.id, w.rule, w.transport)
-		}
-		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
-			t.Errorf("%s: area %q", c.ID, c.Area)
-		}
-		if !strings.HasPrefix(c.Spec, "https://modelcontextprotocol.io/specification/") || c.Title == "" || c.Evaluate == nil {
-			t.Errorf("%s: spec %q, title %q", c.ID, c.Spec, c.Title)
-		}
-	}
-	reg, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range want {
-		if _, ok := reg.Lookup(w.id); !ok {
-			t.Errorf("Default() lacks %s", w.id)
-		}
-	}
-}
-
-// TestCatalogueEntriesOfRevision2 holds the checks that catalogue revision 2 added for the
-// stateless revision, transport security and authorization to their IDs, rule letters and
-// transports: they are a public contract.
-func TestCatalogueEntriesOfRevision2(t *testing.T) {
-	http := protocol.TransportHTTP
-	want := []struct{ id, rule, transport string }{
-		{"stateless.removed-methods", "26", ""},
-		{"stateless.no-session", "26", http},
-		{"stateless.get-delete", "26", http},
-		{"stateless.server-requests", "F6, 26", ""},
-		{"discover.version-error", "26", ""},
+		{"http.session", "G7", protocol.TransportHTTP},
+		{"http.protocol-version-header", "G8", protocol.TransportHTTP},
+		{"http.get-stream", "G6", protocol.TransportHTTP},
+		{"http.origin", "G9", ""},
+		{"http.delete-session", "G7", protocol.TransportHTTP},
+		{"sse.endpoint-event", "H", protocol.TransportSSE},
+		{"sse.message-events", "H", protocol.TransportSSE},
+		{"auth.challenge", "I", protocol.TransportHTTP},
+		{"auth.resource-metadata", "I", protocol.TransportHTTP},
+		{"auth.server-metadata", "I", protocol.TransportHTTP},
+		{"auth.pkce", "I", protocol.TransportHTTP},
+		{"auth.client-registration", "I", protocol.TransportHTTP},
+		{"auth.invalid-token", "I", protocol.TransportHTTP},
+		{"auth.scope", "I", protocol.TransportHTTP},
+		{"tls.certificate", "", protocol.TransportHTTP},
+		{"lifecycle.version-support", "C3, C'", ""},
+		{"lists.item-hygiene", "D", ""},
+		{"lists.stable", "E, D", ""},
+		{"tools.x-mcp-header", "E", ""},
+		{"tools.execution", "E, C5", ""},
+		{"meta.keys", "A", ""},
+		{"quality.metadata", "", ""},
+		{"server.card", "", protocol.TransportHTTP},
+		{"security.tool-poisoning", "", ""},
+		{"security.error-leak", "", ""},
 		{"results.input-required", "A9", ""},
 		{"errors.codes", "B", ""},
 		{"subscriptions.listen", "C'", ""},
-		{"auth.server-metadata", "I", http},
-		{"auth.pkce", "I", http},
-		{"auth.client-registration", "I", http},
-		{"auth.invalid-token", "I", http},
-		{"auth.scope", "I", http},
-		{"http.concurrent-requests", "G3", http},
-		{"http.sse-priming", "G5", http},
+		{"http.concurrent-requests", "G3", protocol.TransportHTTP},
+		{"http.sse-priming", "G5", protocol.TransportHTTP},
 		{"tls.version", "", ""},
 	}
 	reg, err := Default()
 	if err != nil {
 		t.Fatal(err)
 	}
+	listed := map[string]bool{}
 	for _, w := range want {
+		if listed[w.id] {
+			t.Errorf("%s is listed twice", w.id)
+		}
+		listed[w.id] = true
 		c, ok := reg.Lookup(w.id)
 		if !ok {
 			t.Errorf("Default() lacks %s", w.id)
@@ -105,8 +121,13 @@ func TestCatalogueEntriesOfRevision2(t *testing.T) {
 		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
 			t.Errorf("%s: area %q", c.ID, c.Area)
 		}
-		if c.Doc == nil || c.Hint == "" || !strings.HasPrefix(c.Spec, "https://modelcontextprotocol.io/specification/") {
-			t.Errorf("%s: doc %v, hint %q, spec %q", w.id, c.Doc != nil, c.Hint, c.Spec)
+		if !strings.HasPrefix(c.Spec, "https://") || c.Title == "" || c.Evaluate == nil || c.Doc == nil || c.Hint == "" {
+			t.Errorf("%s: spec %q, title %q, evaluate %v, doc %v, hint %q", c.ID, c.Spec, c.Title, c.Evaluate != nil, c.Doc != nil, c.Hint)
+		}
+	}
+	for _, c := range reg.Checks() {
+		if !listed[c.ID] {
+			t.Errorf("%s is in the registry but not in this contract", c.ID)
 		}
 	}
 }

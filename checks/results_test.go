@@ -97,42 +97,12 @@ func resultsRow(name, transport string, want Status, msg string, bend func(p *re
 	return checkRow{name: name, res: p.result(), want: want, msg: msg}
 }
 
-// runResultsRows is runCheckRows over the checks of results, error codes and subscriptions.
-func runResultsRows(t *testing.T, id string, rows []checkRow) {
-	t.Helper()
-	all := append(resultsChecks(), statelessChecks(mustSchemas(t))...)
-	reg, err := NewRegistry(all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, ok := reg.Lookup(id)
-	if !ok {
-		t.Fatalf("no check %q", id)
-	}
-	for _, row := range rows {
-		t.Run(row.name, func(t *testing.T) {
-			f := evaluateOne(c, NewCapture(row.res))
-			if f.Status != row.want {
-				t.Fatalf("status %s, want %s (message %q, evidence %+v)", f.Status, row.want, f.Message, f.Evidence)
-			}
-			if !strings.Contains(f.Message, row.msg) {
-				t.Errorf("message %q does not contain %q", f.Message, row.msg)
-			}
-			for _, e := range f.Evidence {
-				if len(e.Frames) == 0 {
-					t.Errorf("evidence %q names no frame", e.Message)
-				}
-			}
-		})
-	}
-}
-
 // 2026-07-28 basic/patterns/mrtr, "Supported Requests": prompts/get, resources/read and
 // tools/call support InputRequiredResult; "Servers MUST NOT send InputRequiredResult
 // responses on any other client requests."
 func TestInputRequired(t *testing.T) {
 	const interim = `{"resultType":"input_required","requestState":"s"}`
-	runResultsRows(t, "results.input-required", []checkRow{
+	runCheckRows(t, "results.input-required", []checkRow{
 		resultsRow("complete results pass", protocol.TransportHTTP, StatusPass, "none input_required where the revision forbids it", nil),
 		resultsRow("tools/list answering input_required fails", protocol.TransportStdio, StatusFail,
 			"tools/list: expected a complete result (only prompts/get, resources/read and tools/call may answer input_required)",
@@ -157,7 +127,7 @@ func TestErrorCodes(t *testing.T) {
 	unknownGets := func(code int) func(p *resultsPlan) {
 		return func(p *resultsPlan) { p.unknown = errorReply(code, "unknown tool") }
 	}
-	runResultsRows(t, "errors.codes", []checkRow{
+	runCheckRows(t, "errors.codes", []checkRow{
 		resultsRow("JSON-RPC codes pass", protocol.TransportHTTP, StatusPass, "1 error codes", nil),
 		resultsRow("-32002 fails", protocol.TransportStdio, StatusFail, "tools/call got error -32002 (ResourceNotFound), a code of an earlier revision", unknownGets(-32002)),
 		resultsRow("-32042 fails", protocol.TransportHTTP, StatusFail, "got error -32042 (URLElicitationRequired)", unknownGets(-32042)),
@@ -185,7 +155,7 @@ func TestCacheHintsOfReadsAndPages(t *testing.T) {
 		}
 		return `{"resultType":"complete","ttlMs":10,"cacheScope":"` + scope + `","tools":[]` + next + `}`
 	}
-	runResultsRows(t, "results.cache-hints", []checkRow{
+	runCheckRows(t, "results.cache-hints", []checkRow{
 		resultsRow("hints on lists and reads pass", protocol.TransportHTTP, StatusPass, "1 resources/read results", nil),
 		resultsRow("a read without hints fails", protocol.TransportStdio, StatusFail, "resources/read: expected ttlMs",
 			func(p *resultsPlan) { p.read = resultReply(`{"resultType":"complete","contents":[]}`) }),
@@ -213,7 +183,7 @@ func TestSubscriptionsListen(t *testing.T) {
 		promptsChanged = `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}`
 		closed         = `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":2}}}`
 	)
-	runResultsRows(t, "subscriptions.listen", []checkRow{
+	runCheckRows(t, "subscriptions.listen", []checkRow{
 		resultsRow("an acknowledgement alone passes", protocol.TransportHTTP, StatusPass, "was acknowledged first with its subscriptionId", nil),
 		resultsRow("the asked-for notification after the acknowledgement passes", protocol.TransportStdio, StatusPass, "none not asked for",
 			func(p *resultsPlan) { p.stream = []string{listenAck, toolsChanged, closed} }),

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/probe"
@@ -97,56 +96,6 @@ func withRules(transport string, rules func(w *wireScript), edits ...func(p *ses
 
 // pingReply is the answer of a working server to a ping.
 var pingReply = resultReply(`{}`)
-
-// TestCatalogueEntriesOfTheRuleProbes holds these areas to docs/checks.md: IDs, rule letters and
-// transports are a public contract.
-func TestCatalogueEntriesOfTheRuleProbes(t *testing.T) {
-	want := []struct{ id, rule, transport string }{
-		{"lifecycle.parse-error", "A, B", ""},
-		{"lifecycle.invalid-request", "A, B", ""},
-		{"tools.unknown-tool", "B", ""},
-		{"tools.invalid-cursor", "D", ""},
-		{"resources.list", "D", ""},
-		{"resources.templates-list", "D", ""},
-		{"prompts.list", "D", ""},
-		{"http.session", "G7", protocol.TransportHTTP},
-		{"http.protocol-version-header", "G8", protocol.TransportHTTP},
-		{"http.get-stream", "G6", protocol.TransportHTTP},
-		{"http.origin", "G9", ""}, // Streamable HTTP and legacy HTTP+SSE
-		{"http.delete-session", "G7", protocol.TransportHTTP},
-		{"auth.challenge", "I", protocol.TransportHTTP},
-		{"auth.resource-metadata", "I", protocol.TransportHTTP},
-		{"auth.server-metadata", "I", protocol.TransportHTTP},
-		{"auth.pkce", "I", protocol.TransportHTTP},
-		{"auth.client-registration", "I", protocol.TransportHTTP},
-		{"auth.invalid-token", "I", protocol.TransportHTTP},
-		{"auth.scope", "I", protocol.TransportHTTP},
-		{"tls.certificate", "", protocol.TransportHTTP},
-	}
-	got := ruleProbeAreas(t)
-	if len(got) != len(want) {
-		t.Fatalf("%d checks, want %d", len(got), len(want))
-	}
-	reg, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, w := range want {
-		c := got[i]
-		if c.ID != w.id || c.Rule != w.rule || c.Transport != w.transport {
-			t.Errorf("check %d is %s (rule %q, transport %q), want %s (rule %q, transport %q)", i, c.ID, c.Rule, c.Transport, w.id, w.rule, w.transport)
-		}
-		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
-			t.Errorf("%s: area %q", c.ID, c.Area)
-		}
-		if !strings.HasPrefix(c.Spec, "https://") || c.Title == "" || c.Evaluate == nil {
-			t.Errorf("%s: spec %q, title %q", c.ID, c.Spec, c.Title)
-		}
-		if _, ok := reg.Lookup(w.id); !ok {
-			t.Errorf("Default() lacks %s", w.id)
-		}
-	}
-}
 
 // A probe that left the rule probes to another probe of the same server (--protocol-version
 // all) skips their checks saying where they ran, not that it stopped early.

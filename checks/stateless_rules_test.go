@@ -117,47 +117,9 @@ func dualEra(p *removalPlan) {
 	p.sessionID, p.get, p.del = nil, 0, 0
 }
 
-// runRemovalRows is runCheckRows over the stateless rule checks.
-func runRemovalRows(t *testing.T, id string, rows []checkRow) {
-	t.Helper()
-	var c Check
-	for _, sc := range statelessRuleChecks() {
-		if sc.ID == id {
-			c = sc
-		}
-	}
-	if c.ID == "" {
-		t.Fatalf("no check %q", id)
-	}
-	for _, row := range rows {
-		t.Run(row.name, func(t *testing.T) {
-			f := evaluateOne(c, NewCapture(row.res))
-			if f.Status != row.want {
-				t.Fatalf("status %s, want %s (message %q, evidence %+v)", f.Status, row.want, f.Message, f.Evidence)
-			}
-			if !strings.Contains(f.Message, row.msg) {
-				t.Errorf("message %q does not contain %q", f.Message, row.msg)
-			}
-			if (f.Status == StatusFail || f.Status == StatusWarn) && len(f.Evidence) == 0 {
-				t.Fatalf("a %s finding without evidence", f.Status)
-			}
-			for _, e := range f.Evidence {
-				if len(e.Frames) == 0 {
-					t.Errorf("evidence %q names no frame", e.Message)
-				}
-				for _, s := range e.Frames {
-					if s < 0 || s >= len(row.res.Frames) {
-						t.Errorf("evidence %q names frame %d of %d", e.Message, s, len(row.res.Frames))
-					}
-				}
-			}
-		})
-	}
-}
-
 func TestRemovedMethods(t *testing.T) {
 	onHTTP, stdio := protocol.TransportHTTP, protocol.TransportStdio
-	runRemovalRows(t, "stateless.removed-methods", []checkRow{
+	runCheckRows(t, "stateless.removed-methods", []checkRow{
 		removalRow("every removed method refused with 404 and -32601 passes", onHTTP, StatusPass,
 			"ping, logging/setLevel, resources/subscribe, resources/unsubscribe, initialize got HTTP 404 with -32601", nil),
 		removalRow("over stdio -32601 alone passes", stdio, StatusPass, "got -32601", nil),
@@ -183,7 +145,7 @@ func TestRemovedMethods(t *testing.T) {
 
 func TestNoSession(t *testing.T) {
 	onHTTP := protocol.TransportHTTP
-	runRemovalRows(t, "stateless.no-session", []checkRow{
+	runCheckRows(t, "stateless.no-session", []checkRow{
 		removalRow("no session id anywhere and a made-up one ignored passes", onHTTP, StatusPass, "a request with a session id the server never issued was served", nil),
 		removalRow("a session id minted on an answer warns", onHTTP, StatusWarn, `expected no Mcp-Session-Id from a server of the stateless revision only, got Mcp-Session-Id: "abc"`,
 			func(p *removalPlan) { p.mint = "abc" }),
@@ -204,7 +166,7 @@ func TestNoSession(t *testing.T) {
 
 func TestGetDelete(t *testing.T) {
 	onHTTP := protocol.TransportHTTP
-	runRemovalRows(t, "stateless.get-delete", []checkRow{
+	runCheckRows(t, "stateless.get-delete", []checkRow{
 		removalRow("GET and DELETE answered 405 pass", onHTTP, StatusPass, "GET and DELETE of the endpoint got HTTP 405", nil),
 		removalRow("GET answered 400 warns", onHTTP, StatusWarn, "GET of the endpoint: expected HTTP 405 (the stateless revision has no GET stream and no session to delete), got HTTP 400",
 			func(p *removalPlan) { p.get = 400 }),
@@ -237,7 +199,7 @@ func withServerRequest(p *removalPlan) {
 
 func TestServerRequests(t *testing.T) {
 	onHTTP, stdio := protocol.TransportHTTP, protocol.TransportStdio
-	runRemovalRows(t, "stateless.server-requests", []checkRow{
+	runCheckRows(t, "stateless.server-requests", []checkRow{
 		removalRow("no server request over HTTP passes", onHTTP, StatusPass, "no request from the server while it was spoken to in 2026-07-28", nil),
 		removalRow("no server request over stdio passes", stdio, StatusPass, "no request from the server", nil),
 		removalRow("roots/list on a POST's stream fails", onHTTP, StatusFail, `expected no request from the server on the answer to "tools/list" under 2026-07-28, got "roots/list"`, withServerRequest),
@@ -256,7 +218,7 @@ func TestServerRequests(t *testing.T) {
 
 func TestVersionError(t *testing.T) {
 	onHTTP, stdio := protocol.TransportHTTP, protocol.TransportStdio
-	runRemovalRows(t, "discover.version-error", []checkRow{
+	runCheckRows(t, "discover.version-error", []checkRow{
 		removalRow("both initialize errors naming 2026-07-28 pass", onHTTP, StatusPass, "the error to initialize names 2026-07-28", nil),
 		removalRow("over stdio too", stdio, StatusPass, "names 2026-07-28", nil),
 		removalRow("the session-era initialize refused without a revision warns", onHTTP, StatusWarn,

@@ -359,38 +359,6 @@ func runStatelessRows(t *testing.T, id string, rows []checkRow) {
 	}
 }
 
-// TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE holds the new areas to docs/checks.md.
-func TestCatalogueEntriesOfTheStatelessRevisionAndLegacySSE(t *testing.T) {
-	want := []struct{ id, rule, transport string }{
-		{"discover.result", "C'", ""},
-		{"discover.unsupported-version", "C'", ""},
-		{"discover.meta-required", "C'", ""},
-		{"results.result-type", "A9", ""},
-		{"results.cache-hints", "C'", ""},
-		{"sse.endpoint-event", "H", protocol.TransportSSE},
-		{"sse.message-events", "H", protocol.TransportSSE},
-		{"lifecycle.version-support", "C3, C'", ""},
-	}
-	reg, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range want {
-		c, ok := reg.Lookup(w.id)
-		if !ok {
-			t.Errorf("Default() lacks %s", w.id)
-			continue
-		}
-		if c.Rule != w.rule || c.Transport != w.transport || c.Title == "" ||
-			!strings.HasPrefix(c.Spec, "https://modelcontextprotocol.io/specification/") {
-			t.Errorf("%s: rule %q transport %q title %q spec %q", w.id, c.Rule, c.Transport, c.Title, c.Spec)
-		}
-		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
-			t.Errorf("%s: area %q", c.ID, c.Area)
-		}
-	}
-}
-
 // TestSessionRuleSkipsSayTheServerSpeaksOnlyTheStatelessRevision: when the era probe's
 // initialize was refused, the session rules of Streamable HTTP have no session to judge, and
 // the skip says why.

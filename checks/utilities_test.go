@@ -147,38 +147,3 @@ func TestLogMessagesUnderStatelessNeedALogLevelRequest(t *testing.T) {
 	}
 	runCheckRows(t, "logging.messages", rows)
 }
-
-// TestCatalogueEntriesOfPromptsCompletionAndLogging holds these areas to the catalogue: the
-// IDs and rule letters are a public contract.
-func TestCatalogueEntriesOfPromptsCompletionAndLogging(t *testing.T) {
-	want := []struct{ id, rule string }{
-		{"prompts.get", "-"},
-		{"prompts.get-invalid", "B"},
-		{"completion.complete", "C5"},
-		{"logging.set-level", "-"},
-		{"logging.messages", "C5"},
-	}
-	got := append(promptChecks(), utilityChecks()...)
-	if len(got) != len(want) {
-		t.Fatalf("%d checks, want %d", len(got), len(want))
-	}
-	reg, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, w := range want {
-		c := got[i]
-		if c.ID != w.id || c.Rule != w.rule || c.Transport != "" {
-			t.Errorf("check %d is %s (rule %q, transport %q), want %s (rule %q)", i, c.ID, c.Rule, c.Transport, w.id, w.rule)
-		}
-		if area, _, _ := strings.Cut(c.ID, "."); c.Area != area {
-			t.Errorf("%s: area %q", c.ID, c.Area)
-		}
-		if !strings.HasPrefix(c.Spec, "https://modelcontextprotocol.io/specification/") || c.Title == "" || c.Evaluate == nil {
-			t.Errorf("%s: spec %q, title %q", c.ID, c.Spec, c.Title)
-		}
-		if _, ok := reg.Lookup(w.id); !ok {
-			t.Errorf("Default() lacks %s", w.id)
-		}
-	}
-}

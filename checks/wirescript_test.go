@@ -390,21 +390,7 @@ func (w *wireScript) shutdown() {
 // tens of milliseconds, so only the check that uses them gets them.
 func checkByID(t *testing.T, id string) Check {
 	t.Helper()
-	var schemas *mcpschema.Validator
-	if id == "lifecycle.initialize-result" {
-		schemas = mustSchemas(t)
-	}
-	var all []Check
-	all = append(all, envelopeChecks()...)
-	all = append(all, lifecycleChecks(schemas)...)
-	all = append(all, stdioChecks()...)
-	all = append(all, httpChecks()...)
-	all = append(all, ruleProbeAreas(t)...)
-	all = append(all, promptChecks()...)
-	all = append(all, utilityChecks()...)
-	all = append(all, surfaceChecks()...)
-	all = append(all, transportChecks()...)
-	reg, err := NewRegistry(all...)
+	reg, err := Default()
 	if err != nil {
 		t.Fatal(err)
 	}

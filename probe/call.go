@@ -78,13 +78,7 @@ func (s *session) exchange(ctx context.Context, p *pendingCall, abandon <-chan s
 		st.Outcome, st.Err = OutcomeNoAnswer, errNotAwaited.Error()
 		return st
 	}
-	if a.seq >= 0 {
-		st.Response = a.seq
-		st.Latency = a.frame.At - sent.At
-		if a.frame.HTTP != nil {
-			st.HTTPStatus = a.frame.HTTP.Status
-		}
-	}
+	a.settle(&st, sent)
 	if a.err != nil {
 		st.Err = a.err.Error()
 		st.Outcome = OutcomeTransport

@@ -22,6 +22,19 @@ type answer struct {
 	abandoned bool
 }
 
+// settle records on st where the answer came and how long after sent it took (no-op when no
+// frame came).
+func (a answer) settle(st *Step, sent Frame) {
+	if a.seq < 0 {
+		return
+	}
+	st.Response = a.seq
+	st.Latency = a.frame.At - sent.At
+	if a.frame.HTTP != nil {
+		st.HTTPStatus = a.frame.HTTP.Status
+	}
+}
+
 type waiter struct {
 	ch       chan answer
 	exchange int

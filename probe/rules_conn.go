@@ -180,13 +180,7 @@ func (c *ruleConn) watchedCall(ctx context.Context, name string, raw json.RawMes
 	if fenced != nil {
 		<-fenced // its step is recorded; c.steps is not touched concurrently below
 	}
-	if a.seq >= 0 {
-		st.Response = a.seq
-		st.Latency = a.frame.At - sent.At
-		if a.frame.HTTP != nil {
-			st.HTTPStatus = a.frame.HTTP.Status
-		}
-	}
+	a.settle(&st, sent)
 	switch {
 	case a.err == ErrTimeout:
 		st.Outcome, st.Err = OutcomeNoAnswer, a.err.Error()

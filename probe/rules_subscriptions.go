@@ -146,13 +146,7 @@ func (c *ruleConn) listen(ctx context.Context, params json.RawMessage) {
 	case answered:
 		// The server answered the request: an error, or a result that ends the
 		// subscription (it should come only when the server tears it down).
-		if a.seq >= 0 {
-			st.Response = a.seq
-			st.Latency = a.frame.At - sent.At
-			if a.frame.HTTP != nil {
-				st.HTTPStatus = a.frame.HTTP.Status
-			}
-		}
+		a.settle(&st, sent)
 		if a.err != nil {
 			st.Outcome, st.Err = OutcomeTransport, a.err.Error()
 		} else {
