@@ -174,6 +174,20 @@ func (c oauthChain) usable(f *Finding) []asLookup {
 	return out
 }
 
+// eachUsable judges every usable authorization server with judge, which records what is
+// wrong and reports whether the server passed, and passes the check naming those that did.
+func (c oauthChain) eachUsable(f *Finding, passed string, judge func(a asLookup, frames []int) bool) {
+	var ok []string
+	for _, a := range c.usable(f) {
+		if judge(a, Seqs(a.step.Request, a.step.Response)) {
+			ok = append(ok, a.issuer)
+		}
+	}
+	if len(ok) > 0 {
+		f.Pass("%s %s", passed, Clip([]byte(strings.Join(ok, ", "))))
+	}
+}
+
 func checkServerMetadata(r *Capture, f *Finding) {
 	c, ok := chainOf(r, f)
 	if !ok {
@@ -273,9 +287,7 @@ func checkPKCE(r *Capture, f *Finding) {
 		f.Skip("clients verify PKCE support in the authorization server metadata from %s on; the server speaks %s", pkceMetadataSince, rev)
 		return
 	}
-	var passed []string
-	for _, a := range c.usable(f) {
-		frames := Seqs(a.step.Request, a.step.Response)
+	c.eachUsable(f, "PKCE with S256 advertised by", func(a asLookup, frames []int) bool {
 		var methods []string
 		raw, ok := a.doc["code_challenge_methods_supported"]
 		switch {
@@ -284,12 +296,10 @@ func checkPKCE(r *Capture, f *Finding) {
 		case json.Unmarshal(raw, &methods) != nil || !containsString(methods, "S256"):
 			f.Fail(frames, `expected code_challenge_methods_supported of %s to hold "S256" (clients MUST use S256), got %s`, Clip([]byte(a.issuer)), clipJSON(raw))
 		default:
-			passed = append(passed, a.issuer)
+			return true
 		}
-	}
-	if len(passed) > 0 {
-		f.Pass("PKCE with S256 advertised by %s", Clip([]byte(strings.Join(passed, ", "))))
-	}
+		return false
+	})
 }
 
 func checkClientRegistration(r *Capture, f *Finding) {
@@ -298,9 +308,7 @@ func checkClientRegistration(r *Capture, f *Finding) {
 		return
 	}
 	rev := r.Revision()
-	var passed []string
-	for _, a := range c.usable(f) {
-		frames := Seqs(a.step.Request, a.step.Response)
+	c.eachUsable(f, "client registration offered by", func(a asLookup, frames []int) bool {
 		_, dcr := a.doc["registration_endpoint"]
 		var cimd, iss bool
 		_ = json.Unmarshal(a.doc["client_id_metadata_document_supported"], &cimd)
@@ -324,13 +332,8 @@ func checkClientRegistration(r *Capture, f *Finding) {
 				Clip([]byte(a.issuer)), rev, presentJSON(a.doc["authorization_response_iss_parameter_supported"], a.doc["authorization_response_iss_parameter_supported"] != nil))
 			warned = true
 		}
-		if !warned {
-			passed = append(passed, a.issuer)
-		}
-	}
-	if len(passed) > 0 {
-		f.Pass("client registration offered by %s", Clip([]byte(strings.Join(passed, ", "))))
-	}
+		return !warned
+	})
 }
 
 func checkScope(r *Capture, f *Finding) {
