@@ -37,16 +37,16 @@ func authChecks() []Check {
 	}, authServerChecks()...)
 }
 
-// unauthorized finds the 401 of the probe's initialize without credentials, or says why the
-// auth checks do not apply.
+// unauthorized finds the 401 of the probe's request without credentials (initialize, or
+// server/discover for a stateless server), or says why the auth checks do not apply.
 func unauthorized(r *Capture, f *Finding) (probe.Step, probe.Frame, bool) {
 	st, ok := stepOn(r, probe.ConnAuth, probe.StepAuthInitialize)
 	if !ok {
-		f.notJudged(stoppedHere(r), "initialize without credentials was not sent: %s", probeStopped(r))
+		f.notJudged(stoppedHere(r), "the request without credentials was not sent: %s", probeStopped(r))
 		return st, probe.Frame{}, false
 	}
 	if st.HTTPStatus != http.StatusUnauthorized {
-		f.Skip("the server asks for no authorization: initialize without credentials got %s", httpAnswer(r, st))
+		f.Skip("the server asks for no authorization: %s without credentials got %s", st.Method, httpAnswer(r, st))
 		return st, probe.Frame{}, false
 	}
 	head, _ := r.Frame(st.Response)

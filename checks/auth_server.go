@@ -401,11 +401,11 @@ func checkInvalidToken(r *Capture, f *Finding) {
 	frames := Seqs(st.Request, answer.Seq)
 	switch st.HTTPStatus {
 	case http.StatusUnauthorized:
-		f.Pass("initialize with a bearer token no authorization server issued got HTTP 401")
+		f.Pass("%s with a bearer token no authorization server issued got HTTP 401", st.Method)
 	case 0:
-		f.Untested("initialize with a bogus bearer token got no answer: %s", describeStep(st))
+		f.Untested("%s with a bogus bearer token got no answer: %s", st.Method, describeStep(st))
 	default:
-		f.Fail(frames, "initialize with a bearer token no authorization server issued: expected HTTP 401 (invalid or expired tokens MUST receive a HTTP 401 response), got %s", httpAnswer(r, st))
+		f.Fail(frames, "%s with a bearer token no authorization server issued: expected HTTP 401 (invalid or expired tokens MUST receive a HTTP 401 response), got %s", st.Method, httpAnswer(r, st))
 	}
 }
 

@@ -83,7 +83,7 @@ func TestAuthChallenge(t *testing.T) {
 			res: authProbe(bare, nil, speaks("2025-03-26"))},
 		{name: "no authorization asked for", want: StatusSkip, msg: "the server asks for no authorization: initialize without credentials got HTTP 200 with a result",
 			res: authProbe(resultReply(plainInitResult), nil)},
-		{name: "never sent", want: StatusUntested, msg: "initialize without credentials was not sent", res: scriptedSession(protocol.TransportHTTP)},
+		{name: "never sent", want: StatusUntested, msg: "the request without credentials was not sent", res: scriptedSession(protocol.TransportHTTP)},
 	}
 	runCheckRows(t, "auth.challenge", rows)
 }

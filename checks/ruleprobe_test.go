@@ -8,19 +8,6 @@ import (
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
-// ruleProbeAreas are the checks of the rule probes and of the other lists, for checkByID.
-func ruleProbeAreas(t *testing.T) []Check {
-	schemas := mustSchemas(t)
-	var all []Check
-	all = append(all, lifecycleRobustnessChecks()...)
-	all = append(all, toolProbeChecks()...)
-	all = append(all, listChecks(schemas)...)
-	all = append(all, httpRuleChecks()...)
-	all = append(all, authChecks()...)
-	all = append(all, tlsChecks()...)
-	return all
-}
-
 // The rule probes' connections, scripted the way probe's rule probes record them.
 
 const ruleInitParams = `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpwatch","version":"dev"}}`

@@ -213,7 +213,7 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 			target = anonymousTarget(t)
 		}
 		c := newRuleConn(p.conn, target, ro, tr, dial)
-		c.mainHandshake, c.sessionEra = handshake, sessionEra
+		c.mainHandshake, c.sessionEra, c.era = handshake, sessionEra, era
 		rs.conns = append(rs.conns, c)
 		rs.wg.Add(1)
 		go func() {

@@ -20,8 +20,8 @@ const (
 	// StepAuthServerMetadata is one GET of an authorization server's metadata at one of the
 	// well-known URLs (ServerMetadataURLs).
 	StepAuthServerMetadata = "auth-server-metadata"
-	// StepAuthInvalidToken is initialize with a bearer token no authorization server issued
-	// (auth.invalid-token).
+	// StepAuthInvalidToken is the anonymous request (initialize, or server/discover for a
+	// stateless server) with a bearer token no authorization server issued (auth.invalid-token).
 	StepAuthInvalidToken = "auth-invalid-token"
 )
 
@@ -39,7 +39,8 @@ const InvalidTokenPrefix = "mcpwatch-invalid-token-"
 // OAuth then gets one request with a bearer token no authorization server issued
 // (auth.invalid-token). No client is registered and no token is requested.
 func probeAuth(ctx context.Context, c *ruleConn) {
-	st := c.call(ctx, StepAuthInitialize, "initialize", initializeParams(c.o), c.o.InitTimeout, 0)
+	method, params := c.anonymousRequest(ctx)
+	st := c.call(ctx, StepAuthInitialize, method, params, c.o.InitTimeout, 0)
 	if st.HTTPStatus != http.StatusUnauthorized {
 		return
 	}
@@ -63,10 +64,25 @@ func probeAuth(ctx context.Context, c *ruleConn) {
 		}
 	}
 	if (found || BearerChallenge(challenges)) && InvalidTokenApplies(c.o.ProtocolVersion) {
-		c.callBent(ctx, StepAuthInvalidToken, "initialize", initializeParams(c.o), c.o.RequestTimeout, func(h http.Header) {
+		c.callBent(ctx, StepAuthInvalidToken, method, params, c.o.RequestTimeout, func(h http.Header) {
 			h.Set("Authorization", "Bearer "+InvalidTokenPrefix+randomSuffix())
 		})
 	}
+}
+
+// anonymousRequest is the request the authorization probe sends without credentials: the
+// handshake of the server's era. A server the main connection found stateless gets
+// server/discover, self-contained (_meta and the stateless headers), since initialize may be
+// a method it does not have; any other gets initialize. A server that wants credentials
+// refuses either with 401. It waits for the main connection's handshake, which tells.
+func (c *ruleConn) anonymousRequest(ctx context.Context) (string, json.RawMessage) {
+	if hs := c.mainHandshake.wait(ctx); hs.Method == methodDiscover && hs.Outcome == OutcomeOK {
+		if d := c.era.wait(ctx); d.stateless {
+			c.speak(d.revision, true)
+			return methodDiscover, json.RawMessage(`{}`)
+		}
+	}
+	return "initialize", initializeParams(c.o)
 }
 
 // InvalidTokenApplies reports whether a probe of the revision sends the bogus bearer token:

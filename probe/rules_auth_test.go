@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 )
 
 // 2025-11-25 basic/authorization, Authorization Server Metadata Discovery: "For issuer URLs
@@ -192,5 +193,34 @@ func TestAuthServerFetchesGoThroughTheGuardedDialer(t *testing.T) {
 	defer mu.Unlock()
 	if fetches == 0 || !strings.Contains(strings.Join(dialled, " "), strings.TrimPrefix(as.URL, "http://")) {
 		t.Errorf("%d fetches; dialled %v, want the authorization server among them", fetches, dialled)
+	}
+}
+
+// A stateless server is asked without credentials with the handshake of its era:
+// server/discover, self-contained, not initialize, which 2026-07-28 removed ("remove the
+// initialize/notifications/initialized handshake", changelog). A session-era server still gets
+// initialize.
+func TestTheAnonymousRequestIsTheHandshakeOfTheServersEra(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cfg    fixture.Config
+		method string
+	}{
+		{"stateless only", fixture.Config{Fault: fixture.AuthRequired, StatelessOnly: true}, "server/discover"},
+		{"session era", fixture.Config{Fault: fixture.AuthRequired}, "initialize"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, _ := eraFixture(t, tc.cfg)
+			target := Target{URL: ts.URL + "/mcp", Header: http.Header{"Authorization": {"Bearer " + fixture.BearerToken}}}
+			o := ruleTestOptions()
+			o.ProtocolVersion = "" // the era is detected
+			res, _ := runProbe(t, target, o)
+			for _, name := range []string{StepAuthInitialize, StepAuthInvalidToken} {
+				st := ruleStep(t, res, ConnAuth, name)
+				if st.Method != tc.method || st.HTTPStatus != http.StatusUnauthorized {
+					t.Errorf("%s: %s answered HTTP %d, want %s answered 401", name, st.Method, st.HTTPStatus, tc.method)
+				}
+			}
+		})
 	}
 }
