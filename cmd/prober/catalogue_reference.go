@@ -73,7 +73,7 @@ func writeCatalogueReference(w io.Writer, cs []checks.Check) error {
 		writeReferenceEntry(&b, c)
 		b.WriteString(officialSuiteLine(byCheck, c.ID))
 	}
-	writeOfficialSuiteSection(&b, official)
+	writeOfficialSuiteSection(&b, official, cs)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
