@@ -53,7 +53,10 @@ var ErrInvalidConfig = errors.New("invalid configuration")
 // Config is the monitor's configuration file: settings and the servers to probe.
 type Config struct {
 	// Path is the file the configuration was read from.
-	Path          string
+	Path string
+	// ModTime is when that file was last written (zero for a configuration parsed from
+	// bytes): the time of its generation (see Generation).
+	ModTime       time.Time
 	Region        string
 	Concurrency   int
 	ShutdownGrace time.Duration
@@ -110,6 +113,10 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("config: read %s: %w", path, err)
@@ -117,7 +124,12 @@ func LoadConfig(path string) (*Config, error) {
 	if len(data) > maxConfigBytes {
 		return nil, &ConfigError{File: path, Problem: fmt.Sprintf("larger than %d MiB", maxConfigBytes>>20)}
 	}
-	return ParseConfig(path, data)
+	cfg, err := ParseConfig(path, data)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ModTime = info.ModTime()
+	return cfg, nil
 }
 
 // ParseConfig validates a configuration and fills in its defaults. The error, when there is

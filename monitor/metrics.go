@@ -32,6 +32,8 @@ type Metrics struct {
 	writeErrors    *metrics.Counter
 	writeDuration  *metrics.Histogram
 	judgements     *metrics.CounterVec
+	configSyncs    *metrics.CounterVec
+	configStale    *metrics.Gauge
 }
 
 // NewMetrics creates the metrics and registers them with reg.
@@ -96,13 +98,24 @@ func NewMetrics(reg *metrics.Registry) (*Metrics, error) {
 			Name: "mcpwatch_alert_judgements_total",
 			Help: "Runs handed to the alert engine, by result: ok, failed (an error or the timeout), invalid (the engine cannot read the run), skipped (the lease was ending), dropped (too many waited while the database was away).",
 		}, []string{"result"}),
+		configSyncs: metrics.NewCounterVec(metrics.Opts{
+			Name: "mcpwatch_config_syncs_total",
+			Help: "Syncs of the configuration file's servers into the database, by result: synced, forced (older than the one synced last, applied by --force-sync), refused (older than the one synced last), failed (the database did not take it).",
+		}, []string{"result"}),
+		configStale: metrics.NewGauge(metrics.Opts{
+			Name: "mcpwatch_config_stale", Help: "1 while the configuration file this worker loaded last was refused as older than the one synced last, else 0.",
+		}),
 	}
 	for _, c := range []metrics.Collector{m.probes, m.probeDuration, m.stepLatency, m.lag, m.claimed,
 		m.claimErrors, m.claimConflicts, m.inFlight, m.bufferRuns, m.spoolBytes, m.dropped, m.spoolCorrupt, m.spoolForeign, m.written,
-		m.alreadyStored, m.writeErrors, m.writeDuration, m.judgements} {
+		m.alreadyStored, m.writeErrors, m.writeDuration, m.judgements, m.configSyncs, m.configStale} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("monitor: %w", err)
 		}
+	}
+	// Every result from the start, at 0: a refusal at start is then an increase to alert on.
+	for _, r := range []string{syncSynced, syncForced, syncRefused, syncFailed} {
+		m.configSyncs.WithLabelValues(r)
 	}
 	return m, nil
 }
@@ -237,4 +250,25 @@ func (m *Metrics) judged(result string) {
 		return
 	}
 	m.judgements.WithLabelValues(result).Inc()
+}
+
+// Results of a configuration sync, the values of mcpwatch_config_syncs_total's label.
+const (
+	syncSynced  = "synced"
+	syncForced  = "forced"
+	syncRefused = "refused"
+	syncFailed  = "failed"
+)
+
+func (m *Metrics) configSynced(result string) {
+	if m == nil {
+		return
+	}
+	m.configSyncs.WithLabelValues(result).Inc()
+	switch result {
+	case syncRefused:
+		m.configStale.Set(1)
+	case syncSynced, syncForced:
+		m.configStale.Set(0)
+	}
 }

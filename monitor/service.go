@@ -69,6 +69,9 @@ type ServiceOptions struct {
 	LookupEnv func(string) (string, bool)
 	// Version is the prober's version, sent in the probes' client info.
 	Version string
+	// ForceSync syncs the file's servers at start even when the file is older than the one
+	// synced last (--force-sync); reloads are judged as usual.
+	ForceSync bool
 	// Logger receives the service's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -84,8 +87,10 @@ type Service struct {
 	buffer   *Buffer
 	alerting *Alerting // nil without an alerts section
 	metrics  *http.Server
+	m        *Metrics
 	log      *slog.Logger
 	env      func(string) (string, bool)
+	name     string // the worker's, in the generations it syncs
 
 	// mu serializes Reload and the maintenance, which read cfg.
 	mu  sync.Mutex
@@ -100,7 +105,8 @@ type Service struct {
 }
 
 // Start connects to the database (waiting for it), migrates it when asked, applies the
-// retention, syncs cfg's servers, registers the region, opens the buffer and starts the
+// retention, syncs cfg's servers (unless its file is older than the one synced last: then it
+// logs the refusal and goes on with the servers the database has), registers the region, opens the buffer and starts the
 // alerting, the worker, the maintenance and the metrics endpoint. ctx bounds the start
 // only: the service runs until Stop.
 //
@@ -139,14 +145,6 @@ func start(ctx context.Context, st *store.Store, cfg *Config, opts ServiceOption
 		}
 		log.Info("database schema up to date", "version", report.Version, "applied", len(report.Applied))
 	}
-	maintain(ctx, st, cfg, log)
-	if err := syncConfig(ctx, st, cfg, log); err != nil {
-		return nil, err
-	}
-	if err := st.RegisterRegion(ctx, cfg.Region); err != nil {
-		return nil, err
-	}
-
 	registry := metrics.NewRegistry()
 	for _, c := range []metrics.Collector{metrics.NewRuntimeCollector(), metrics.NewProcessCollector()} {
 		if err := registry.Register(c); err != nil {
@@ -156,6 +154,16 @@ func start(ctx context.Context, st *store.Store, cfg *Config, opts ServiceOption
 	workerMetrics, err := NewMetrics(registry)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	maintain(ctx, st, cfg, log)
+	// A file older than the one synced last is refused (logged and counted): the worker
+	// probes the servers the database has, which the newer file put there.
+	if err := syncConfig(ctx, st, cfg, syncOptions{worker: opts.Worker, force: opts.ForceSync}, workerMetrics, log); err != nil &&
+		!errors.Is(err, store.ErrStaleGeneration) {
+		return nil, err
+	}
+	if err := st.RegisterRegion(ctx, cfg.Region); err != nil {
+		return nil, err
 	}
 	spoolDir := cfg.Spool.Dir
 	if spoolDir == "" {
@@ -175,7 +183,7 @@ func start(ctx context.Context, st *store.Store, cfg *Config, opts ServiceOption
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{st: st, buffer: buffer, log: log, cfg: cfg, env: opts.LookupEnv}
+	s := &Service{st: st, buffer: buffer, m: workerMetrics, log: log, cfg: cfg, env: opts.LookupEnv, name: opts.Worker}
 	// From here on a failure stops what was started, as Stop does.
 	s.bufferDone = make(chan struct{})
 	bufferCtx := context.WithoutCancel(ctx) // Close ends its Run
@@ -325,8 +333,9 @@ func (s *Service) Err() error {
 
 // Reload applies cfg: its servers are synced and their defaults and the retention take
 // effect; the settings the running parts were built with (see Config.SameSettings) stay until
-// the next start, which a warning says. When the sync fails the running configuration stays
-// and the error is logged and returned.
+// the next start, which a warning says. When the sync fails, or is refused because cfg's
+// file is older than the one synced last (the error wraps store.ErrStaleGeneration; a reload
+// is never forced), the running configuration stays and the error is logged and returned.
 func (s *Service) Reload(ctx context.Context, cfg *Config) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -337,8 +346,10 @@ func (s *Service) Reload(ctx context.Context, cfg *Config) error {
 	for _, name := range cfg.MissingEnv(s.env) {
 		s.log.Warn("environment variable not set: probes of the servers that read it will be down", "variable", name)
 	}
-	if err := syncConfig(ctx, s.st, cfg, s.log); err != nil {
-		s.log.Error("configuration not synced; the database keeps the servers it had", "err", err)
+	if err := syncConfig(ctx, s.st, cfg, syncOptions{worker: s.name}, s.m, s.log); err != nil {
+		if !errors.Is(err, store.ErrStaleGeneration) { // syncConfig said why
+			s.log.Error("configuration not synced; the database keeps the servers it had", "err", err)
+		}
 		return err
 	}
 	cfg.keepRunning(old)
@@ -425,19 +436,6 @@ func openDatabase(ctx context.Context, url string) (*store.Store, error) {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	return store.Open(ctx, url)
-}
-
-// syncConfig makes the database's configuration servers those of cfg.
-func syncConfig(ctx context.Context, st *store.Store, cfg *Config, log *slog.Logger) error {
-	report, err := st.SyncServers(ctx, store.SourceConfig, cfg.StoreServers())
-	if errors.Is(err, store.ErrNameTaken) {
-		return fmt.Errorf("%s: %w (registered with 'prober servers add'; rename one of them)", cfg.Path, err)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", cfg.Path, err)
-	}
-	log.Info("configuration synced", "config", cfg.Path, "servers", report.Upserted, "disabled", report.Disabled)
-	return nil
 }
 
 // maintain creates the coming days' partitions and applies retention, to the runs, the

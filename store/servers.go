@@ -163,54 +163,72 @@ type SyncReport struct {
 
 // SyncServers makes the servers of one source (the config file, say) exactly the given list:
 // each is created or updated by name, and servers of that source missing from the list are
-// disabled (kept, with their history). It runs in one transaction.
+// disabled (kept, with their history). It runs in one transaction. SyncGeneration does the
+// same after checking that the list is not older than the one synced last.
 func (s *Store) SyncServers(ctx context.Context, source string, servers []Server) (SyncReport, error) {
+	servers, err := syncList(source, servers)
+	if err != nil {
+		return SyncReport{}, err
+	}
 	var report SyncReport
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		report, err = syncServersTx(ctx, tx, source, servers)
+		return err
+	})
+	if err != nil {
+		return SyncReport{}, fmt.Errorf("store: sync %s servers: %w", source, err)
+	}
+	return report, nil
+}
+
+// syncList checks a sync's list and returns a copy with each server's source filled in.
+func syncList(source string, servers []Server) ([]Server, error) {
 	if source == "" {
-		return report, fmt.Errorf("%w: sync of an empty source", ErrInvalidServer)
+		return nil, fmt.Errorf("%w: sync of an empty source", ErrInvalidServer)
 	}
 	servers = slices.Clone(servers) // sources are filled in on the copy
-	names := make([]string, len(servers))
 	for i := range servers {
 		if servers[i].Source == "" {
 			servers[i].Source = source
 		}
 		if servers[i].Source != source {
-			return report, fmt.Errorf("%w %q: source %q in a sync of %q", ErrInvalidServer, servers[i].Name, servers[i].Source, source)
+			return nil, fmt.Errorf("%w %q: source %q in a sync of %q", ErrInvalidServer, servers[i].Name, servers[i].Source, source)
 		}
+	}
+	return servers, nil
+}
+
+// syncServersTx is SyncServers inside tx, on a list syncList checked.
+func syncServersTx(ctx context.Context, tx pgx.Tx, source string, servers []Server) (SyncReport, error) {
+	var report SyncReport
+	names := make([]string, len(servers))
+	for i := range servers {
 		names[i] = servers[i].Name
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		report = SyncReport{}
-		if len(servers) > 0 {
-			if _, err := upsertServers(ctx, tx, servers); err != nil {
-				return err
-			}
+	if len(servers) > 0 {
+		if _, err := upsertServers(ctx, tx, servers); err != nil {
+			return report, err
 		}
-		rows, err := tx.Query(ctx, `UPDATE servers SET enabled = false, updated_at = now()
-			WHERE source = $1 AND enabled AND name <> ALL($2::text[]) RETURNING id, name`, source, names)
-		if err != nil {
-			return fmt.Errorf("disable removed servers: %w", err)
-		}
-		var ids []int64
-		var id int64
-		var name string
-		if _, err := pgx.ForEachRow(rows, []any{&id, &name}, func() error {
-			ids = append(ids, id)
-			report.Disabled = append(report.Disabled, name)
-			return nil
-		}); err != nil {
-			return fmt.Errorf("disable removed servers: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM schedule WHERE server_id = ANY($1)`, ids); err != nil {
-			return fmt.Errorf("unschedule removed servers: %w", err)
-		}
-		report.Upserted = len(servers)
-		return nil
-	})
-	if err != nil {
-		return SyncReport{}, fmt.Errorf("store: sync %s servers: %w", source, err)
 	}
+	rows, err := tx.Query(ctx, `UPDATE servers SET enabled = false, updated_at = now()
+		WHERE source = $1 AND enabled AND name <> ALL($2::text[]) RETURNING id, name`, source, names)
+	if err != nil {
+		return report, fmt.Errorf("disable removed servers: %w", err)
+	}
+	var ids []int64
+	var id int64
+	var name string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &name}, func() error {
+		ids = append(ids, id)
+		report.Disabled = append(report.Disabled, name)
+		return nil
+	}); err != nil {
+		return report, fmt.Errorf("disable removed servers: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM schedule WHERE server_id = ANY($1)`, ids); err != nil {
+		return report, fmt.Errorf("unschedule removed servers: %w", err)
+	}
+	report.Upserted = len(servers)
 	return report, nil
 }
 

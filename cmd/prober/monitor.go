@@ -67,7 +67,7 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: f.level})).With("worker", worker, "region", cfg.Region)
 
 	svc, err := monitor.Start(ctx, cfg, monitor.ServiceOptions{
-		DatabaseURL: url, Migrate: f.migrate, Worker: worker, MetricsAddr: f.metricsAddr, DashboardURL: f.dashboardURL,
+		DatabaseURL: url, Migrate: f.migrate, ForceSync: f.forceSync, Worker: worker, MetricsAddr: f.metricsAddr, DashboardURL: f.dashboardURL,
 		MemoryBudget: f.memoryBudget, AllowPrivate: f.allowPrivate, LookupEnv: e.lookupEnv, Version: buildVersion(), Logger: log,
 	})
 	switch {

@@ -26,7 +26,7 @@ type monitorFlags struct {
 	allowPrivate                                               []netip.Prefix
 	concurrency                                                int
 	memoryBudget                                               int64
-	migrate                                                    bool
+	migrate, forceSync                                         bool
 	level                                                      slog.Level
 	set                                                        map[string]bool
 }
@@ -41,6 +41,7 @@ func parseMonitorArgs(args []string) (*monitorFlags, error) {
 	fs.StringVar(&f.worker, "worker", "", "")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "")
 	fs.BoolVar(&f.migrate, "migrate", true, "")
+	fs.BoolVar(&f.forceSync, "force-sync", false, "")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "")
 	fs.StringVar(&f.spoolDir, "spool-dir", "", "")
 	fs.StringVar(&f.dashboardURL, "dashboard-url", "", "")
@@ -128,7 +129,10 @@ state of every alert is in the database: a restart neither pages again nor forge
 several workers exactly one sends each message. Try the channels first with
 'prober alerts test --config FILE'.
 
-The configuration is synced into the database at start and again on SIGHUP. SIGTERM or
+The configuration is synced into the database at start and again on SIGHUP, unless the file
+is older than the one another worker synced last and differs from it: then this worker logs
+the refusal, counts it (mcpwatch_config_stale) and probes the servers the database has, so
+that one stale copy cannot disable the servers a newer file added. SIGTERM or
 Ctrl-C stops gracefully: no more claims, probes in flight get shutdown-grace to finish,
 results are written (or kept in the spool file for the next start). When the database is
 away, results wait in memory and then in the spool file, and are written once it is back.
@@ -140,6 +144,9 @@ Flags:
   --worker NAME         this worker's name in leases and runs (default: HOST-PID)
   --concurrency N       probes at once (default: the file's concurrency, else %d)
   --migrate=false       do not apply schema migrations at start (see 'prober migrate')
+  --force-sync          sync this file's servers at start even if it is older than the
+                        one synced last (it disables the servers it does not list); a
+                        reload on SIGHUP is judged as usual
   --metrics-addr ADDR   serve Prometheus /metrics and /healthz on ADDR, e.g. 127.0.0.1:9464
                         (default: off)
   --spool-dir DIR       where results wait while the database is away (default: the
