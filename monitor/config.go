@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -93,17 +94,20 @@ type ServerDefaults struct {
 // ServerConfig is one server of the file. Exactly one of URL and Command is set.
 type ServerConfig struct {
 	// Line is where the entry starts in the file.
-	Line     int
-	Name     string
-	URL      string
-	Headers  []store.HeaderRef
-	Command  []string
-	Env      []store.EnvVar
-	Dir      string
-	Schedule string
-	Timeout  time.Duration
-	Labels   map[string]string
-	Enabled  bool
+	Line int
+	Name string
+	URL  string
+	// Transport is the transport of a URL server (store.URLTransports; "" for http); stdio
+	// servers have a Command instead.
+	Transport string
+	Headers   []store.HeaderRef
+	Command   []string
+	Env       []store.EnvVar
+	Dir       string
+	Schedule  string
+	Timeout   time.Duration
+	Labels    map[string]string
+	Enabled   bool
 }
 
 // LoadConfig reads and validates a configuration file.
@@ -166,7 +170,7 @@ func (c *Config) StoreServers() []store.Server {
 			v.Transport = protocol.TransportStdio
 			v.Command, v.Args = s.Command[0], s.Command[1:]
 		} else {
-			v.Transport = protocol.TransportHTTP
+			v.Transport = cmp.Or(s.Transport, protocol.TransportHTTP)
 		}
 		out = append(out, v)
 	}

@@ -2,6 +2,9 @@ package monitor
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/protocol"
@@ -18,7 +21,7 @@ func (s *serverFile) validate(v *validator, at string, defaults ServerDefaults) 
 		Labels: s.labels(v, at+".labels"),
 	}
 	s.identity(v, at, &out)
-	s.transport(v, at)
+	out.Transport = s.transport(v, at)
 	if s.URL != nil {
 		out.Headers = s.headers(v, at+".headers")
 	}
@@ -61,8 +64,9 @@ func (s *serverFile) identity(v *validator, at string, out *ServerConfig) {
 }
 
 // transport checks that the server is reached one way, and that the keys of the other way
-// are left out.
-func (s *serverFile) transport(v *validator, at string) {
+// are left out; it returns the transport the file names for a URL server ("" when none, or
+// for a stdio server).
+func (s *serverFile) transport(v *validator, at string) string {
 	httpOnly := []string{"headers"}
 	stdioOnly := []string{"args", "env", "dir"}
 	switch {
@@ -81,15 +85,33 @@ func (s *serverFile) transport(v *validator, at string) {
 		v.only(at, httpOnly, "only an HTTP server (one with a url) takes %s")
 	}
 	if s.Transport == nil || !v.text(at+".transport", *s.Transport) {
-		return
+		return ""
 	}
-	want := protocol.TransportHTTP
-	if s.Command != nil {
-		want = protocol.TransportStdio
+	urls := store.URLTransports()
+	switch t := *s.Transport; {
+	case s.Command != nil && t == protocol.TransportStdio:
+	case s.Command == nil && slices.Contains(urls, t):
+		return t
+	case s.Command != nil && slices.Contains(urls, t), s.Command == nil && t == protocol.TransportStdio:
+		v.fail(at+".transport", "%q does not match the server: a server with a url is %s, one with a command %q",
+			t, quotedList(urls), protocol.TransportStdio)
+	default:
+		v.fail(at+".transport", "unknown transport %q: a server with a url is %s (%q is the legacy HTTP+SSE transport of 2024-11-05), one with a command %q",
+			t, quotedList(urls), protocol.TransportSSE, protocol.TransportStdio)
 	}
-	if *s.Transport != want {
-		v.fail(at+".transport", "%q does not match the server: a server with a url is %q, one with a command %q (the only transports)", *s.Transport, protocol.TransportHTTP, protocol.TransportStdio)
+	return ""
+}
+
+// quotedList is "a", "b" or "c".
+func quotedList(items []string) string {
+	q := make([]string, len(items))
+	for i, it := range items {
+		q[i] = strconv.Quote(it)
 	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // only reports each of keys the entry at has, which its transport does not take.

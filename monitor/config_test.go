@@ -21,8 +21,13 @@ func TestLoadConfigReadsEverySetting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	info, err := os.Stat(filepath.Join("testdata", "config", "full.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := &Config{
 		Path:           filepath.Join("testdata", "config", "full.yaml"),
+		ModTime:        info.ModTime(),
 		Region:         "eu-west",
 		Concurrency:    64,
 		ShutdownGrace:  45 * time.Second,

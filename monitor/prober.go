@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/alert"
@@ -238,10 +240,10 @@ func (p *Prober) target(s store.Server) (t probe.Target, secrets []string, err e
 		}
 		return t, secrets, nil
 	}
-	if s.Transport != protocol.TransportHTTP {
-		return probe.Target{}, nil, fmt.Errorf("transport %q is not supported (only http and stdio)", s.Transport)
+	if !slices.Contains(store.URLTransports(), s.Transport) {
+		return probe.Target{}, nil, fmt.Errorf("transport %q is not supported (want stdio or one of %s)", s.Transport, strings.Join(store.URLTransports(), ", "))
 	}
-	t = probe.Target{URL: s.URL}
+	t = probe.Target{URL: s.URL, Transport: s.Transport}
 	for _, h := range s.Headers {
 		v, ok := p.lookupEnv(h.FromEnv)
 		if !ok {

@@ -407,3 +407,33 @@ func TestProbeOfAFloodingServerReadsItsShareOfTheBudget(t *testing.T) {
 		t.Errorf("the server wrote %d MiB on one connection before the probe gave up, want about the probe's share (%d MiB)", most>>20, limit.MaxTotalBytes>>20)
 	}
 }
+
+// A server the file names `transport: sse` is probed over the legacy HTTP+SSE transport,
+// which a Streamable HTTP probe of the same URL is not.
+func TestProbeOfALegacySSEServerOfTheFile(t *testing.T) {
+	t.Parallel()
+	srv, err := fixture.New(fixture.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.SSEHandler())
+	t.Cleanup(ts.Close)
+	cfg, err := ParseConfig("mcpwatch.yaml", []byte("servers:\n  - name: legacy\n    url: "+ts.URL+"/sse\n    transport: sse\n    timeout: 10s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := cfg.StoreServers()[0]
+	p := testProber(t, nil, TranscriptsNone)
+	rec, _ := p.Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w")
+	if rec.Outcome == store.OutcomeDown {
+		t.Errorf("legacy SSE server probed as sse: down (%s)", rec.Error)
+	}
+	server.Transport = protocol.TransportHTTP
+	if rec, _ := p.Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeDown {
+		t.Errorf("the same URL probed as Streamable HTTP: %s, want down (the transport was not what the file said)", rec.Outcome)
+	}
+	if _, _, err := p.target(store.Server{Name: "odd", Source: store.SourceConfig, Transport: "websocket", URL: ts.URL}); err == nil ||
+		!strings.Contains(err.Error(), `"websocket" is not supported`) {
+		t.Errorf("target of an unknown transport: %v", err)
+	}
+}

@@ -21,6 +21,13 @@ import (
 // applies them all. What a source adds for its own callers (the API's limits for strangers,
 // the schedule grammar the monitor reads) is layered on top by that source.
 
+// URLTransports are the transports of a server reached by a URL, as every source may name
+// them: Streamable HTTP, the legacy HTTP+SSE transport of 2024-11-05 (the URL is its
+// event-stream endpoint), and auto, which has each probe tell the two apart.
+func URLTransports() []string {
+	return []string{protocol.TransportHTTP, protocol.TransportSSE, protocol.TransportAuto}
+}
+
 // Bounds of a server's probe timeout: shorter cannot complete a handshake, longer holds a
 // worker's slot (and its lease) for nothing.
 const (
@@ -197,6 +204,8 @@ func (v Server) Validate() error {
 		return bad("empty schedule")
 	case v.Transport == protocol.TransportStdio && (v.Command == "" || v.URL != ""):
 		return bad("a stdio server needs a command and no URL")
+	case v.Transport != protocol.TransportStdio && !slices.Contains(URLTransports(), v.Transport):
+		return bad("unknown transport %q (want stdio or one of %s)", v.Transport, strings.Join(URLTransports(), ", "))
 	case v.Transport != protocol.TransportStdio && (v.URL == "" || v.Command != "" || len(v.Args) > 0 || len(v.Env) > 0 || v.Dir != ""):
 		return bad("a %s server needs a URL and no command, args, env or dir", v.Transport)
 	}

@@ -93,7 +93,7 @@ func (d *dashboard) serverPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := serverPageData{
-		Name: srv.Name, Href: serverHref(srv.Name), Target: targetOf(srv), Transport: srv.Transport,
+		Name: srv.Name, Href: serverHref(srv.Name), Target: targetOf(srv), Transport: transportLabel(srv.Transport),
 		State: stateOf(det.State),
 	}
 	for _, k := range sortedKeys(srv.Labels) {

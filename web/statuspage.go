@@ -344,14 +344,32 @@ func (d *dashboard) lastErrors(r *http.Request, sts []store.ServerStatus, hours 
 }
 
 // targetOf is what a reader may see of where a server is: its URL without credentials, or for
-// a stdio server the program's name (its arguments and environment may hold secrets).
+// a stdio server the program's name (its arguments and environment may hold secrets). A
+// server on the legacy HTTP+SSE transport says so, as a stdio one does: its URL is an event
+// stream, not a Streamable HTTP endpoint.
 func targetOf(v store.Server) string {
-	if v.Transport == protocol.TransportStdio {
+	switch v.Transport {
+	case protocol.TransportStdio:
 		cmd := v.Command
 		if i := strings.LastIndexByte(cmd, '/'); i >= 0 {
 			cmd = cmd[i+1:]
 		}
 		return "stdio: " + cmd
+	case protocol.TransportSSE:
+		return "legacy SSE: " + v.PublicURL()
 	}
 	return v.PublicURL()
+}
+
+// transportLabel names a server's transport for readers.
+func transportLabel(transport string) string {
+	switch transport {
+	case protocol.TransportHTTP:
+		return "Streamable HTTP"
+	case protocol.TransportSSE:
+		return "legacy HTTP+SSE (2024-11-05)"
+	case protocol.TransportAuto:
+		return "HTTP, Streamable or legacy SSE as detected"
+	}
+	return transport
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,13 +26,6 @@ const (
 	// maxEnvNameLen bounds the name of the prober's variable a header is read from.
 	maxEnvNameLen = 128
 )
-
-// Transports a server registered through the API may use. stdio is not one: running a
-// command given by a stranger would be remote code execution, so stdio servers come from the
-// config file only.
-func apiTransports() []string {
-	return []string{protocol.TransportHTTP, protocol.TransportSSE, protocol.TransportAuto}
-}
 
 // serverInput is the body of POST /api/v1/servers and PATCH /api/v1/servers/{server}. Fields
 // left out keep their value (PATCH) or default (POST).
@@ -76,15 +70,15 @@ func (s *API) apply(r *http.Request, in serverInput, v *store.Server) error {
 	}
 	if in.Transport != nil {
 		t := *in.Transport
-		ok := false
-		for _, a := range apiTransports() {
-			ok = ok || t == a
-		}
+		// A server registered through the API is reached by URL: running a command given by
+		// a stranger would be remote code execution, so stdio servers come from the config
+		// file only.
+		ok := slices.Contains(store.URLTransports(), t)
 		if t == protocol.TransportStdio {
 			return invalid("transport: stdio servers cannot be added through the API (that would run a command given over the network); add them to the config file")
 		}
 		if !ok {
-			return invalid("transport: %s is not one of %s", quote(t), strings.Join(apiTransports(), ", "))
+			return invalid("transport: %s is not one of %s", quote(t), strings.Join(store.URLTransports(), ", "))
 		}
 		v.Transport = t
 	}
