@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcpwatch/mcpwatch/internal/dbenv"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
 )
 
@@ -27,11 +28,7 @@ type config struct {
 	noWeb           bool
 }
 
-// envDatabaseURL is read when --database-url is not given, so that the URL (which may hold a
-// password) need not appear in the process list.
-const envDatabaseURL = "MCPWATCH_DATABASE_URL"
-
-const usage = `Usage: api --database-url URL [flags]
+const usage = `Usage: api [--database-url URL] [flags]
 
 Serves the status of the MCP servers that 'prober run' monitors, from its database:
   /                       the dashboard (status page, a page per server and per run)
@@ -47,6 +44,9 @@ that flag the API takes no writes. URLs registered through the API may not reach
 private, link-local, CGNAT, unique-local, multicast or cloud metadata addresses; allow your
 own ranges with --allow-private (give the monitor the same list).
 
+The database is --database-url, else $MCPWATCH_DATABASE_URL, else $DATABASE_URL (as for
+'prober'), so that one environment serves the monitor and this.
+
 Example:
   api --listen 127.0.0.1:8080 --database-url postgres://mcpwatch@localhost/mcpwatch \
       --admin-token-file /etc/mcpwatch/admin-token --dashboard-url https://status.example.com
@@ -58,13 +58,11 @@ func parseFlags(args []string, stdout, stderr io.Writer, getenv func(string) str
 	var cfg config
 	var tokenFile, allow string
 	fs := flag.NewFlagSet("api", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fs.PrintDefaults()
-	}
+	// The flag package prints the usage itself on -h and on a bad flag; it is printed here
+	// instead, once: in full to stdout when asked for, as a hint after the error otherwise.
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:8080", "address to serve on")
-	fs.StringVar(&cfg.databaseURL, "database-url", "", "Postgres URL (default $"+envDatabaseURL+")")
+	fs.StringVar(&cfg.databaseURL, "database-url", "", "Postgres URL (default $"+dbenv.Primary+", then $"+dbenv.Fallback+", so that the URL, which may hold a password, need not be in the process list)")
 	fs.StringVar(&tokenFile, "admin-token-file", "", "file holding the admin token that writes need (none: no writes)")
 	fs.BoolVar(&cfg.private, "private", false, "make every read need the admin token too (health and metrics stay open)")
 	fs.StringVar(&cfg.dashboardURL, "dashboard-url", "", "public URL of this server, for absolute links in answers")
@@ -73,26 +71,26 @@ func parseFlags(args []string, stdout, stderr io.Writer, getenv func(string) str
 	fs.BoolVar(&cfg.migrate, "migrate", true, "apply missing database migrations at start")
 	fs.StringVar(&cfg.logFormat, "log-format", "json", "log format: json or text")
 	fs.BoolVar(&cfg.noWeb, "no-dashboard", false, "serve the API and badges only")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return cfg, exitOK, false
-		}
-		return cfg, exitUsage, false
-	}
 	fail := func(format string, a ...any) (config, int, bool) {
 		fmt.Fprintf(stderr, "api: "+format+"\nRun 'api --help' for usage.\n", a...)
 		return cfg, exitUsage, false
+	}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return cfg, exitOK, false
+	} else if err != nil {
+		return fail("%v", err)
 	}
 	if fs.NArg() > 0 {
 		return fail("unexpected argument %q", fs.Arg(0))
 	}
 	if cfg.databaseURL == "" {
-		cfg.databaseURL = getenv(envDatabaseURL)
+		cfg.databaseURL, _ = dbenv.URL(getenv)
 	}
 	if cfg.databaseURL == "" {
-		return fail("--database-url (or $%s) is required", envDatabaseURL)
+		return fail("--database-url (or $%s, or $%s) is required", dbenv.Primary, dbenv.Fallback)
 	}
 	if tokenFile != "" {
 		b, err := os.ReadFile(tokenFile)

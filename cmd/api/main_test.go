@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/dbenv"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 )
 
@@ -49,7 +50,7 @@ func TestFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 		}
 	}
 	cfg, _, ok := parseFlags([]string{"--admin-token-file", good, "--allow-private", "10.0.0.0/8,192.168.1.1", "--private"}, io.Discard, io.Discard,
-		func(k string) string { return map[string]string{envDatabaseURL: "postgres://from-env"}[k] })
+		func(k string) string { return map[string]string{dbenv.Primary: "postgres://from-env"}[k] })
 	if !ok || cfg.databaseURL != "postgres://from-env" || cfg.adminToken != "a-long-enough-admin-token" || len(cfg.allow) != 2 || !cfg.private {
 		t.Errorf("parsed %+v", cfg)
 	}
@@ -57,6 +58,50 @@ func TestFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 	parseFlags([]string{"--help"}, &help, io.Discard, env)
 	if !strings.Contains(help.String(), "/badge/NAME/status.svg") {
 		t.Errorf("help: %s", help.String())
+	}
+}
+
+// The database comes from the flag, else the variables prober reads, in prober's order.
+func TestTheDatabaseURLFallsBackAsProbersDoes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"the flag first", []string{"--database-url", "postgres://flag"}, map[string]string{dbenv.Primary: "postgres://a", dbenv.Fallback: "postgres://b"}, "postgres://flag"},
+		{"then MCPWATCH_DATABASE_URL", nil, map[string]string{dbenv.Primary: "postgres://a", dbenv.Fallback: "postgres://b"}, "postgres://a"},
+		{"then DATABASE_URL", nil, map[string]string{dbenv.Fallback: "postgres://b"}, "postgres://b"},
+	} {
+		cfg, code, ok := parseFlags(tc.args, io.Discard, io.Discard, func(k string) string { return tc.env[k] })
+		if !ok || code != exitOK || cfg.databaseURL != tc.want {
+			t.Errorf("%s: %q (ok %v, code %d), want %q", tc.name, cfg.databaseURL, ok, code, tc.want)
+		}
+	}
+	var stderr bytes.Buffer
+	if _, code, _ := parseFlags(nil, io.Discard, &stderr, func(string) string { return "" }); code != exitUsage ||
+		!strings.Contains(stderr.String(), "$MCPWATCH_DATABASE_URL, or $DATABASE_URL") {
+		t.Errorf("no database at all: code %d, %q", code, stderr.String())
+	}
+}
+
+// Asked for, the usage is printed once, to stdout; a bad flag gets its error and a hint on
+// stderr, not the whole usage.
+func TestHelpIsPrintedOnce(t *testing.T) {
+	t.Parallel()
+	for _, arg := range []string{"--help", "-help", "-h"} {
+		var stdout, stderr bytes.Buffer
+		_, code, ok := parseFlags([]string{arg}, &stdout, &stderr, func(string) string { return "" })
+		if ok || code != exitOK || strings.Count(stdout.String(), "Usage: api") != 1 || strings.Count(stdout.String(), "  -listen string") != 1 || stderr.Len() != 0 {
+			t.Errorf("%s: code %d, stdout %d usages, stderr %q; want exit 0, one usage on stdout, nothing on stderr",
+				arg, code, strings.Count(stdout.String(), "Usage: api"), stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if _, code, _ := parseFlags([]string{"--no-such-flag"}, &stdout, &stderr, func(string) string { return "" }); code != exitUsage ||
+		stdout.Len() != 0 || strings.Contains(stderr.String(), "Usage: api") || !strings.Contains(stderr.String(), "Run 'api --help'") {
+		t.Errorf("a bad flag: code %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }
 

@@ -8,29 +8,28 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/dbenv"
 	"github.com/mcpwatch/mcpwatch/migrations"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
 // Environment variables that name the database when --database-url is not given, the first
-// one set winning.
+// one set winning (api reads the same).
 const (
-	envDatabaseURL         = "MCPWATCH_DATABASE_URL"
-	envDatabaseURLFallback = "DATABASE_URL"
+	envDatabaseURL         = dbenv.Primary
+	envDatabaseURLFallback = dbenv.Fallback
 )
 
 // connectTimeout bounds how long the one-shot database commands wait for Postgres.
 const connectTimeout = 15 * time.Second
 
-// databaseURL is the --database-url flag, or else the first of databaseURLEnv that is set.
+// databaseURL is the --database-url flag, or else the first of the variables that is set.
 func (e environment) databaseURL(flagValue string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
 	}
-	for _, name := range []string{envDatabaseURL, envDatabaseURLFallback} {
-		if v, ok := e.lookupEnv(name); ok && v != "" {
-			return v, nil
-		}
+	if url, _ := dbenv.URL(func(k string) string { v, _ := e.lookupEnv(k); return v }); url != "" {
+		return url, nil
 	}
 	return "", fmt.Errorf("no database: give --database-url or set %s", envDatabaseURL)
 }
