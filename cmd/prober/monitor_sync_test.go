@@ -78,6 +78,8 @@ func TestRunRefusesAnOlderFileUnlessForced(t *testing.T) {
 	if betaEnabled() {
 		t.Error("beta still enabled after b's file was forced")
 	}
+	// Stopped only once started: a stop while it registers its region is another test's.
+	waitUntil(t, 30*time.Second, "b started", func() bool { return strings.Contains(logsF.String(), "worker started") })
 }
 
 func TestForceSyncIsAFlagOfRun(t *testing.T) {
