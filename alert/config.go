@@ -44,12 +44,15 @@ type Config struct {
 }
 
 // FlappingConfig holds open an alert that resolved Threshold times within Window: the
-// Threshold-th resolution is not sent, and the alert resolves once fewer than Threshold
-// resolutions fall within the window.
+// Threshold-th resolution is not sent, and the alert resolves once its condition has stayed
+// good for Quiet.
 type FlappingConfig struct {
 	// Threshold is the number of resolutions (default 3; 0 turns flap damping off).
 	Threshold *int          `yaml:"threshold"`
 	Window    time.Duration `yaml:"window"` // default 1h
+	// Quiet is how long a held alert's condition must stay good (for drift: the tool surface
+	// unchanged) before the alert resolves (default 30m).
+	Quiet time.Duration `yaml:"quiet"`
 }
 
 // DownConfig is the `down` alert: the server does not initialize.
@@ -192,6 +195,7 @@ const (
 	DefaultRegionExpiry       = 30 * time.Minute
 	DefaultFlapThreshold      = 3
 	DefaultFlapWindow         = time.Hour
+	DefaultFlapQuiet          = 30 * time.Minute
 	DefaultLatencyWindow      = 15 * time.Minute
 	DefaultLatencyMinSamples  = 3
 	DefaultBaselineRatio      = 3.0

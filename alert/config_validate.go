@@ -34,6 +34,12 @@ func (f *FlappingConfig) validate(v *validator) {
 	if f.Window < time.Minute {
 		v.fail("flapping.window", "must be at least 1m, not %v", f.Window)
 	}
+	if f.Quiet == 0 {
+		f.Quiet = DefaultFlapQuiet
+	}
+	if f.Quiet < time.Minute || f.Quiet > 7*24*time.Hour {
+		v.fail("flapping.quiet", "must be between 1m and 7d, not %v", f.Quiet)
+	}
 }
 
 func (d *DownConfig) validate(v *validator) {

@@ -119,7 +119,7 @@ func (e *evaluator) conditions(obs *Observation, mem *memory, states map[stateKe
 // apply steps each alert through its condition and records the events; it returns the alerts
 // that had one.
 func (e *evaluator) apply(changes *store.AlertChanges, obs *Observation, conds []condition, states map[stateKey]*store.AlertState) (map[stateKey]bool, error) {
-	flap := flapPolicy{threshold: *e.cfg.Flapping.Threshold, window: e.cfg.Flapping.Window}
+	flap := e.flapPolicy()
 	touched := map[stateKey]bool{}
 	for _, c := range conds {
 		k := stateKey{c.kind, c.key}
@@ -146,7 +146,7 @@ func (e *evaluator) apply(changes *store.AlertChanges, obs *Observation, conds [
 			touched[k] = true
 			ev := c.ev
 			if name == histFlapping {
-				ev = e.flappingEvidence(st, c)
+				ev = e.flappingEvidence(obs.Server, st, c, obs.At)
 			}
 			ev.Since = cmp.Or(st.Since, ev.Since)
 			if err := e.record(changes, obs, st, name, ev); err != nil {
@@ -155,6 +155,10 @@ func (e *evaluator) apply(changes *store.AlertChanges, obs *Observation, conds [
 		}
 	}
 	return touched, nil
+}
+
+func (e *evaluator) flapPolicy() flapPolicy {
+	return flapPolicy{threshold: *e.cfg.Flapping.Threshold, window: e.cfg.Flapping.Window, quiet: e.cfg.Flapping.Quiet}
 }
 
 // followUp announces an open alert that was muted until now, or reminds of an announced one.
@@ -181,11 +185,17 @@ func (e *evaluator) followUp(changes *store.AlertChanges, obs *Observation, st *
 		}
 	}
 	ev.Since = st.Since
+	if name == histAnnounced {
+		ev.HeldBack = e.heldBackBy(obs, st)
+	}
+	if st.Held && !st.CondBad && Kind(st.Kind) != KindDrift {
+		ev = e.heldEvidence(obs.Server, st, ev, obs.At)
+	}
 	return e.record(changes, obs, st, name, ev)
 }
 
 // flappingEvidence is what a flapping alert shows: the last bad evidence and why it stays open.
-func (e *evaluator) flappingEvidence(st *store.AlertState, c condition) Evidence {
+func (e *evaluator) flappingEvidence(server string, st *store.AlertState, c condition, at time.Time) Evidence {
 	ev := c.ev
 	if c.state != condBad && len(st.Details) > 0 {
 		var last Evidence
@@ -193,15 +203,50 @@ func (e *evaluator) flappingEvidence(st *store.AlertState, c condition) Evidence
 			ev = last
 		}
 	}
-	ev.Lines = slices.Clone(ev.Lines)
 	if c.kind == KindDrift {
-		ev.Lines = append(ev.Lines, fmt.Sprintf("the tool surface changed %d times within %s: further changes are recorded but not sent until it settles",
-			len(st.Cycles), durationText(e.cfg.Flapping.Window)))
-	} else {
-		ev.Lines = append(ev.Lines, fmt.Sprintf("it resolved %d times within %s: held open until it stays resolved",
-			len(st.Cycles), durationText(e.cfg.Flapping.Window)))
+		ev.Lines = append(slices.Clone(ev.Lines), fmt.Sprintf("the tool surface changed %d times within %s: further changes are recorded but not sent until it stays unchanged for %s",
+			e.flapPolicy().count(st.Cycles, at), durationText(e.cfg.Flapping.Window), durationText(e.cfg.Flapping.Quiet)))
+		ev.HeldOpen = true
+		return ev
 	}
+	return e.heldEvidence(server, st, ev, at)
+}
+
+// heldEvidence is what an alert held open while its condition is good again says, in its
+// flapping message and its reminders: that it is good again, since when, and when it closes.
+// last is the evidence of its last bad run.
+func (e *evaluator) heldEvidence(server string, st *store.AlertState, last Evidence, at time.Time) Evidence {
+	ev := last
+	ev.HeldOpen = true
+	ev.Lines = slices.Clone(last.Lines)
+	good := server + " " + resolvedHeadline(Kind(st.Kind), st.Key)
+	ev.GoodSince = quietSince(st.Cycles)
+	n := e.flapPolicy().count(st.Cycles, at)
+	quiet := durationText(e.cfg.Flapping.Quiet)
+	if ev.GoodSince.IsZero() {
+		ev.Summary = fmt.Sprintf("held open while flapping: it resolved %d times within %s", n, durationText(e.cfg.Flapping.Window))
+		return ev
+	}
+	closes := ev.GoodSince.Add(e.cfg.Flapping.Quiet)
+	ev.Summary = fmt.Sprintf("held open while flapping: %s since %s, after resolving %d times within %s; it resolves if it stays so until %s",
+		good, timeText(ev.GoodSince), n, durationText(e.cfg.Flapping.Window), timeText(closes))
+	ev.Lines = append([]string{
+		fmt.Sprintf("%s since %s (%s)", good, timeText(ev.GoodSince), durationText(at.Sub(ev.GoodSince))),
+		fmt.Sprintf("held open because it resolved %d times within %s; it resolves after %s without a relapse", n, durationText(e.cfg.Flapping.Window), quiet),
+		"last failure: " + last.Summary,
+	}, ev.Lines...)
 	return ev
+}
+
+// heldBackBy says which maintenance window kept an alert's first message back, "" when none
+// did (it was muted for another reason, or the window has since left the configuration).
+func (e *evaluator) heldBackBy(obs *Observation, st *store.AlertState) string {
+	name, end := maintenanceAt(e.windows, st.FiredAt, obs.Server)
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("held back by maintenance window %s: the alert opened at %s, in the window, which closed at %s",
+		name, timeText(st.FiredAt), timeText(end))
 }
 
 // record adds a history event and, unless something mutes it, its notifications.
