@@ -122,6 +122,9 @@ func (e *evaluator) apply(changes *store.AlertChanges, obs *Observation, conds [
 	flap := e.flapPolicy()
 	touched := map[stateKey]bool{}
 	for _, c := range conds {
+		// Every message links to the run it is about: the failing run, unless the kind's
+		// evaluator named another one (down: the latest failure of any region).
+		c.ev.RunID = cmp.Or(c.ev.RunID, obs.RunID)
 		k := stateKey{c.kind, c.key}
 		st := states[k]
 		if st == nil {

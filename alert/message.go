@@ -134,6 +134,14 @@ func ServerPage(dashboardURL, server string) string {
 	return strings.TrimSuffix(dashboardURL, "/") + "/servers/" + url.PathEscape(server)
 }
 
+// RunPage is the dashboard page of a run ("" without a dashboard URL or a run).
+func RunPage(dashboardURL, runID string) string {
+	if dashboardURL == "" || runID == "" {
+		return ""
+	}
+	return strings.TrimSuffix(dashboardURL, "/") + "/runs/" + url.PathEscape(runID)
+}
+
 // timeText is how messages write a time: UTC to the second, the same for every reader.
 func timeText(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")

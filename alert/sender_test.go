@@ -43,10 +43,13 @@ func sampleDown() Message {
 		Event: EventFiring, Kind: KindDown, ServerID: 7, Server: "weather-prod",
 		Incident: "0f6d3c9e-8a47-4d2b-9d53-4c3f0e1b2a77", At: t0.Add(2 * m),
 		Evidence: Evidence{
-			Summary: "down in 2 of 3 region(s) (eu, us): JSON-RPC error -32603, HTTP status 502 (initialize failed)",
+			Summary: "down in 2 of 3 region(s) (eu, us): JSON-RPC error -32603, HTTP status 502",
 			Regions: []string{"eu", "us"}, Since: t0, ErrorCode: &code, HTTPStatus: &status,
-			Error: "upstream said <!channel> & gave up",
-			Lines: []string{"eu: down since 2026-03-02 10:00:00 UTC, 3 run(s) in a row; last: HTTP status 502"},
+			Error:    "upstream said <!channel> & gave up",
+			Response: "<html><title>502 Bad Gateway</title></html>",
+			RunID:    "01JNGK3X0000000000000000AB",
+			Lines: []string{"eu: down since 2026-03-02 10:00:00 UTC, 3 run(s) in a row",
+				"us: down since 2026-03-02 10:01:00 UTC, 2 run(s) in a row; last: HTTP status 503"},
 		},
 	}
 }
