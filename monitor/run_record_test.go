@@ -2,10 +2,10 @@ package monitor
 
 import (
 	"bytes"
-	"io"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
