@@ -110,7 +110,7 @@ func (e *evaluator) down(obs *Observation, regions map[string]*regionMemory) []c
 		}
 		return []condition{c}
 	}
-	c.state = condBad
+	c.state, c.regionSet = condBad, true
 	// The evidence of the most recent failure, the observed region's when it is failing.
 	var latest *runFacts
 	var since time.Time

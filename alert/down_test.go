@@ -156,7 +156,7 @@ func TestDownMessageSaysTheErrorOnce(t *testing.T) {
 		regions []string
 	}{
 		{"one region", []string{"eu"}},
-		{"two regions failing alike", []string{"eu", "us"}},
+		{"two regions failing alike", []string{"eu", "us"}}, // fires in eu, then updates
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,8 +171,8 @@ func TestDownMessageSaysTheErrorOnce(t *testing.T) {
 					events = append(events, s.observe(o)...)
 				}
 			}
-			if len(events) != 1 || len(events[0].Outbox) != 1 {
-				t.Fatalf("events %q, want one firing", eventTexts(events))
+			if len(events) != len(tt.regions) || events[0].Event != histFired || len(events[0].Outbox) != 1 {
+				t.Fatalf("events %q, want one firing and an update per other region", eventTexts(events))
 			}
 			msg := decodeMessage(t, events[0].Outbox[0].Payload)
 			text, blocks := slackMessage(&msg, "https://status.example.com")
@@ -191,5 +191,58 @@ func TestDownMessageSaysTheErrorOnce(t *testing.T) {
 				t.Errorf("run %q, want the run that made it fire, run-eu-1", msg.RunID)
 			}
 		})
+	}
+}
+
+// TestMultiRegionDownAlertUpdatesItsRegions: an announced down alert whose failing regions
+// change sends an update with the new count, without reopening or reminding.
+func TestMultiRegionDownAlertUpdatesItsRegions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		cfg   Config
+		steps []simStep
+	}{
+		{"a second and a third region failing, then one recovering", config(only(KindDown), func(c *Config) { c.Down.FailureThreshold = 1 }), []simStep{
+			{obs(0, "eu", up), none()},
+			{obs(10*time.Second, "us", up), none()},
+			{obs(20*time.Second, "ap", up), none()},
+			{obs(1*m, "eu", down), ev("fired down")},
+			{obs(70*time.Second, "us", down), ev("changed down")},
+			{obs(80*time.Second, "ap", down), ev("changed down")},
+			{obs(2*m, "eu", down), none()},
+			{obs(130*time.Second, "us", up), ev("changed down")},
+			{obs(140*time.Second, "ap", up), ev("changed down")},
+			{obs(3*m, "eu", up), ev("resolved down")},
+		}},
+		{"no update before the alert was announced", config(only(KindDown), func(c *Config) {
+			c.Down.FailureThreshold = 1
+			c.Maintenance = []MaintenanceWindow{{Name: "deploy", Schedule: "0 10 * * MON", Duration: time.Hour}}
+		}), []simStep{
+			{obs(1*m, "eu", down), ev("fired down (muted: maintenance window deploy)")},
+			{obs(70*time.Second, "us", down), none()},
+			{obs(61*m, "eu", down), ev("announced down")},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			runScenario(t, tt.cfg, tt.steps)
+		})
+	}
+
+	s := newSim(t, config(only(KindDown), func(c *Config) { c.Down.FailureThreshold = 1 }))
+	s.observe(obs(0, "us", up))
+	s.observe(obs(1*m, "eu", down))
+	events := s.observe(obs(2*m, "us", down))
+	if len(events) != 1 || len(events[0].Outbox) != 1 {
+		t.Fatalf("events %q, want one update", eventTexts(events))
+	}
+	msg := decodeMessage(t, events[0].Outbox[0].Payload)
+	if msg.Event != EventUpdate || msg.Summary != "down in 2 of 2 region(s) (eu, us): no successful initialize" || !slices.Equal(msg.Regions, []string{"eu", "us"}) {
+		t.Errorf("update %s %q %q", msg.Event, msg.Summary, msg.Regions)
+	}
+	if st, _ := s.state(KindDown, ""); !st.NotifiedAt.Equal(t0.Add(1 * m)) {
+		t.Errorf("notified at %v: an update must not delay the reminders", st.NotifiedAt)
 	}
 }

@@ -134,7 +134,12 @@ func (e *evaluator) apply(changes *store.AlertChanges, obs *Observation, conds [
 			st = &store.AlertState{ServerID: obs.ServerID, Kind: string(c.kind), Key: c.key, Status: store.AlertOK}
 			states[k] = st
 		}
+		wasAnnounced := st.Status == store.AlertFiring && !st.NotifiedAt.IsZero()
+		before := st.Details
 		events := step(st, c, obs.At, flap, e.newIncident)
+		if len(events) == 0 && c.regionSet && c.state == condBad && wasAnnounced && regionsChanged(before, c.ev.Regions) {
+			events = []string{histChanged}
+		}
 		if c.state == condBad {
 			// The latest evidence, for reminders and late announcements.
 			ev := c.ev
@@ -162,6 +167,15 @@ func (e *evaluator) apply(changes *store.AlertChanges, obs *Observation, conds [
 
 func (e *evaluator) flapPolicy() flapPolicy {
 	return flapPolicy{threshold: *e.cfg.Flapping.Threshold, window: e.cfg.Flapping.Window, quiet: e.cfg.Flapping.Quiet}
+}
+
+// regionsChanged reports whether the regions of an alert's stored evidence differ from now.
+func regionsChanged(details []byte, now []string) bool {
+	var last Evidence
+	if len(details) == 0 || json.Unmarshal(details, &last) != nil {
+		return false // nothing to compare with: no update rather than a wrong one
+	}
+	return !slices.Equal(last.Regions, now)
 }
 
 // followUp announces an open alert that was muted until now, or reminds of an announced one.
@@ -274,7 +288,8 @@ func (e *evaluator) record(changes *store.AlertChanges, obs *Observation, st *st
 		for _, d := range dests {
 			event.Outbox = append(event.Outbox, store.OutboxItem{Channel: d.channel, Target: d.target, Payload: payload})
 		}
-		if name != histResolved {
+		if name != histResolved && name != histChanged {
+			// An update corrects what was said; reminders still count from the last message.
 			st.NotifiedAt = obs.At
 		}
 	}
@@ -293,7 +308,7 @@ func (e *evaluator) muteReason(obs *Observation, st *store.AlertState, name stri
 		return mutedByRoute
 	case len(dests) == 0:
 		return mutedNoChannel
-	case name == histChanged:
+	case name == histChanged && Kind(st.Kind) == KindDrift:
 		return mutedFlapping
 	case name == histResolved && st.NotifiedAt.IsZero():
 		return mutedNeverAnnounce
@@ -318,6 +333,8 @@ func messageEvent(history string) string {
 		return EventReminder
 	case histFlapping:
 		return EventFlapping
+	case histChanged:
+		return EventUpdate
 	}
 	return EventFiring // fired, announced
 }

@@ -24,6 +24,9 @@ type condition struct {
 	key   string
 	state condState
 	ev    Evidence
+	// regionSet: ev.Regions is the set of regions where the condition holds (not merely the
+	// region of the run), so an open alert whose set changes sends an update.
+	regionSet bool
 }
 
 // History events.
@@ -33,7 +36,10 @@ const (
 	histReminded  = "reminded"  // an open alert was announced again
 	histFlapping  = "flapping"  // an alert resolved too often and is held open
 	histAnnounced = "announced" // an alert opened while muted is announced now
-	histChanged   = "changed"   // the tool surface changed again while drift is held open
+	// histChanged: an open alert changed without opening or closing: the tool surface changed
+	// again while drift is held open (sent nowhere), or the regions of an announced alert
+	// changed (sent as an update).
+	histChanged = "changed"
 )
 
 // flapPolicy is flap damping: threshold resolutions within window hold an alert open, until

@@ -391,3 +391,46 @@ func TestStateIsWrittenOnlyWhenItChanges(t *testing.T) {
 }
 
 func keysOf(m map[string][]byte) []string { return slices.Sorted(maps.Keys(m)) }
+
+// TestMessageAfterAMaintenanceWindowSaysItWasHeldBack: the first message of an alert that
+// opened in a window comes when the window closes, and says why it comes late.
+func TestMessageAfterAMaintenanceWindowSaysItWasHeldBack(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		firstAt  time.Duration // the first down run; t0 is Monday 10:00 UTC, the window 10:00-11:00
+		sentAt   time.Duration
+		wantHeld string
+	}{
+		{"opened in the window", 5 * m, 60 * m,
+			"held back by maintenance window deploy: the alert opened at 2026-03-02 10:05:00 UTC, in the window, which closed at 2026-03-02 11:00:00 UTC"},
+		{"opened outside a window", -30 * m, -30 * m, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSim(t, config(only(KindDown), func(c *Config) {
+				c.Maintenance = []MaintenanceWindow{{Name: "deploy", Schedule: "0 10 * * MON", Duration: time.Hour}}
+				c.Down.FailureThreshold = 1
+			}))
+			var sent []store.AlertEvent
+			for at := tt.firstAt; at <= tt.sentAt; at += 5 * m {
+				for _, e := range s.observe(obs(at, "eu", down)) {
+					if len(e.Outbox) > 0 {
+						sent = append(sent, e)
+					}
+				}
+			}
+			if len(sent) != 1 || sent[0].At != t0.Add(tt.sentAt) {
+				t.Fatalf("sent %q, want one message at +%v", eventTexts(sent), tt.sentAt)
+			}
+			msg := decodeMessage(t, sent[0].Outbox[0].Payload)
+			if msg.HeldBack != tt.wantHeld {
+				t.Errorf("held back %q, want %q", msg.HeldBack, tt.wantHeld)
+			}
+			if text, _ := slackMessage(&msg, ""); tt.wantHeld != "" && !strings.Contains(text, "held back by maintenance window deploy") {
+				t.Errorf("the Slack text does not say it was held back: %s", text)
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ const (
 	EventResolved = "resolved" // an announced alert closed
 	EventReminder = "reminder" // an alert is still open after reminder-interval
 	EventFlapping = "flapping" // an alert resolved too often and is held open
+	EventUpdate   = "update"   // the regions of an open alert changed (down: how many fail)
 	EventTest     = "test"     // `prober alerts test`
 )
 
@@ -88,6 +89,8 @@ func (m *Message) Title() string {
 		return fmt.Sprintf("Still open: %s %s", m.Server, what)
 	case EventFlapping:
 		return fmt.Sprintf("Flapping: %s %s (held open)", m.Server, what)
+	case EventUpdate:
+		return fmt.Sprintf("Update: %s %s", m.Server, what)
 	case EventTest:
 		return "mcpwatch test message"
 	}
