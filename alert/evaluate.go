@@ -233,25 +233,25 @@ func (e *evaluator) flappingEvidence(server string, st *store.AlertState, c cond
 // flapping message and its reminders: that it is good again, since when, and when it closes.
 // last is the evidence of its last bad run.
 func (e *evaluator) heldEvidence(server string, st *store.AlertState, last Evidence, at time.Time) Evidence {
-	ev := last
-	ev.HeldOpen = true
-	ev.Lines = slices.Clone(last.Lines)
+	// The last failure is named in a line and by its run; its details (codes, error, the
+	// regions' lines) would read as if it were failing still.
+	ev := Evidence{Regions: last.Regions, Since: last.Since, Rule: last.Rule, Spec: last.Spec, RunID: last.RunID, HeldOpen: true}
 	good := server + " " + resolvedHeadline(Kind(st.Kind), st.Key)
 	ev.GoodSince = quietSince(st.Cycles)
 	n := e.flapPolicy().count(st.Cycles, at)
 	quiet := durationText(e.cfg.Flapping.Quiet)
 	if ev.GoodSince.IsZero() {
-		ev.Summary = fmt.Sprintf("held open while flapping: it resolved %d times within %s", n, durationText(e.cfg.Flapping.Window))
+		ev.Summary = fmt.Sprintf("held open while flapping: it resolved %d times within %s; last failure: %s", n, durationText(e.cfg.Flapping.Window), last.Summary)
 		return ev
 	}
 	closes := ev.GoodSince.Add(e.cfg.Flapping.Quiet)
 	ev.Summary = fmt.Sprintf("held open while flapping: %s since %s, after resolving %d times within %s; it resolves if it stays so until %s",
 		good, timeText(ev.GoodSince), n, durationText(e.cfg.Flapping.Window), timeText(closes))
-	ev.Lines = append([]string{
+	ev.Lines = []string{
 		fmt.Sprintf("%s since %s (%s)", good, timeText(ev.GoodSince), durationText(at.Sub(ev.GoodSince))),
 		fmt.Sprintf("held open because it resolved %d times within %s; it resolves after %s without a relapse", n, durationText(e.cfg.Flapping.Window), quiet),
 		"last failure: " + last.Summary,
-	}, ev.Lines...)
+	}
 	return ev
 }
 

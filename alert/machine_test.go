@@ -291,6 +291,9 @@ func TestHeldReminderSaysItIsFlappingAndSinceWhenItIsUp(t *testing.T) {
 			if !msg.GoodSince.Equal(tt.wantUp) || msg.HeldOpen != !tt.wantUp.IsZero() {
 				t.Errorf("goodSince %v heldOpen %v, want %v", msg.GoodSince, msg.HeldOpen, tt.wantUp)
 			}
+			if !tt.wantUp.IsZero() && (msg.Error != "" || msg.Codes() != "" || len(msg.Lines) != 3) {
+				t.Errorf("a reminder of a server that is up repeats the failure as current: error %q, codes %q, lines %q", msg.Error, msg.Codes(), msg.Lines)
+			}
 		})
 	}
 }

@@ -73,9 +73,12 @@ func slackMessage(m *Message, dashboardURL string) (string, []slack.Block) {
 		field("Rule", rule)
 	}
 	if runPage != "" {
-		label := "Run"
-		if m.Event != EventResolved {
-			label = "Failing run"
+		label := "Failing run"
+		switch {
+		case m.Event == EventResolved:
+			label = "Run"
+		case m.HeldOpen:
+			label = "Last failing run"
 		}
 		field(label, "<"+runPage+"|"+escapeSlack(m.RunID)+">")
 	}
