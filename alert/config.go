@@ -44,12 +44,15 @@ type Config struct {
 }
 
 // FlappingConfig holds open an alert that resolved Threshold times within Window: the
-// Threshold-th resolution is not sent, and the alert resolves once fewer than Threshold
-// resolutions fall within the window.
+// Threshold-th resolution is not sent, and the alert resolves once its condition has stayed
+// good for Quiet.
 type FlappingConfig struct {
 	// Threshold is the number of resolutions (default 3; 0 turns flap damping off).
 	Threshold *int          `yaml:"threshold"`
 	Window    time.Duration `yaml:"window"` // default 1h
+	// Quiet is how long a held alert's condition must stay good (for drift: the tool surface
+	// unchanged) before the alert resolves (default 30m).
+	Quiet time.Duration `yaml:"quiet"`
 }
 
 // DownConfig is the `down` alert: the server does not initialize.
@@ -80,8 +83,10 @@ type DriftConfig struct {
 	Enabled *bool `yaml:"enabled"` // default true
 }
 
-// LatencyConfig is the `latency` alert: the p95 latency of a step over Window is above P95Above,
-// or above BaselineRatio times the p95 of the same step over the last BaselineDays days.
+// LatencyConfig is the `latency` alert, judged per region: the p95 latency of a step over
+// Window (or, with fewer than MinSamples runs, SlowRuns of the last RecentRuns runs) is above
+// P95Above, or above BaselineRatio times the p95 of the region's runs of the step before the
+// window, over at most BaselineDays days.
 type LatencyConfig struct {
 	Enabled *bool `yaml:"enabled"` // default true
 	// Steps are the probe steps watched, each an alert of its own (default initialize,
@@ -89,8 +94,13 @@ type LatencyConfig struct {
 	Steps []string `yaml:"steps"`
 	// Window is the span of the p95 (default 15m).
 	Window time.Duration `yaml:"window"`
-	// MinSamples is how many runs the window needs before it is judged (default 3).
+	// MinSamples is how many runs the window needs for its p95 to be judged (default 20, at
+	// least 20: the p95 of fewer runs is their slowest).
 	MinSamples int `yaml:"min-samples"`
+	// SlowRuns of the last RecentRuns runs slower than the bound fire the alert while the
+	// window holds fewer than MinSamples runs (defaults 3 and 5).
+	SlowRuns   int `yaml:"slow-runs"`
+	RecentRuns int `yaml:"recent-runs"`
 	// P95Above is the absolute bound (0: none).
 	P95Above time.Duration `yaml:"p95-above"`
 	// BaselineRatio is the bound relative to the baseline p95 (default 3; 0: none; else > 1).
@@ -192,8 +202,11 @@ const (
 	DefaultRegionExpiry       = 30 * time.Minute
 	DefaultFlapThreshold      = 3
 	DefaultFlapWindow         = time.Hour
+	DefaultFlapQuiet          = 30 * time.Minute
 	DefaultLatencyWindow      = 15 * time.Minute
-	DefaultLatencyMinSamples  = 3
+	DefaultLatencyMinSamples  = 20
+	DefaultLatencySlowRuns    = 3
+	DefaultLatencyRecentRuns  = 5
 	DefaultBaselineRatio      = 3.0
 	DefaultBaselineDays       = 7
 	DefaultBaselineMinSamples = 100

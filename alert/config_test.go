@@ -59,6 +59,7 @@ func TestDefaults(t *testing.T) {
 		{"reminder-interval", cfg.ReminderInterval, time.Duration(0)},
 		{"flapping.threshold", *cfg.Flapping.Threshold, 3},
 		{"flapping.window", cfg.Flapping.Window, time.Hour},
+		{"flapping.quiet", cfg.Flapping.Quiet, 30 * time.Minute},
 		{"down.failure-threshold", cfg.Down.FailureThreshold, 2},
 		{"down.success-threshold", cfg.Down.SuccessThreshold, 1},
 		{"down.quorum", cfg.Down.Quorum, 1},
@@ -162,13 +163,14 @@ alerts:
 		}},
 		{"thresholds", `
 alerts:
-  flapping: {threshold: -1}
+  flapping: {threshold: -1, quiet: 30s}
   down: {failure-threshold: -2, quorum: -1}
   latency: {baseline-ratio: 0.5, baseline-days: 90}
   certificate: {days: 400}
   conformance: {checks: ["Tools list"]}
 `, []string{
 			"line 3, column 14: alerts.flapping.threshold: must be 0 (off) or more, not -1",
+			"line 3, column 29: alerts.flapping.quiet: must be between 1m and 7d, not 30s",
 			"line 4, column 10: alerts.down.failure-threshold: must be at least 1, not -2",
 			"line 4, column 33: alerts.down.quorum: must be at least 1, not -1",
 			"line 7, column 26: alerts.conformance.checks[0]: \"Tools list\" is not a check id or a prefix such as tools.*",
@@ -220,19 +222,20 @@ func TestMaintenanceWindowOpensAndCloses(t *testing.T) {
 	}
 	sunday := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
-		at   time.Time
-		want bool
+		at      time.Time
+		want    bool
+		wantEnd time.Time
 	}{
-		{sunday.Add(time.Hour + 59*time.Minute), false},
-		{sunday.Add(2 * time.Hour), true},
-		{sunday.Add(3*time.Hour + 59*time.Minute + 59*time.Second), true},
-		{sunday.Add(4 * time.Hour), false},
-		{sunday.Add(7*24*time.Hour + 3*time.Hour), true},
-		{sunday.Add(24*time.Hour + 3*time.Hour), false},
+		{sunday.Add(time.Hour + 59*time.Minute), false, time.Time{}},
+		{sunday.Add(2 * time.Hour), true, sunday.Add(4 * time.Hour)},
+		{sunday.Add(3*time.Hour + 59*time.Minute + 59*time.Second), true, sunday.Add(4 * time.Hour)},
+		{sunday.Add(4 * time.Hour), false, time.Time{}},
+		{sunday.Add(7*24*time.Hour + 3*time.Hour), true, sunday.Add(7*24*time.Hour + 4*time.Hour)},
+		{sunday.Add(24*time.Hour + 3*time.Hour), false, time.Time{}},
 	}
 	for _, tt := range tests {
-		if got := ws[0].openAt(tt.at, "any"); got != tt.want {
-			t.Errorf("open at %v = %v, want %v", tt.at, got, tt.want)
+		if end, got := ws[0].openAt(tt.at, "any"); got != tt.want || !end.Equal(tt.wantEnd) {
+			t.Errorf("open at %v = %v until %v, want %v until %v", tt.at, got, end, tt.want, tt.wantEnd)
 		}
 	}
 }

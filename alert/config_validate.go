@@ -34,6 +34,12 @@ func (f *FlappingConfig) validate(v *validator) {
 	if f.Window < time.Minute {
 		v.fail("flapping.window", "must be at least 1m, not %v", f.Window)
 	}
+	if f.Quiet == 0 {
+		f.Quiet = DefaultFlapQuiet
+	}
+	if f.Quiet < time.Minute || f.Quiet > 7*24*time.Hour {
+		v.fail("flapping.quiet", "must be between 1m and 7d, not %v", f.Quiet)
+	}
 }
 
 func (d *DownConfig) validate(v *validator) {
@@ -104,8 +110,15 @@ func (l *LatencyConfig) validate(v *validator) {
 	if l.Window < time.Minute || l.Window > 24*time.Hour {
 		v.fail("latency.window", "must be between 1m and 24h, not %v", l.Window)
 	}
-	if l.MinSamples < 1 || l.MinSamples > maxLatencySamples {
-		v.fail("latency.min-samples", "must be between 1 and %d, not %d", maxLatencySamples, l.MinSamples)
+	if l.MinSamples < minP95Samples || l.MinSamples > maxLatencySamples {
+		v.fail("latency.min-samples", "must be between %d and %d, not %d (the p95 of fewer runs is the slowest of them; slow-runs and recent-runs judge a window with fewer)",
+			minP95Samples, maxLatencySamples, l.MinSamples)
+	}
+	if l.RecentRuns < 1 || l.RecentRuns > l.MinSamples {
+		v.fail("latency.recent-runs", "must be between 1 and min-samples (%d), not %d", l.MinSamples, l.RecentRuns)
+	}
+	if l.SlowRuns < 1 || l.SlowRuns > l.RecentRuns {
+		v.fail("latency.slow-runs", "must be between 1 and recent-runs (%d), not %d", l.RecentRuns, l.SlowRuns)
 	}
 	if l.P95Above < 0 {
 		v.fail("latency.p95-above", "must be 0 (none) or positive, not %v", l.P95Above)
@@ -134,6 +147,8 @@ func (l *LatencyConfig) setDefaults() {
 		l.Window = DefaultLatencyWindow
 	}
 	defaultInt(&l.MinSamples, DefaultLatencyMinSamples)
+	defaultInt(&l.SlowRuns, DefaultLatencySlowRuns)
+	defaultInt(&l.RecentRuns, DefaultLatencyRecentRuns)
 	if l.BaselineRatio == nil {
 		l.BaselineRatio = ptr(DefaultBaselineRatio)
 	}

@@ -7,8 +7,9 @@
 //   - conformance (one alert per check): a check that passed in the previous run fails now;
 //     resolved when it passes again;
 //   - drift: the tool surface changed (tools added, removed, re-described, re-typed);
-//   - latency (one alert per step): the p95 over a window above a bound or above a ratio of
-//     the step's own baseline;
+//   - latency (one alert per step, judged per region): the p95 over a window (or, with few
+//     runs, N of the last M runs) above a bound or above a ratio of the region's own
+//     baseline before the window;
 //   - certificate: the TLS certificate expires within N days.
 //
 // Flap damping holds open an alert that resolved too often; maintenance windows and muting

@@ -1,6 +1,7 @@
 package alert
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,7 +31,18 @@ type runFacts struct {
 	HTTPStatus *int      `json:"httpStatus,omitempty"`
 	ExitStatus *int      `json:"exitStatus,omitempty"`
 	Error      string    `json:"error,omitempty"`
+	// RunID is the run, for a link to its page; Response the start of its failing answer.
+	RunID    string `json:"runId,omitempty"`
+	Response string `json:"response,omitempty"`
 }
+
+// sameFailure reports whether two runs failed the same way (the same codes and error).
+func (f *runFacts) sameFailure(o *runFacts) bool {
+	return f != nil && o != nil && f.Error == o.Error && equalPtr(f.ErrorCode, o.ErrorCode) &&
+		equalPtr(f.HTTPStatus, o.HTTPStatus) && equalPtr(f.ExitStatus, o.ExitStatus)
+}
+
+func equalPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // regionForget: a region silent this long is dropped from memory altogether.
 const regionForget = 30 * 24 * time.Hour
@@ -53,7 +65,8 @@ func (e *evaluator) observeRegion(obs *Observation, regions map[string]*regionMe
 		}
 		r.Downs++
 		r.Goods = 0
-		r.Last = &runFacts{At: obs.At, ErrorCode: obs.ErrorCode, HTTPStatus: obs.HTTPStatus, ExitStatus: obs.ExitStatus, Error: clip(obs.Error, maxErrorText)}
+		r.Last = &runFacts{At: obs.At, ErrorCode: obs.ErrorCode, HTTPStatus: obs.HTTPStatus, ExitStatus: obs.ExitStatus,
+			Error: clip(obs.Error, maxErrorText), RunID: obs.RunID, Response: clip(obs.Response, maxErrorText)}
 		if !r.Failing && r.Downs >= cfg.FailureThreshold {
 			r.Failing, r.FailingSince = true, r.StreakStart
 		}
@@ -97,7 +110,7 @@ func (e *evaluator) down(obs *Observation, regions map[string]*regionMemory) []c
 		}
 		return []condition{c}
 	}
-	c.state = condBad
+	c.state, c.regionSet = condBad, true
 	// The evidence of the most recent failure, the observed region's when it is failing.
 	var latest *runFacts
 	var since time.Time
@@ -111,10 +124,14 @@ func (e *evaluator) down(obs *Observation, regions map[string]*regionMemory) []c
 		}
 	}
 	c.ev = Evidence{Regions: failing, Since: since}
+	// The summary names the failure by its codes; its words (and the start of the answer)
+	// are said once, beside it, and a region's line repeats neither unless it failed
+	// otherwise.
 	failure := "no successful initialize"
 	if latest != nil {
 		c.ev.ErrorCode, c.ev.HTTPStatus, c.ev.ExitStatus, c.ev.Error = latest.ErrorCode, latest.HTTPStatus, latest.ExitStatus, latest.Error
-		failure = failureText(&c.ev)
+		c.ev.RunID, c.ev.Response = latest.RunID, latest.Response
+		failure = cmp.Or(c.ev.Codes(), failure)
 	}
 	c.ev.Summary = fmt.Sprintf("down in %d of %d region(s) (%s): %s", len(failing), len(fresh), strings.Join(failing, ", "), failure)
 	for _, name := range failing {
@@ -123,7 +140,7 @@ func (e *evaluator) down(obs *Observation, regions map[string]*regionMemory) []c
 		if m.Downs == 0 {
 			line = fmt.Sprintf("%s: down since %s, recovering (%d good run(s), %d needed)", name, timeText(m.FailingSince), m.Goods, cfg.SuccessThreshold)
 		}
-		if m.Last != nil {
+		if m.Last != nil && !m.Last.sameFailure(latest) {
 			ev := Evidence{ErrorCode: m.Last.ErrorCode, HTTPStatus: m.Last.HTTPStatus, ExitStatus: m.Last.ExitStatus, Error: m.Last.Error}
 			line += "; last: " + failureText(&ev)
 		}

@@ -46,16 +46,18 @@ func TestDriftAlert(t *testing.T) {
 			{withTools(obs(1*m, "eu", down), nil), none()},
 			{withTools(obs(2*m, "eu", up), a), none()},
 		}},
-		{"changes coming too often are held open, then resolve once they slow down", config(only(KindDrift)), []simStep{
+		{"changes coming too often are held open, then resolve once the surface stayed unchanged for the quiet period", config(only(KindDrift)), []simStep{
 			{withTools(obs(0, "eu", up), a), none()},
 			{withTools(obs(1*m, "eu", up), b), ev("fired drift")},
 			{withTools(obs(2*m, "eu", up), a), ev("fired drift")},
 			{withTools(obs(3*m, "eu", up), b), ev("flapping drift")},
 			{withTools(obs(4*m, "eu", up), a), ev("changed drift (muted: held open while flapping)")},
 			{withTools(obs(5*m, "eu", up), a), none()},
-			{withTools(obs(61*m, "eu", up), a), none()},
-			{withTools(obs(62*m, "eu", up), a), ev("resolved drift")},
-			{withTools(obs(65*m, "eu", up), b), ev("fired drift")},
+			{withTools(obs(33*m, "eu", up), a), none()},
+			{withTools(obs(34*m, "eu", up), a), ev("resolved drift")},
+			{withTools(obs(40*m, "eu", up), b), ev("flapping drift")}, // five changes within the hour
+			{withTools(obs(70*m, "eu", up), b), ev("resolved drift")},
+			{withTools(obs(105*m, "eu", up), a), ev("fired drift")},
 		}},
 		{"flap damping off: every change fires", config(only(KindDrift), func(c *Config) { c.Flapping.Threshold = intp(0) }), []simStep{
 			{withTools(obs(0, "eu", up), a), none()},

@@ -119,9 +119,12 @@ func (e *evaluator) conditions(obs *Observation, mem *memory, states map[stateKe
 // apply steps each alert through its condition and records the events; it returns the alerts
 // that had one.
 func (e *evaluator) apply(changes *store.AlertChanges, obs *Observation, conds []condition, states map[stateKey]*store.AlertState) (map[stateKey]bool, error) {
-	flap := flapPolicy{threshold: *e.cfg.Flapping.Threshold, window: e.cfg.Flapping.Window}
+	flap := e.flapPolicy()
 	touched := map[stateKey]bool{}
 	for _, c := range conds {
+		// Every message links to the run it is about: the failing run, unless the kind's
+		// evaluator named another one (down: the latest failure of any region).
+		c.ev.RunID = cmp.Or(c.ev.RunID, obs.RunID)
 		k := stateKey{c.kind, c.key}
 		st := states[k]
 		if st == nil {
@@ -131,7 +134,12 @@ func (e *evaluator) apply(changes *store.AlertChanges, obs *Observation, conds [
 			st = &store.AlertState{ServerID: obs.ServerID, Kind: string(c.kind), Key: c.key, Status: store.AlertOK}
 			states[k] = st
 		}
+		wasAnnounced := st.Status == store.AlertFiring && !st.NotifiedAt.IsZero()
+		before := st.Details
 		events := step(st, c, obs.At, flap, e.newIncident)
+		if len(events) == 0 && c.regionSet && c.state == condBad && wasAnnounced && regionsChanged(before, c.ev.Regions) {
+			events = []string{histChanged}
+		}
 		if c.state == condBad {
 			// The latest evidence, for reminders and late announcements.
 			ev := c.ev
@@ -146,7 +154,7 @@ func (e *evaluator) apply(changes *store.AlertChanges, obs *Observation, conds [
 			touched[k] = true
 			ev := c.ev
 			if name == histFlapping {
-				ev = e.flappingEvidence(st, c)
+				ev = e.flappingEvidence(obs.Server, st, c, obs.At)
 			}
 			ev.Since = cmp.Or(st.Since, ev.Since)
 			if err := e.record(changes, obs, st, name, ev); err != nil {
@@ -155,6 +163,19 @@ func (e *evaluator) apply(changes *store.AlertChanges, obs *Observation, conds [
 		}
 	}
 	return touched, nil
+}
+
+func (e *evaluator) flapPolicy() flapPolicy {
+	return flapPolicy{threshold: *e.cfg.Flapping.Threshold, window: e.cfg.Flapping.Window, quiet: e.cfg.Flapping.Quiet}
+}
+
+// regionsChanged reports whether the regions of an alert's stored evidence differ from now.
+func regionsChanged(details []byte, now []string) bool {
+	var last Evidence
+	if len(details) == 0 || json.Unmarshal(details, &last) != nil {
+		return false // nothing to compare with: no update rather than a wrong one
+	}
+	return !slices.Equal(last.Regions, now)
 }
 
 // followUp announces an open alert that was muted until now, or reminds of an announced one.
@@ -181,11 +202,17 @@ func (e *evaluator) followUp(changes *store.AlertChanges, obs *Observation, st *
 		}
 	}
 	ev.Since = st.Since
+	if name == histAnnounced {
+		ev.HeldBack = e.heldBackBy(obs, st)
+	}
+	if st.Held && !st.CondBad && Kind(st.Kind) != KindDrift {
+		ev = e.heldEvidence(obs.Server, st, ev, obs.At)
+	}
 	return e.record(changes, obs, st, name, ev)
 }
 
 // flappingEvidence is what a flapping alert shows: the last bad evidence and why it stays open.
-func (e *evaluator) flappingEvidence(st *store.AlertState, c condition) Evidence {
+func (e *evaluator) flappingEvidence(server string, st *store.AlertState, c condition, at time.Time) Evidence {
 	ev := c.ev
 	if c.state != condBad && len(st.Details) > 0 {
 		var last Evidence
@@ -193,15 +220,50 @@ func (e *evaluator) flappingEvidence(st *store.AlertState, c condition) Evidence
 			ev = last
 		}
 	}
-	ev.Lines = slices.Clone(ev.Lines)
 	if c.kind == KindDrift {
-		ev.Lines = append(ev.Lines, fmt.Sprintf("the tool surface changed %d times within %s: further changes are recorded but not sent until it settles",
-			len(st.Cycles), durationText(e.cfg.Flapping.Window)))
-	} else {
-		ev.Lines = append(ev.Lines, fmt.Sprintf("it resolved %d times within %s: held open until it stays resolved",
-			len(st.Cycles), durationText(e.cfg.Flapping.Window)))
+		ev.Lines = append(slices.Clone(ev.Lines), fmt.Sprintf("the tool surface changed %d times within %s: further changes are recorded but not sent until it stays unchanged for %s",
+			e.flapPolicy().count(st.Cycles, at), durationText(e.cfg.Flapping.Window), durationText(e.cfg.Flapping.Quiet)))
+		ev.HeldOpen = true
+		return ev
+	}
+	return e.heldEvidence(server, st, ev, at)
+}
+
+// heldEvidence is what an alert held open while its condition is good again says, in its
+// flapping message and its reminders: that it is good again, since when, and when it closes.
+// last is the evidence of its last bad run.
+func (e *evaluator) heldEvidence(server string, st *store.AlertState, last Evidence, at time.Time) Evidence {
+	// The last failure is named in a line and by its run; its details (codes, error, the
+	// regions' lines) would read as if it were failing still.
+	ev := Evidence{Regions: last.Regions, Since: last.Since, Rule: last.Rule, Spec: last.Spec, RunID: last.RunID, HeldOpen: true}
+	good := server + " " + resolvedHeadline(Kind(st.Kind), st.Key)
+	ev.GoodSince = quietSince(st.Cycles)
+	n := e.flapPolicy().count(st.Cycles, at)
+	quiet := durationText(e.cfg.Flapping.Quiet)
+	if ev.GoodSince.IsZero() {
+		ev.Summary = fmt.Sprintf("held open while flapping: it resolved %d times within %s; last failure: %s", n, durationText(e.cfg.Flapping.Window), last.Summary)
+		return ev
+	}
+	closes := ev.GoodSince.Add(e.cfg.Flapping.Quiet)
+	ev.Summary = fmt.Sprintf("held open while flapping: %s since %s, after resolving %d times within %s; it resolves if it stays so until %s",
+		good, timeText(ev.GoodSince), n, durationText(e.cfg.Flapping.Window), timeText(closes))
+	ev.Lines = []string{
+		fmt.Sprintf("%s since %s (%s)", good, timeText(ev.GoodSince), durationText(at.Sub(ev.GoodSince))),
+		fmt.Sprintf("held open because it resolved %d times within %s; it resolves after %s without a relapse", n, durationText(e.cfg.Flapping.Window), quiet),
+		"last failure: " + last.Summary,
 	}
 	return ev
+}
+
+// heldBackBy says which maintenance window kept an alert's first message back, "" when none
+// did (it was muted for another reason, or the window has since left the configuration).
+func (e *evaluator) heldBackBy(obs *Observation, st *store.AlertState) string {
+	name, end := maintenanceAt(e.windows, st.FiredAt, obs.Server)
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("held back by maintenance window %s: the alert opened at %s, in the window, which closed at %s",
+		name, timeText(st.FiredAt), timeText(end))
 }
 
 // record adds a history event and, unless something mutes it, its notifications.
@@ -226,7 +288,8 @@ func (e *evaluator) record(changes *store.AlertChanges, obs *Observation, st *st
 		for _, d := range dests {
 			event.Outbox = append(event.Outbox, store.OutboxItem{Channel: d.channel, Target: d.target, Payload: payload})
 		}
-		if name != histResolved {
+		if name != histResolved && name != histChanged {
+			// An update corrects what was said; reminders still count from the last message.
 			st.NotifiedAt = obs.At
 		}
 	}
@@ -245,7 +308,7 @@ func (e *evaluator) muteReason(obs *Observation, st *store.AlertState, name stri
 		return mutedByRoute
 	case len(dests) == 0:
 		return mutedNoChannel
-	case name == histChanged:
+	case name == histChanged && Kind(st.Kind) == KindDrift:
 		return mutedFlapping
 	case name == histResolved && st.NotifiedAt.IsZero():
 		return mutedNeverAnnounce
@@ -270,6 +333,8 @@ func messageEvent(history string) string {
 		return EventReminder
 	case histFlapping:
 		return EventFlapping
+	case histChanged:
+		return EventUpdate
 	}
 	return EventFiring // fired, announced
 }

@@ -24,6 +24,9 @@ type condition struct {
 	key   string
 	state condState
 	ev    Evidence
+	// regionSet: ev.Regions is the set of regions where the condition holds (not merely the
+	// region of the run), so an open alert whose set changes sends an update.
+	regionSet bool
 }
 
 // History events.
@@ -33,21 +36,62 @@ const (
 	histReminded  = "reminded"  // an open alert was announced again
 	histFlapping  = "flapping"  // an alert resolved too often and is held open
 	histAnnounced = "announced" // an alert opened while muted is announced now
-	histChanged   = "changed"   // the tool surface changed again while drift is held open
+	// histChanged: an open alert changed without opening or closing: the tool surface changed
+	// again while drift is held open (sent nowhere), or the regions of an announced alert
+	// changed (sent as an update).
+	histChanged = "changed"
 )
 
-// flapPolicy is flap damping: threshold resolutions within window hold an alert open.
+// flapPolicy is flap damping: threshold resolutions within window hold an alert open, until
+// its condition has stayed good for quiet.
 type flapPolicy struct {
 	threshold int // 0: off
 	window    time.Duration
+	quiet     time.Duration
+}
+
+// keep is how far back an alert's resolution times matter: the window counts them, and the
+// last one starts the quiet period.
+func (f flapPolicy) keep() time.Duration { return max(f.window, f.quiet) }
+
+// count is the number of resolutions (for drift: changes) within the window.
+func (f flapPolicy) count(cycles []time.Time, at time.Time) int {
+	cut := at.Add(-f.window)
+	n := 0
+	for _, t := range cycles {
+		if t.After(cut) {
+			n++
+		}
+	}
+	return n
+}
+
+// flapping reports whether the resolutions within the window reach the threshold.
+func (f flapPolicy) flapping(cycles []time.Time, at time.Time) bool {
+	return f.threshold > 0 && f.count(cycles, at) >= f.threshold
+}
+
+// quietSince is when the quiet period of a held alert began: its last resolution (for drift,
+// its last change); zero when none is kept, as in a state stored before quiet periods were.
+func quietSince(cycles []time.Time) time.Time {
+	if len(cycles) == 0 {
+		return time.Time{}
+	}
+	return cycles[len(cycles)-1]
+}
+
+// quietEnough reports whether a held alert has been quiet long enough to resolve.
+func (f flapPolicy) quietEnough(cycles []time.Time, at time.Time) bool {
+	since := quietSince(cycles)
+	return since.IsZero() || at.Sub(since) >= f.quiet
 }
 
 // maxCycles bounds the resolution times an alert keeps; only threshold of them matter.
 const maxCycles = 64
 
 // step applies a condition to an alert and returns the history events it causes. Condition
-// kinds (all but drift) open on a bad condition and close on a good one; the resolution is
-// held back while the alert flaps.
+// kinds (all but drift) open on a bad condition and close on a good one; while the alert
+// flaps, its resolution is held back until the condition has stayed good for the quiet period.
 func step(st *store.AlertState, c condition, at time.Time, flap flapPolicy, newIncident func() string) []string {
 	if c.kind == KindDrift {
 		return stepChange(st, c, at, flap, newIncident)
@@ -72,14 +116,15 @@ func step(st *store.AlertState, c condition, at time.Time, flap flapPolicy, newI
 		if st.Status != store.AlertFiring {
 			return nil
 		}
-		st.Cycles = pruneCycles(st.Cycles, at, flap.window)
+		st.Cycles = pruneCycles(st.Cycles, at, flap.keep())
 		if wasBad {
 			st.Cycles = append(st.Cycles, at)
 		}
-		if flap.threshold > 0 && len(st.Cycles) >= flap.threshold {
-			if st.Held {
-				return nil // still flapping
+		if st.Held {
+			if !flap.quietEnough(st.Cycles, at) {
+				return nil // still flapping, or not quiet for long enough
 			}
+		} else if flap.flapping(st.Cycles, at) {
 			st.Held = true
 			return []string{histFlapping}
 		}
@@ -91,19 +136,19 @@ func step(st *store.AlertState, c condition, at time.Time, flap flapPolicy, newI
 
 // stepChange is the machine of drift, whose bad condition is an event (the surface changed in
 // this run) rather than a state: each change is announced on its own, unless changes come so
-// often (threshold within the window) that the alert is held open, to resolve once they
-// have slowed down.
+// often (threshold within the window) that the alert is held open, to resolve once the
+// surface has stayed unchanged for the quiet period.
 func stepChange(st *store.AlertState, c condition, at time.Time, flap flapPolicy, newIncident func() string) []string {
 	switch c.state {
 	case condBad:
 		st.CondBad = true
-		st.Cycles = append(pruneCycles(st.Cycles, at, flap.window), at)
+		st.Cycles = append(pruneCycles(st.Cycles, at, flap.keep()), at)
 		if st.Held {
 			return []string{histChanged}
 		}
 		st.Incident = newIncident()
 		st.Since, st.FiredAt, st.NotifiedAt = at, at, time.Time{}
-		if flap.threshold > 0 && len(st.Cycles) >= flap.threshold {
+		if flap.flapping(st.Cycles, at) {
 			st.Status, st.Held = store.AlertFiring, true
 			return []string{histFlapping}
 		}
@@ -113,8 +158,8 @@ func stepChange(st *store.AlertState, c condition, at time.Time, flap flapPolicy
 		if !st.Held {
 			return nil
 		}
-		st.Cycles = pruneCycles(st.Cycles, at, flap.window)
-		if flap.threshold > 0 && len(st.Cycles) >= flap.threshold {
+		st.Cycles = pruneCycles(st.Cycles, at, flap.keep())
+		if !flap.quietEnough(st.Cycles, at) {
 			return nil
 		}
 		st.Status, st.Held, st.ResolvedAt = store.AlertOK, false, at
@@ -123,9 +168,9 @@ func stepChange(st *store.AlertState, c condition, at time.Time, flap flapPolicy
 	return nil
 }
 
-// pruneCycles drops the times at or before at-window (and beyond the newest maxCycles-1).
-func pruneCycles(cycles []time.Time, at time.Time, window time.Duration) []time.Time {
-	cut := at.Add(-window)
+// pruneCycles drops the times at or before at-keep (and beyond the newest maxCycles-1).
+func pruneCycles(cycles []time.Time, at time.Time, keep time.Duration) []time.Time {
+	cut := at.Add(-keep)
 	out := slices.DeleteFunc(slices.Clone(cycles), func(t time.Time) bool { return !t.After(cut) })
 	if len(out) >= maxCycles {
 		out = out[len(out)-maxCycles+1:]

@@ -3,8 +3,11 @@ package alert
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/store"
 )
 
 const (
@@ -140,12 +143,13 @@ func TestMaintenanceWindows(t *testing.T) {
 func TestFlapDamping(t *testing.T) {
 	t.Parallel()
 	flappy := func(c *Config) { c.Down.FailureThreshold = 1 }
+	quiet := func(d time.Duration) func(*Config) { return func(c *Config) { c.Flapping.Quiet = d } }
 	tests := []struct {
 		name  string
 		cfg   Config
 		steps []simStep
 	}{
-		{"the threshold-th resolution within the window is held, and comes once the flapping slows", config(only(KindDown), flappy), []simStep{
+		{"the threshold-th resolution within the window is held, and comes once it stayed resolved for the quiet period", config(only(KindDown), flappy, quiet(20*m)), []simStep{
 			{obs(0, "eu", down), ev("fired down")},
 			{obs(1*m, "eu", up), ev("resolved down")},
 			{obs(2*m, "eu", down), ev("fired down")},
@@ -154,10 +158,42 @@ func TestFlapDamping(t *testing.T) {
 			{obs(5*m, "eu", up), ev("flapping down")},
 			{obs(6*m, "eu", down), none()},
 			{obs(7*m, "eu", up), none()},
-			{obs(30*m, "eu", up), none()},
-			{obs(61*m, "eu", up), none()},
+			{obs(26*m, "eu", up), none()},
+			{obs(27*m, "eu", up), ev("resolved down")},
+		}},
+		{"a relapse while held starts the quiet period again", config(only(KindDown), flappy, quiet(20*m)), []simStep{
+			{obs(0, "eu", down), ev("fired down")},
+			{obs(1*m, "eu", up), ev("resolved down")},
+			{obs(2*m, "eu", down), ev("fired down")},
+			{obs(3*m, "eu", up), ev("resolved down")},
+			{obs(4*m, "eu", down), ev("fired down")},
+			{obs(5*m, "eu", up), ev("flapping down")},
+			{obs(20*m, "eu", down), none()},
+			{obs(24*m, "eu", down), none()},
+			{obs(25*m, "eu", up), none()},
+			{obs(44*m, "eu", up), none()},
+			{obs(45*m, "eu", up), ev("resolved down")},
+		}},
+		{"by default the quiet period is 30m, whatever the window", config(only(KindDown), flappy, func(c *Config) { c.Flapping.Window = 3 * time.Hour }), []simStep{
+			{obs(0, "eu", down), ev("fired down")},
+			{obs(1*m, "eu", up), ev("resolved down")},
+			{obs(2*m, "eu", down), ev("fired down")},
+			{obs(3*m, "eu", up), ev("resolved down")},
+			{obs(4*m, "eu", down), ev("fired down")},
+			{obs(5*m, "eu", up), ev("flapping down")},
+			{obs(34*m, "eu", up), none()},
+			{obs(35*m, "eu", up), ev("resolved down")},
+		}},
+		{"a quiet period longer than the window", config(only(KindDown), flappy, quiet(time.Hour), func(c *Config) {
+			c.Flapping.Threshold = intp(2)
+			c.Flapping.Window = 10 * m
+		}), []simStep{
+			{obs(0, "eu", down), ev("fired down")},
+			{obs(1*m, "eu", up), ev("resolved down")},
+			{obs(2*m, "eu", down), ev("fired down")},
+			{obs(3*m, "eu", up), ev("flapping down")},
+			{obs(62*m, "eu", up), none()},
 			{obs(63*m, "eu", up), ev("resolved down")},
-			{obs(65*m, "eu", down), ev("fired down")},
 		}},
 		{"resolutions spread wider than the window are never held", config(only(KindDown), flappy), []simStep{
 			{obs(0, "eu", down), ev("fired down")},
@@ -177,7 +213,7 @@ func TestFlapDamping(t *testing.T) {
 			{obs(4*m, "eu", down), ev("fired down")},
 			{obs(5*m, "eu", up), ev("resolved down")},
 		}},
-		{"a flapping check is held like a flapping server", config(only(KindConformance), func(c *Config) {
+		{"a flapping check is held like a flapping server", config(only(KindConformance), quiet(9*m), func(c *Config) {
 			c.Flapping.Threshold = intp(2)
 			c.Flapping.Window = 10 * m
 		}), []simStep{
@@ -186,6 +222,7 @@ func TestFlapDamping(t *testing.T) {
 			{withChecks(obs(2*m, "eu", up), "lifecycle.ping", "pass"), ev("resolved conformance lifecycle.ping")},
 			{withChecks(obs(3*m, "eu", degraded), "lifecycle.ping", "fail"), ev("fired conformance lifecycle.ping")},
 			{withChecks(obs(4*m, "eu", up), "lifecycle.ping", "pass"), ev("flapping conformance lifecycle.ping")},
+			{withChecks(obs(12*m, "eu", up), "lifecycle.ping", "pass"), none()},
 			{withChecks(obs(13*m, "eu", up), "lifecycle.ping", "pass"), ev("resolved conformance lifecycle.ping")},
 		}},
 	}
@@ -193,6 +230,70 @@ func TestFlapDamping(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			runScenario(t, tt.cfg, tt.steps)
+		})
+	}
+}
+
+// TestHeldAlertStoredBeforeQuietPeriodsResolves: a state written when the hold ended with
+// the window (its resolution times pruned) still loads, and resolves at its next good run.
+func TestHeldAlertStoredBeforeQuietPeriodsResolves(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, config(only(KindDown), func(c *Config) { c.Down.FailureThreshold = 1 }))
+	s.snap.States = []store.AlertState{{ServerID: 7, Kind: string(KindDown), Status: store.AlertFiring, Incident: "00000000-0000-4000-8000-000000000099",
+		Since: t0.Add(-2 * time.Hour), FiredAt: t0.Add(-2 * time.Hour), NotifiedAt: t0.Add(-2 * time.Hour), Held: true}}
+	if got := eventTexts(s.observe(obs(0, "eu", up))); !slices.Equal(got, []string{"resolved down"}) {
+		t.Errorf("events %q, want the resolution", got)
+	}
+}
+
+// TestHeldReminderSaysItIsFlappingAndSinceWhenItIsUp: a reminder of an alert held open while
+// the server is up says so, and since when, rather than repeating the last failure as if
+// the server were still down.
+func TestHeldReminderSaysItIsFlappingAndSinceWhenItIsUp(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		last      Observation // the last run before the reminder
+		wantTitle string
+		want      []string // in the summary and lines
+		wantUp    time.Time
+	}{
+		{"up since the last resolution", obs(12*m, "eu", up), "Still held open (flapping): weather is up again since 2026-03-02 10:05:00 UTC",
+			[]string{"held open while flapping: weather is up again since 2026-03-02 10:05:00 UTC", "resolved 3 times within 1h0m0s",
+				"resolves if it stays so until 2026-03-02 10:35:00 UTC", "last failure: down in 1 of 1 region(s) (eu)"}, t0.Add(5 * m)},
+		{"down again: a plain reminder", obs(12*m, "eu", down), "Still open: weather is down", []string{"down in 1 of 1 region(s) (eu)"}, time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSim(t, config(only(KindDown), func(c *Config) {
+				c.Down.FailureThreshold = 1
+				c.ReminderInterval = 10 * m
+			}))
+			for i, o := range []string{down, up, down, up, down, up} {
+				s.observe(obs(time.Duration(i)*m, "eu", o))
+			}
+			s.observe(tt.last)
+			events := s.observe(obs(16*m, "eu", tt.last.Outcome))
+			if len(events) != 1 || events[0].Event != histReminded || len(events[0].Outbox) != 1 {
+				t.Fatalf("events %q, want one reminder", eventTexts(events))
+			}
+			msg := decodeMessage(t, events[0].Outbox[0].Payload)
+			if got := msg.Title(); got != tt.wantTitle {
+				t.Errorf("title %q, want %q", got, tt.wantTitle)
+			}
+			text := msg.Summary + "\n" + strings.Join(msg.Lines, "\n")
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("the reminder lacks %q:\n%s", w, text)
+				}
+			}
+			if !msg.GoodSince.Equal(tt.wantUp) || msg.HeldOpen != !tt.wantUp.IsZero() {
+				t.Errorf("goodSince %v heldOpen %v, want %v", msg.GoodSince, msg.HeldOpen, tt.wantUp)
+			}
+			if !tt.wantUp.IsZero() && (msg.Error != "" || msg.Codes() != "" || len(msg.Lines) != 3) {
+				t.Errorf("a reminder of a server that is up repeats the failure as current: error %q, codes %q, lines %q", msg.Error, msg.Codes(), msg.Lines)
+			}
 		})
 	}
 }
@@ -293,3 +394,46 @@ func TestStateIsWrittenOnlyWhenItChanges(t *testing.T) {
 }
 
 func keysOf(m map[string][]byte) []string { return slices.Sorted(maps.Keys(m)) }
+
+// TestMessageAfterAMaintenanceWindowSaysItWasHeldBack: the first message of an alert that
+// opened in a window comes when the window closes, and says why it comes late.
+func TestMessageAfterAMaintenanceWindowSaysItWasHeldBack(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		firstAt  time.Duration // the first down run; t0 is Monday 10:00 UTC, the window 10:00-11:00
+		sentAt   time.Duration
+		wantHeld string
+	}{
+		{"opened in the window", 5 * m, 60 * m,
+			"held back by maintenance window deploy: the alert opened at 2026-03-02 10:05:00 UTC, in the window, which closed at 2026-03-02 11:00:00 UTC"},
+		{"opened outside a window", -30 * m, -30 * m, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSim(t, config(only(KindDown), func(c *Config) {
+				c.Maintenance = []MaintenanceWindow{{Name: "deploy", Schedule: "0 10 * * MON", Duration: time.Hour}}
+				c.Down.FailureThreshold = 1
+			}))
+			var sent []store.AlertEvent
+			for at := tt.firstAt; at <= tt.sentAt; at += 5 * m {
+				for _, e := range s.observe(obs(at, "eu", down)) {
+					if len(e.Outbox) > 0 {
+						sent = append(sent, e)
+					}
+				}
+			}
+			if len(sent) != 1 || sent[0].At != t0.Add(tt.sentAt) {
+				t.Fatalf("sent %q, want one message at +%v", eventTexts(sent), tt.sentAt)
+			}
+			msg := decodeMessage(t, sent[0].Outbox[0].Payload)
+			if msg.HeldBack != tt.wantHeld {
+				t.Errorf("held back %q, want %q", msg.HeldBack, tt.wantHeld)
+			}
+			if text, _ := slackMessage(&msg, ""); tt.wantHeld != "" && !strings.Contains(text, "held back by maintenance window deploy") {
+				t.Errorf("the Slack text does not say it was held back: %s", text)
+			}
+		})
+	}
+}

@@ -62,25 +62,36 @@ func compileMaintenance(ws []MaintenanceWindow) ([]maintenance, error) {
 	return out, nil
 }
 
-// openAt reports whether the window covers server at t: some start s of the schedule has
-// s <= t < s+duration, that is, the first start after t-duration is not after t.
-func (m maintenance) openAt(t time.Time, server string) bool {
+// openAt reports whether the window covers server at t, and when that opening ends: some
+// start s of the schedule has s <= t < s+duration, that is, the first start after t-duration
+// is not after t.
+func (m maintenance) openAt(t time.Time, server string) (end time.Time, open bool) {
 	if len(m.servers) > 0 && !matchesAny(m.servers, server) {
-		return false
+		return time.Time{}, false
 	}
 	// Next works to the second; a start exactly at t-duration has ended by t.
 	first := m.schedule.Next(t.In(m.loc).Add(-m.duration))
-	return !first.IsZero() && !first.After(t)
+	if first.IsZero() || first.After(t) {
+		return time.Time{}, false
+	}
+	return first.Add(m.duration).UTC(), true
 }
 
 // activeMaintenance returns the name of a window covering server at t, "" when none does.
 func activeMaintenance(ws []maintenance, t time.Time, server string) string {
+	name, _ := maintenanceAt(ws, t, server)
+	return name
+}
+
+// maintenanceAt returns the name of a window covering server at t and when it closes; of
+// several, the one that stays open longest.
+func maintenanceAt(ws []maintenance, t time.Time, server string) (name string, end time.Time) {
 	for _, w := range ws {
-		if w.openAt(t, server) {
-			return w.name
+		if e, ok := w.openAt(t, server); ok && (name == "" || e.After(end)) {
+			name, end = w.name, e
 		}
 	}
-	return ""
+	return name, end
 }
 
 func matchesAny(patterns []string, name string) bool {

@@ -13,6 +13,7 @@ const (
 	EventResolved = "resolved" // an announced alert closed
 	EventReminder = "reminder" // an alert is still open after reminder-interval
 	EventFlapping = "flapping" // an alert resolved too often and is held open
+	EventUpdate   = "update"   // the regions of an open alert changed (down: how many fail)
 	EventTest     = "test"     // `prober alerts test`
 )
 
@@ -46,6 +47,17 @@ type Evidence struct {
 	Lines []string `json:"lines,omitempty"`
 	// Warning is a call to look closer (a tool description that changed).
 	Warning string `json:"warning,omitempty"`
+	// RunID is the run the evidence comes from (for a firing alert, the failing run), whose
+	// page on the dashboard a message links to.
+	RunID string `json:"runId,omitempty"`
+	// Response is the start of the body of the failing answer, when one came.
+	Response string `json:"response,omitempty"`
+	// HeldOpen: the alert is held open while it flaps, although its condition is good again
+	// since GoodSince (zero when it is bad again).
+	HeldOpen  bool      `json:"heldOpen,omitempty"`
+	GoodSince time.Time `json:"goodSince,omitzero"`
+	// HeldBack says why this message comes late: the maintenance window that held it back.
+	HeldBack string `json:"heldBack,omitempty"`
 }
 
 // Codes says the exact error code, HTTP status and exit status that the evidence carries,
@@ -71,9 +83,14 @@ func (m *Message) Title() string {
 	case EventResolved:
 		return fmt.Sprintf("Resolved: %s %s", m.Server, resolvedHeadline(m.Kind, m.Key))
 	case EventReminder:
+		if m.HeldOpen && !m.GoodSince.IsZero() {
+			return fmt.Sprintf("Still held open (flapping): %s %s since %s", m.Server, resolvedHeadline(m.Kind, m.Key), timeText(m.GoodSince))
+		}
 		return fmt.Sprintf("Still open: %s %s", m.Server, what)
 	case EventFlapping:
 		return fmt.Sprintf("Flapping: %s %s (held open)", m.Server, what)
+	case EventUpdate:
+		return fmt.Sprintf("Update: %s %s", m.Server, what)
 	case EventTest:
 		return "mcpwatch test message"
 	}
@@ -118,6 +135,14 @@ func ServerPage(dashboardURL, server string) string {
 		return ""
 	}
 	return strings.TrimSuffix(dashboardURL, "/") + "/servers/" + url.PathEscape(server)
+}
+
+// RunPage is the dashboard page of a run ("" without a dashboard URL or a run).
+func RunPage(dashboardURL, runID string) string {
+	if dashboardURL == "" || runID == "" {
+		return ""
+	}
+	return strings.TrimSuffix(dashboardURL, "/") + "/runs/" + url.PathEscape(runID)
 }
 
 // timeText is how messages write a time: UTC to the second, the same for every reader.

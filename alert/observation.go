@@ -61,6 +61,9 @@ type Observation struct {
 	ExitStatus *int
 	// Error says in words why the run is down or degraded.
 	Error string
+	// Response is the start of the body that came back instead of the answer to the failed
+	// initialize of a down run (an error page, say), "" when none came.
+	Response string
 	// Checks are every check evaluated in the run, passing ones included: an alert fires on
 	// a check that passed before and fails now.
 	Checks []CheckResult

@@ -43,10 +43,13 @@ func sampleDown() Message {
 		Event: EventFiring, Kind: KindDown, ServerID: 7, Server: "weather-prod",
 		Incident: "0f6d3c9e-8a47-4d2b-9d53-4c3f0e1b2a77", At: t0.Add(2 * m),
 		Evidence: Evidence{
-			Summary: "down in 2 of 3 region(s) (eu, us): JSON-RPC error -32603, HTTP status 502 (initialize failed)",
+			Summary: "down in 2 of 3 region(s) (eu, us): JSON-RPC error -32603, HTTP status 502",
 			Regions: []string{"eu", "us"}, Since: t0, ErrorCode: &code, HTTPStatus: &status,
-			Error: "upstream said <!channel> & gave up",
-			Lines: []string{"eu: down since 2026-03-02 10:00:00 UTC, 3 run(s) in a row; last: HTTP status 502"},
+			Error:    "upstream said <!channel> & gave up",
+			Response: "<html><title>502 Bad Gateway</title></html>",
+			RunID:    "01JNGK3X0000000000000000AB",
+			Lines: []string{"eu: down since 2026-03-02 10:00:00 UTC, 3 run(s) in a row",
+				"us: down since 2026-03-02 10:01:00 UTC, 2 run(s) in a row; last: HTTP status 503"},
 		},
 	}
 }
@@ -148,6 +151,62 @@ func TestSlackBotRequestIsExactAndRepliesInTheIncidentThread(t *testing.T) {
 	}
 	if form, _ = url.ParseQuery(f.Requests()[2].Body); form.Get("channel") != "#team-sky" {
 		t.Errorf("routed to %q, want #team-sky", form.Get("channel"))
+	}
+}
+
+// TestRegionUpdateEditsTheFirstMessageOrFollowsIt: an update of a multi-region down alert
+// rewrites the incident's first message with a bot token (chat.update), is posted in its
+// thread when Slack refuses the edit, and is a message of its own on an incoming webhook.
+func TestRegionUpdateEditsTheFirstMessageOrFollowsIt(t *testing.T) {
+	t.Parallel()
+	update := sampleDown()
+	update.Event, update.At = EventUpdate, t0.Add(5*m)
+	update.Summary = "down in 3 of 3 region(s) (ap, eu, us): HTTP status 502"
+	tests := []struct {
+		name      string
+		channel   string
+		threadRef string
+		refuse    bool // Slack refuses the edit
+		wantPaths []string
+		wantForm  map[string]string // of the last request
+		wantText  string            // in the last request
+	}{
+		{"bot token: chat.update of the first message", "bot", "C0SKY 1700000000.000001", false,
+			[]string{"/api/chat.update"}, map[string]string{"channel": "C0SKY", "ts": "1700000000.000001"}, "down in 3 of 3 region(s)"},
+		{"bot token, the edit refused: a reply in the thread", "bot", "C0SKY 1700000000.000001", true,
+			[]string{"/api/chat.update", "/api/chat.postMessage"}, map[string]string{"channel": "C0SKY", "thread_ts": "1700000000.000001"}, "Update: weather-prod is down"},
+		{"incoming webhook: a follow-up message", "hook", "", false, []string{alerttest.WebhookPath}, nil, "Update: weather-prod is down"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := alerttest.NewSlack(t)
+			if tt.refuse {
+				f.Answer("/api/chat.update", alerttest.Answer{Status: 200, Header: map[string]string{"Content-Type": "application/json"}, Body: `{"ok":false,"error":"cant_update_message"}`})
+			}
+			s := testSenders(t, f)[tt.channel]
+			if _, err := s.Send(sendContext(t), &update, Delivery{ThreadRef: tt.threadRef}); err != nil {
+				t.Fatal(err)
+			}
+			reqs := f.Requests()
+			var paths []string
+			for _, r := range reqs {
+				paths = append(paths, r.Path)
+			}
+			if strings.Join(paths, " ") != strings.Join(tt.wantPaths, " ") {
+				t.Fatalf("requests to %q, want %q", paths, tt.wantPaths)
+			}
+			last := reqs[len(reqs)-1].Body
+			form, _ := url.ParseQuery(last)
+			for k, v := range tt.wantForm {
+				if form.Get(k) != v {
+					t.Errorf("%s = %q, want %q", k, form.Get(k), v)
+				}
+			}
+			if !strings.Contains(last, tt.wantText) && !strings.Contains(form.Get("text"), tt.wantText) {
+				t.Errorf("the request lacks %q: %s", tt.wantText, last)
+			}
+		})
 	}
 }
 

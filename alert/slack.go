@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -48,7 +49,19 @@ var permanentSlackErrors = map[string]bool{
 	"invalid_arguments": true, "invalid_arg_name": true, "ekm_access_denied": true,
 }
 
+// Slack API errors of chat.update after which the update is posted in the thread instead.
+var notUpdatable = map[string]bool{"message_not_found": true, "cant_update_message": true, "edit_window_closed": true}
+
 func (s *slackSender) Send(ctx context.Context, m *Message, d Delivery) (string, error) {
+	if m.Event == EventUpdate && s.api != nil {
+		if channel, ts, ok := strings.Cut(d.ThreadRef, " "); ok && channel != "" && ts != "" {
+			err := s.update(ctx, m, d, channel, ts)
+			if se, isSlack := errors.AsType[slack.SlackErrorResponse](err); !isSlack || !notUpdatable[se.Err] {
+				return "", err
+			}
+			// The first message cannot be edited: say it in its thread.
+		}
+	}
 	text, blocks := slackMessage(m, d.DashboardURL)
 	if s.api == nil {
 		err := slack.PostWebhookCustomHTTPContext(ctx, s.webhookURL, s.client, &slack.WebhookMessage{
@@ -77,6 +90,23 @@ func (s *slackSender) Send(ctx context.Context, m *Message, d Delivery) (string,
 		return "", s.classify(err)
 	}
 	return gotChannel + " " + ts, nil
+}
+
+// update rewrites the incident's first message with the news of m (chat.update), so that the
+// channel shows the alert as it stands (a down alert's regions) rather than as it began.
+func (s *slackSender) update(ctx context.Context, m *Message, d Delivery, channel, ts string) error {
+	first := *m
+	first.Event = EventFiring
+	first.Lines = append(slices.Clone(m.Lines), "updated at "+timeText(m.At))
+	text, blocks := slackMessage(&first, d.DashboardURL)
+	_, _, _, err := s.api.UpdateMessageContext(ctx, channel, ts, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
+	if err != nil {
+		if se, ok := errors.AsType[slack.SlackErrorResponse](err); ok && notUpdatable[se.Err] {
+			return err
+		}
+		return s.classify(err)
+	}
+	return nil
 }
 
 // classify turns slack-go's errors into a SendError.

@@ -22,12 +22,16 @@ const (
 func slackMessage(m *Message, dashboardURL string) (string, []slack.Block) {
 	title := m.Title()
 	page := ServerPage(dashboardURL, m.Server)
+	runPage := RunPage(dashboardURL, m.RunID)
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType,
 			textclip.Runes(eventEmoji(m.Event, m.Kind)+" "+title, slackHeaderMax), true, false)),
 	}
 	if m.Summary != "" {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(textclip.Runes(escapeSlack(m.Summary), slackSectionMax)), nil, nil))
+	}
+	if m.HeldBack != "" {
+		blocks = append(blocks, slack.NewContextBlock("", mrkdwn(textclip.Runes(":hourglass_flowing_sand: "+escapeSlack(m.HeldBack), slackSectionMax))))
 	}
 
 	var fields []*slack.TextBlockObject
@@ -54,8 +58,8 @@ func slackMessage(m *Message, dashboardURL string) (string, []slack.Block) {
 			field("Lasted", durationText(m.At.Sub(m.Since)))
 		}
 	}
-	if codes := m.Codes(); codes != "" {
-		field("Status", codes)
+	if codes := m.Codes(); codes != "" && !strings.Contains(m.Summary, codes) {
+		field("Status", codes) // said once: most summaries name the codes already
 	}
 	if m.Rule != "" || m.Spec != "" {
 		rule := escapeSlack(m.Rule)
@@ -68,11 +72,24 @@ func slackMessage(m *Message, dashboardURL string) (string, []slack.Block) {
 		}
 		field("Rule", rule)
 	}
+	if runPage != "" {
+		label := "Failing run"
+		switch {
+		case m.Event == EventResolved:
+			label = "Run"
+		case m.HeldOpen:
+			label = "Last failing run"
+		}
+		field(label, "<"+runPage+"|"+escapeSlack(m.RunID)+">")
+	}
 	if len(fields) > 0 {
 		blocks = append(blocks, slack.NewSectionBlock(nil, fields, nil))
 	}
 	if m.Error != "" {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*Error*\n```"+textclip.Runes(escapeSlack(m.Error), slackSectionMax-20)+"```"), nil, nil))
+	}
+	if m.Response != "" {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*The server answered*\n```"+textclip.Runes(escapeSlack(m.Response), slackSectionMax-40)+"```"), nil, nil))
 	}
 	if len(m.Lines) > 0 {
 		var b strings.Builder
@@ -106,6 +123,9 @@ func slackMessage(m *Message, dashboardURL string) (string, []slack.Block) {
 	fallback := eventEmoji(m.Event, m.Kind) + " " + escapeSlack(title)
 	if m.Summary != "" {
 		fallback += ": " + escapeSlack(m.Summary)
+	}
+	if m.HeldBack != "" {
+		fallback += " (" + escapeSlack(m.HeldBack) + ")"
 	}
 	return textclip.Runes(fallback, slackFallback), blocks
 }

@@ -25,6 +25,8 @@ type WebhookBody struct {
 	Codes string `json:"codes,omitempty"`
 	// ServerURL is the server's dashboard page.
 	ServerURL string `json:"serverUrl,omitempty"`
+	// RunURL is the dashboard page of the run the evidence comes from.
+	RunURL string `json:"runUrl,omitempty"`
 }
 
 // webhookSender POSTs messages as JSON to any URL.
@@ -43,7 +45,7 @@ const maxWebhookAnswer = 512
 
 func (w *webhookSender) Send(ctx context.Context, m *Message, d Delivery) (string, error) {
 	body, err := json.Marshal(WebhookBody{Version: WebhookVersion, Title: m.Title(), Message: *m,
-		Codes: m.Codes(), ServerURL: ServerPage(d.DashboardURL, m.Server)})
+		Codes: m.Codes(), ServerURL: ServerPage(d.DashboardURL, m.Server), RunURL: RunPage(d.DashboardURL, m.RunID)})
 	if err != nil {
 		return "", newSendError(w.name, w.red, 0, fmt.Errorf("encode: %w", err))
 	}

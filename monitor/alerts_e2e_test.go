@@ -92,9 +92,10 @@ func TestAMonitoredServerThatBreaksAndIsFixedAlertsOnceEachWay(t *testing.T) {
 		evidence []string // in the firing message
 	}{
 		{"it answers 500", func(m *alerttest.Monitored) { m.Fail(http.StatusInternalServerError) },
-			[]string{"HTTP status 500", "initialize: transport failure, HTTP status 500"}},
+			[]string{"HTTP status 500", "initialize: HTTP status 500, the body of the answer is not a JSON-RPC response",
+				"*The server answered*\\n```upstream unavailable```", dashboardURL + "/runs/"}},
 		{"it hangs up", func(m *alerttest.Monitored) { m.HangUp() },
-			[]string{"initialize: transport failure", "EOF"}},
+			[]string{"initialize: transport failure", "EOF", dashboardURL + "/runs/"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,6 +159,9 @@ alerts:
 				if !strings.Contains(reqs[0].Body, want) {
 					t.Errorf("the firing message lacks %q: %s", want, reqs[0].Body)
 				}
+			}
+			if n := strings.Count(reqs[0].Body, "initialize: "); n != 1 {
+				t.Errorf("the firing message says the error %d times, want once: %s", n, reqs[0].Body)
 			}
 
 			// A restart while the server is down: the new process knows the alert is open

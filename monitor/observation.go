@@ -37,6 +37,11 @@ func ObservationOf(server store.Server, rec *store.RunRecord, res *probe.Result,
 	}
 	o.Tools = probed.Surface(res)
 	o.Certificate = certificateOf(res)
+	if rec.Outcome == store.OutcomeDown {
+		if init, ok := res.FirstStep(probe.StepInitialize); ok {
+			o.Response = answerSnippet(res, init)
+		}
+	}
 	return o
 }
 

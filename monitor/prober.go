@@ -183,6 +183,7 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 	redactFindings(red, findings)
 	rec := RunRecordOf(res, findings, meta)
 	obs := ObservationOf(s, &rec, res, findings)
+	obs.Response = red.String(obs.Response)
 	if obs.Tools != nil && red.Active() {
 		for i := range obs.Tools.Tools {
 			t := &obs.Tools.Tools[i]

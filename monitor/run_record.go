@@ -124,7 +124,7 @@ func RunRecordOf(res *probe.Result, findings []checks.Finding, meta RunMeta) sto
 		rec.Error = degradedReason(failing)
 		if st, ok := failingStep(res, failing[0]); ok {
 			describeStep(&rec, st)
-			rec.Error = fmt.Sprintf("%s; %s: %s", rec.Error, st.Name, stepProblem(st))
+			rec.Error = fmt.Sprintf("%s; %s: %s", rec.Error, st.Name, stepProblem(res, st))
 		}
 	default:
 		rec.Outcome = store.OutcomeUp
@@ -287,25 +287,38 @@ func describeStep(rec *store.RunRecord, st probe.Step) {
 
 func downReason(res *probe.Result, init probe.Step, initialized bool) string {
 	var why string
+	explained := false
 	switch {
 	case !initialized:
 		why = "initialize was never sent"
 	case init.Outcome == probe.OutcomeOK:
 		why = "initialize returned no usable result"
 	default:
-		why = "initialize: " + stepProblem(init)
+		why = "initialize: " + stepProblem(res, init)
+		explained = true
 	}
 	if p, ok := res.ProcessOf(probe.ConnMain); ok && !p.Started && p.Error != "" {
 		why += "; the server did not start: " + p.Error
 	}
-	if res.Err != "" {
+	switch {
+	case !explained && res.Err != "":
 		why += "; " + res.Err
+	case explained:
+		// The probe's own error repeats the step's failure; only a process that ended on its
+		// own, before the probe was done with it, is news.
+		if p, ok := res.ProcessOf(probe.ConnMain); ok && p.Exited && p.EndedBy == "exit" {
+			if p.Signal != "" {
+				why += "; the server process was killed by " + p.Signal
+			} else {
+				why += fmt.Sprintf("; the server process exited with status %d", p.ExitCode)
+			}
+		}
 	}
 	return why
 }
 
 // stepProblem says how a step failed, with the exact code or status.
-func stepProblem(st probe.Step) string {
+func stepProblem(res *probe.Result, st probe.Step) string {
 	var parts []string
 	switch st.Outcome {
 	case probe.OutcomeError:
@@ -324,7 +337,12 @@ func stepProblem(st probe.Step) string {
 	if st.HTTPStatus != 0 && st.HTTPStatus != 200 {
 		parts = append(parts, fmt.Sprintf("HTTP status %d", st.HTTPStatus))
 	}
-	if st.Err != "" {
+	switch {
+	case st.Err == probe.ErrUnanswered.Error() && len(answerBody(res, st)) > 0:
+		// The probe's words cover an exchange that ended with no answer at all; here a body
+		// came back, just not a JSON-RPC response.
+		parts = append(parts[1:], "the body of the answer is not a JSON-RPC response")
+	case st.Err != "":
 		parts = append(parts, st.Err)
 	}
 	return strings.Join(parts, ", ")

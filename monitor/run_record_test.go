@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -75,6 +76,16 @@ func TestRecordOutcomesAndExactCodes(t *testing.T) {
 	closedURL := closed.URL + "/mcp"
 	closed.Close()
 
+	errorPage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "upstream unavailable", http.StatusBadGateway)
+	}))
+	t.Cleanup(errorPage.Close)
+	signIn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, "<html>\n  <title>Sign in</title>\n</html>")
+	}))
+	t.Cleanup(signIn.Close)
+
 	statelessSrv, err := fixture.New(fixture.Config{StatelessOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -91,22 +102,28 @@ func TestRecordOutcomesAndExactCodes(t *testing.T) {
 		exit      *int
 		tools     bool   // a tool count and fingerprint are expected
 		errText   string // in Error
+		response  string // in the observation's snippet of the failing answer of a down run
 	}{
-		{"a conformant server is up", httpTarget("ok", fixtureURL(t, fixture.Conformant)), store.OutcomeUp, nil, nil, nil, true, ""},
+		{"a conformant server is up", httpTarget("ok", fixtureURL(t, fixture.Conformant)), store.OutcomeUp, nil, nil, nil, true, "", ""},
 		{"a stateless server, answering server/discover and never initialized, is up",
-			httpTarget("stateless", stateless.URL+"/mcp"), store.OutcomeUp, nil, nil, nil, true, ""},
-		{"a broken SHOULD alone keeps it up", httpTarget("warn", fixtureURL(t, fixture.ToolNoDescription)), store.OutcomeUp, nil, nil, nil, true, ""},
+			httpTarget("stateless", stateless.URL+"/mcp"), store.OutcomeUp, nil, nil, nil, true, "", ""},
+		{"a broken SHOULD alone keeps it up", httpTarget("warn", fixtureURL(t, fixture.ToolNoDescription)), store.OutcomeUp, nil, nil, nil, true, "", ""},
 		{"initialize answered with an error is down with the exact code", httpTarget("init", fixtureURL(t, fixture.InitError)),
-			store.OutcomeDown, ptr[int64](-32603), ptr(200), nil, false, "initialize: JSON-RPC error -32603"},
+			store.OutcomeDown, ptr[int64](-32603), ptr(200), nil, false, "initialize: JSON-RPC error -32603", "configuration store unavailable"},
 		{"tools/list answered 500 is degraded with the status", httpTarget("500", fixtureURL(t, fixture.HTTP500)),
-			store.OutcomeDegraded, nil, ptr(500), nil, false, "tools/list: transport failure, HTTP status 500"},
+			store.OutcomeDegraded, nil, ptr(500), nil, false, "tools/list: HTTP status 500, the body of the answer is not a JSON-RPC response", ""},
+		{"initialize answered 502 with an error page is down, says the error once and shows the page's start",
+			httpTarget("page", errorPage.URL+"/mcp"), store.OutcomeDown, nil, ptr(502), nil, false,
+			"initialize: HTTP status 502, the body of the answer is not a JSON-RPC response", "upstream unavailable"},
+		{"a body that is not JSON-RPC is an answer, not \"no answer\"", httpTarget("html", signIn.URL+"/mcp"), store.OutcomeDown, nil, ptr(200), nil, false,
+			"initialize: the body of the answer is not a JSON-RPC response", "<html> <title>Sign in</title> </html>"},
 		{"a wrong error code is degraded with that code", httpTarget("code", fixtureURL(t, fixture.UnknownMethodWrongCode)),
-			store.OutcomeDegraded, ptr[int64](-32603), ptr(200), nil, true, "lifecycle.unknown-method"},
-		{"an unreachable server is down", httpTarget("gone", closedURL), store.OutcomeDown, nil, nil, nil, false, "initialize: "},
+			store.OutcomeDegraded, ptr[int64](-32603), ptr(200), nil, true, "lifecycle.unknown-method", ""},
+		{"an unreachable server is down", httpTarget("gone", closedURL), store.OutcomeDown, nil, nil, nil, false, "initialize: ", ""},
 		{"a stdio server that exits is down with its exit status",
 			store.Server{ID: 8, Name: "exits", Source: store.SourceConfig, Transport: protocol.TransportStdio, Command: "sh", Args: []string{"-c", "exit 3"},
 				Schedule: "@every 1m", Timeout: 15 * time.Second, Enabled: true},
-			store.OutcomeDown, nil, nil, ptr(3), false, "initialize: "},
+			store.OutcomeDown, nil, nil, ptr(3), false, "initialize: ", ""},
 	}
 	p := testProber(t, nil, TranscriptsAll)
 	for _, tt := range tests {
@@ -138,6 +155,12 @@ func TestRecordOutcomesAndExactCodes(t *testing.T) {
 			}
 			if !strings.Contains(rec.Error, tt.errText) || (tt.errText == "") != (rec.Error == "") {
 				t.Errorf("error %q, want one containing %q", rec.Error, tt.errText)
+			}
+			if n := strings.Count(rec.Error, "HTTP status"); rec.Outcome == store.OutcomeDown && (n > 1 || strings.Contains(rec.Error, "initialize failed")) {
+				t.Errorf("error %q says the failure more than once", rec.Error)
+			}
+			if !strings.Contains(obs.Response, tt.response) || (tt.response == "") != (obs.Response == "") {
+				t.Errorf("response snippet %q, want one containing %q", obs.Response, tt.response)
 			}
 			if tt.tools != (rec.ToolCount != nil) || tt.tools != strings.HasPrefix(rec.ToolFingerprint, "sha256:") {
 				t.Errorf("tool count %v, fingerprint %q; want them: %v", show(rec.ToolCount), rec.ToolFingerprint, tt.tools)

@@ -13,7 +13,7 @@ import (
 )
 
 // Slack is a Slack on loopback: incoming webhooks under /services/ and the Web API's
-// chat.postMessage under /api/, plus a generic webhook at GenericPath. It records every
+// chat.postMessage and chat.update under /api/, plus a generic webhook at GenericPath. It records every
 // request and answers from a queue of canned answers per path, then with success.
 type Slack struct {
 	Server *httptest.Server
@@ -122,6 +122,15 @@ func (f *Slack) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		fmt.Fprintf(w, `{"ok":true,"channel":"C0SKY","ts":"1700000000.%06d","message":{"text":"x"}}`, ts)
+	case r.URL.Path == "/api/chat.update":
+		// An edit keeps the message's channel and ts.
+		form, _ := url.ParseQuery(string(body))
+		w.Header().Set("Content-Type", "application/json")
+		if form.Get("token") != Token {
+			_, _ = io.WriteString(w, `{"ok":false,"error":"invalid_auth"}`)
+			return
+		}
+		fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":%q,"text":"x"}`, form.Get("channel"), form.Get("ts"))
 	case r.URL.Path == WebhookPath:
 		_, _ = io.WriteString(w, "ok")
 	case r.URL.Path == GenericPath:
