@@ -52,14 +52,23 @@ func TestActionBuildsOnlyCheckAsideWithCachesOfItsOwn(t *testing.T) {
 	}
 	prep := job.outputs["prepare"]
 	wantRan := []string{"Find the prober or what builds it", "Restore the prober built for this version",
-		"Restore the Go caches of the prober's build", "Build the prober", "Probe the MCP server", "Gate on the verdict"}
+		"Restore the Go caches of the prober's build", "Build the prober", "Save the prober for the next jobs",
+		"Save the Go caches of the prober's build", "Probe the MCP server", "Gate on the verdict"}
 	if !slices.Equal(job.ran, wantRan) {
 		t.Errorf("steps run\n got %q\nwant %q", job.ran, wantRan)
 	}
-	bin, goCache := job.with["bin-cache"], job.with[""]
+	bin, goCache := job.with["bin-cache"], job.with["go-cache"]
+	// What is saved is what is restored, under the same key.
 	for _, s := range r.action.Runs.Steps {
-		if s.Name == "Restore the Go caches of the prober's build" {
-			goCache = job.with[s.ID]
+		if strings.HasPrefix(s.Uses, "actions/cache/save@") {
+			restored := bin
+			if strings.Contains(s.With["path"], "go-dir") {
+				restored = goCache
+			}
+			saved := map[string]string{"path": r.resolve(s.With["path"], nil, job.outputs), "key": r.resolve(s.With["key"], nil, job.outputs)}
+			if saved["path"] != restored["path"] || saved["key"] != restored["key"] {
+				t.Errorf("step %q saves %v, restored %v", s.Name, saved, restored)
+			}
 		}
 	}
 	if !cacheKey.MatchString(bin["key"]) || !cacheKey.MatchString(goCache["key"]) ||

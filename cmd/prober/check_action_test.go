@@ -53,7 +53,7 @@ func TestActionMetadataIsConsistent(t *testing.T) {
 			case !ok:
 				t.Errorf("expression %q reads step %q, which does not exist", e, m[1])
 			case s.Uses != "":
-				if !strings.HasPrefix(s.Uses, "actions/cache@") || m[2] != "cache-hit" {
+				if !strings.HasPrefix(s.Uses, "actions/cache/restore@") || m[2] != "cache-hit" {
 					t.Errorf("expression %q reads output %q of %s", e, m[2], s.Uses)
 				}
 			case !slices.ContainsFunc(outputWrite.FindAllStringSubmatch(s.script(t), -1), func(w []string) bool { return w[1] == m[2] }):
@@ -86,7 +86,7 @@ func TestActionMetadataIsConsistent(t *testing.T) {
 			uses = append(uses, s.Uses[:strings.LastIndexByte(s.Uses, '@')])
 		}
 	}
-	for _, want := range []string{"actions/cache", "actions/setup-go", "github/codeql-action/upload-sarif"} {
+	for _, want := range []string{"actions/cache/restore", "actions/cache/save", "actions/setup-go", "github/codeql-action/upload-sarif"} {
 		if !slices.Contains(uses, want) {
 			t.Errorf("no step uses %s (uses: %v)", want, uses)
 		}
