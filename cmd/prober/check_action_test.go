@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,84 +9,23 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
 )
 
-// The GitHub Action at the repository root (action.yml) is tested the way the runner uses
-// it: its metadata is parsed, its expressions resolved, and its bash steps run for real
-// against loopback fixtures, with this test binary as the prober.
-
-type actionFile struct {
-	Name        string `yaml:"name"`
-	Description string `yaml:"description"`
-	Inputs      map[string]struct {
-		Description string  `yaml:"description"`
-		Required    bool    `yaml:"required"`
-		Default     *string `yaml:"default"`
-	} `yaml:"inputs"`
-	Outputs map[string]struct {
-		Description string `yaml:"description"`
-		Value       string `yaml:"value"`
-	} `yaml:"outputs"`
-	Runs struct {
-		Using string       `yaml:"using"`
-		Steps []actionStep `yaml:"steps"`
-	} `yaml:"runs"`
-}
-
-type actionStep struct {
-	Name  string            `yaml:"name"`
-	ID    string            `yaml:"id"`
-	If    string            `yaml:"if"`
-	Uses  string            `yaml:"uses"`
-	Shell string            `yaml:"shell"`
-	Run   string            `yaml:"run"`
-	With  map[string]string `yaml:"with"`
-	Env   map[string]string `yaml:"env"`
-}
-
-func loadAction(t *testing.T) actionFile {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
-	if err != nil {
-		t.Fatal(err)
+func TestActionMetadataIsConsistent(t *testing.T) {
+	a := loadAction(t)
+	if a.Name == "" || a.Description == "" || a.Runs.Using != "composite" {
+		t.Fatalf("name %q, description %q, using %q", a.Name, a.Description, a.Runs.Using)
 	}
-	var a actionFile
-	if err := yaml.Unmarshal(raw, &a); err != nil {
-		t.Fatalf("action.yml: %v", err)
-	}
-	return a
-}
-
-func (a actionFile) step(t *testing.T, id string) actionStep {
-	t.Helper()
-	for _, s := range a.Runs.Steps {
-		if s.ID == id {
-			return s
-		}
-	}
-	t.Fatalf("action.yml has no step with id %q", id)
-	return actionStep{}
-}
-
-var (
-	expression = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
-	inputRef   = regexp.MustCompile(`\binputs\.([a-z0-9-]+)`)
-	stepOutRef = regexp.MustCompile(`\bsteps\.([a-z0-9-]+)\.outputs\.([a-z0-9-]+)`)
-)
-
-// expressions lists every ${{ }} of the action outside run scripts, and the if conditions.
-func (a actionFile) expressions() []string {
-	var out []string
+	var exprs []string
 	add := func(s string) {
 		for _, m := range expression.FindAllStringSubmatch(s, -1) {
-			out = append(out, m[1])
+			exprs = append(exprs, m[1])
 		}
 	}
 	for _, o := range a.Outputs {
 		add(o.Value)
 	}
+	ids := map[string]actionStep{}
 	for _, s := range a.Runs.Steps {
 		add(s.If)
 		for _, v := range s.With {
@@ -98,22 +34,30 @@ func (a actionFile) expressions() []string {
 		for _, v := range s.Env {
 			add(v)
 		}
+		if s.ID != "" {
+			ids[s.ID] = s
+		}
 	}
-	return out
-}
-
-func TestActionMetadataIsConsistent(t *testing.T) {
-	a := loadAction(t)
-	if a.Name == "" || a.Description == "" || a.Runs.Using != "composite" {
-		t.Fatalf("name %q, description %q, using %q", a.Name, a.Description, a.Runs.Using)
-	}
-	exprs := a.expressions()
 	used := map[string]bool{}
 	for _, e := range exprs {
 		for _, m := range inputRef.FindAllStringSubmatch(e, -1) {
 			used[m[1]] = true
 			if _, ok := a.Inputs[m[1]]; !ok {
 				t.Errorf("expression %q uses the undeclared input %q", e, m[1])
+			}
+		}
+		// Every step output read is one that step writes (its script, for a run step).
+		for _, m := range stepOutRef.FindAllStringSubmatch(e, -1) {
+			s, ok := ids[m[1]]
+			switch {
+			case !ok:
+				t.Errorf("expression %q reads step %q, which does not exist", e, m[1])
+			case s.Uses != "":
+				if !strings.HasPrefix(s.Uses, "actions/cache/restore@") || m[2] != "cache-hit" {
+					t.Errorf("expression %q reads output %q of %s", e, m[2], s.Uses)
+				}
+			case !slices.ContainsFunc(outputWrite.FindAllStringSubmatch(s.script(t), -1), func(w []string) bool { return w[1] == m[2] }):
+				t.Errorf("expression %q reads output %q, which step %q never writes", e, m[2], m[1])
 			}
 		}
 	}
@@ -131,25 +75,6 @@ func TestActionMetadataIsConsistent(t *testing.T) {
 	if a.Inputs["target"].Required || a.Inputs["command"].Required {
 		t.Error("target and command are alternatives; neither can be required")
 	}
-	// Every step output read is one a step with that id writes.
-	ids := map[string]actionStep{}
-	for _, s := range a.Runs.Steps {
-		if s.ID != "" {
-			ids[s.ID] = s
-		}
-	}
-	for _, e := range exprs {
-		for _, m := range stepOutRef.FindAllStringSubmatch(e, -1) {
-			s, ok := ids[m[1]]
-			if !ok {
-				t.Errorf("expression %q reads step %q, which does not exist", e, m[1])
-				continue
-			}
-			if !strings.Contains(s.Run, `echo "`+m[2]+`=`) {
-				t.Errorf("expression %q reads output %q, which step %q never writes", e, m[2], m[1])
-			}
-		}
-	}
 	for name, o := range a.Outputs {
 		if o.Description == "" || !stepOutRef.MatchString(o.Value) {
 			t.Errorf("output %q: %+v", name, o)
@@ -161,24 +86,35 @@ func TestActionMetadataIsConsistent(t *testing.T) {
 			uses = append(uses, s.Uses[:strings.LastIndexByte(s.Uses, '@')])
 		}
 	}
-	for _, want := range []string{"actions/setup-go", "github/codeql-action/upload-sarif"} {
+	for _, want := range []string{"actions/cache/restore", "actions/cache/save", "actions/setup-go", "github/codeql-action/upload-sarif"} {
 		if !slices.Contains(uses, want) {
 			t.Errorf("no step uses %s (uses: %v)", want, uses)
 		}
 	}
-	if build := a.step(t, "build"); !strings.Contains(build.Run, "go build") || !strings.Contains(build.Run, "./cmd/prober") ||
-		!strings.Contains(build.Env["ACTION_PATH"], "github.action_path") {
-		t.Errorf("the build step does not build ./cmd/prober from the action's checkout:\n%s", build.Run)
-	} else if !strings.Contains(build.Run, "CGO_ENABLED=0 go build") {
-		t.Errorf("the build step does not build the static binary the README and the benchmarks build:\n%s", build.Run)
+	// setup-go puts its Go on the job's PATH: only where there is no Go to build with.
+	for _, s := range a.Runs.Steps {
+		if strings.HasPrefix(s.Uses, "actions/setup-go@") &&
+			(!strings.Contains(s.If, "steps.prepare.outputs.has-go != 'true'") || s.With["cache"] != "false") {
+			t.Errorf("setup-go runs whatever Go the job has, or with its own cache: if %q, with %v", s.If, s.With)
+		}
 	}
 }
 
-func TestActionRunStepsAreValidBashWithoutExpressions(t *testing.T) {
-	bash, err := exec.LookPath("bash")
+func TestActionBuildScriptBuildsOnlyCheckStaticFromTheActionsCheckout(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(actionRoot(t), "action", "build.sh"))
 	if err != nil {
-		t.Skip("no bash on this machine")
+		t.Fatal(err)
 	}
+	build := string(data)
+	for _, want := range []string{`cd "$ACTION_PATH"`, "CGO_ENABLED=0", "-trimpath -tags checkonly", "./cmd/prober",
+		`GOMODCACHE="$GO_DIR/mod"`, `GOCACHE="$GO_DIR/build"`, "-u GOOS -u GOARCH -u GOFLAGS"} {
+		if !strings.Contains(build, want) {
+			t.Errorf("action/build.sh lacks %q", want)
+		}
+	}
+}
+
+func TestActionScriptsAreValidBashAndStepsPasteNoExpressions(t *testing.T) {
 	a := loadAction(t)
 	n := 0
 	for _, s := range a.Runs.Steps {
@@ -193,137 +129,99 @@ func TestActionRunStepsAreValidBashWithoutExpressions(t *testing.T) {
 		if strings.Contains(s.Run, "${{") {
 			t.Errorf("step %q interpolates an expression into its script", s.Name)
 		}
-		cmd := exec.Command(bash, "-n")
-		cmd.Stdin = strings.NewReader(s.Run)
+		if !strings.Contains(s.Env["ACTION_PATH"], "github.action_path") {
+			t.Errorf("step %q has no ACTION_PATH to find its script by", s.Name)
+		}
+		cmd := exec.Command("bash", "-n")
+		cmd.Stdin = strings.NewReader(s.script(t))
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("step %q is not valid bash: %v\n%s", s.Name, err, out)
+			t.Errorf("the script of step %q is not valid bash: %v\n%s", s.Name, err, out)
 		}
 	}
-	if n < 3 {
-		t.Errorf("%d run steps, want the build, the probe and the gate", n)
+	if n < 4 {
+		t.Errorf("%d run steps, want the preparation, the build, the probe and the gate", n)
 	}
 }
 
 // TestActionPassesOnlyFlagsTheProberHas keeps the action and the CLI in step: every flag the
-// probe step gives prober check must exist.
+// probe script gives prober check must exist.
 func TestActionPassesOnlyFlagsTheProberHas(t *testing.T) {
-	script := loadAction(t).step(t, "probe").Run
+	script := loadAction(t).step(t, "probe").script(t)
 	var v checkFlags
 	fs := newCheckFlagSet(&v)
 	flags := regexp.MustCompile(`(?:^|[\s(])--([a-z][a-z-]*)`).FindAllStringSubmatch(script, -1)
 	if len(flags) < 5 {
-		t.Fatalf("found %d flags in the probe step", len(flags))
+		t.Fatalf("found %d flags in the probe script", len(flags))
 	}
 	for _, m := range flags {
 		if fs.Lookup(m[1]) == nil {
-			t.Errorf("the probe step passes --%s, which prober check does not have", m[1])
+			t.Errorf("the probe script passes --%s, which prober check does not have", m[1])
 		}
 	}
-	var _ *flag.FlagSet = fs
 }
 
-// actionRun is one run of the probe step with given inputs.
-type actionRun struct {
-	code    int
-	stdout  string
-	outputs map[string]string
-	summary string
-}
-
-// runProbeStep runs the probe step's script as the runner would: its env resolved from the
-// inputs (or their defaults), GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and this test
-// binary as the prober it built.
-func runProbeStep(t *testing.T, inputs map[string]string) actionRun {
+// runnerWithTestProber is a job whose cache holds a prober already: this test binary, which
+// is prober when asMainEnv is set. The job runs the action's steps but the build.
+func runnerWithTestProber(t *testing.T) *fakeRunner {
 	t.Helper()
-	a := loadAction(t)
-	step := a.step(t, "probe")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	outFile, summaryFile := filepath.Join(tmp, "output"), filepath.Join(tmp, "summary")
-	env := append(os.Environ(), "RUNNER_TEMP="+tmp, "GITHUB_OUTPUT="+outFile, "GITHUB_STEP_SUMMARY="+summaryFile, asMainEnv+"=1")
-	for k, v := range step.Env {
-		env = append(env, k+"="+resolve(t, a, v, inputs, map[string]string{"steps.build.outputs.prober": exe}))
-	}
-	for k := range inputs {
-		if _, ok := a.Inputs[k]; !ok {
-			t.Fatalf("the test sets input %q, which action.yml does not declare", k)
-		}
-	}
-	cmd := exec.Command("bash", "-c", step.Run)
-	cmd.Env = env
-	cmd.Dir = tmp
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	run := actionRun{stdout: stdout.String(), outputs: map[string]string{}}
-	if ee, ok := err.(*exec.ExitError); ok {
-		run.code = ee.ExitCode()
-	} else if err != nil {
+	r := newFakeRunner(t, t.TempDir())
+	bin := filepath.Join(r.temp, "mcpwatch", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(outFile); err == nil {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		for sc.Scan() {
-			k, v, _ := strings.Cut(sc.Text(), "=")
-			run.outputs[k] = v
-		}
+	if err := os.Symlink(exe, filepath.Join(bin, "prober")); err != nil {
+		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(summaryFile); err == nil {
-		run.summary = string(data)
-	}
-	if run.code != 0 {
-		t.Fatalf("the probe step exited %d (it reports through its outputs and always succeeds)\n%s\n%s", run.code, run.stdout, stderr.String())
-	}
-	return run
+	r.usesOutput["bin-cache"] = map[string]string{"cache-hit": "true"}
+	r.extraEnv = append(r.extraEnv, asMainEnv+"=1")
+	return r
 }
 
-// resolve evaluates the expressions of an env value: inputs (their defaults when the test
-// sets none) and the values given; any other expression fails the test, which keeps the
-// action's expressions as simple as this.
-func resolve(t *testing.T, a actionFile, v string, inputs, known map[string]string) string {
-	return expression.ReplaceAllStringFunc(v, func(e string) string {
-		inner := expression.FindStringSubmatch(e)[1]
-		if m := regexp.MustCompile(`^inputs\.([a-z0-9-]+)$`).FindStringSubmatch(inner); m != nil {
-			if val, ok := inputs[m[1]]; ok {
-				return val
-			}
-			if d := a.Inputs[m[1]].Default; d != nil {
-				return *d
-			}
-			return ""
+// checkSideEffectFree fails the test when the job's steps changed what later steps of the
+// user's job see: their environment, PATH (and with them Go), or the workspace.
+func checkSideEffectFree(t *testing.T, r *fakeRunner) {
+	t.Helper()
+	for _, f := range []string{r.envFile, r.pathFile} {
+		if data, err := os.ReadFile(f); err != nil || len(data) != 0 {
+			t.Errorf("the action wrote %s for the job's later steps: %q %v", filepath.Base(f), data, err)
 		}
-		if val, ok := known[inner]; ok {
-			return val
-		}
-		t.Fatalf("cannot resolve %q", e)
-		return ""
-	})
+	}
+	if entries, err := os.ReadDir(r.workspace); err != nil || len(entries) != 0 {
+		t.Errorf("the action left files in the workspace: %v %v", entries, err)
+	}
 }
 
-func TestActionProbeStepReportsAFailingHTTPServer(t *testing.T) {
+func TestActionReportsAFailingHTTPServerAndFailsTheJob(t *testing.T) {
 	t.Parallel()
 	const secret, token = "s3cr3t-api-key-0123456789", "tok-5d41402abc4b2a76b9719d911017c592"
 	f := &httpFixture{mcp: fixtureMCP{name: "x", version: "1", pingResult: `[]`}, echoHeader: "Authorization"}
 	srv := newHTTPFixture(t, f)
-	run := runProbeStep(t, map[string]string{
+	r := runnerWithTestProber(t)
+	job := r.run(map[string]string{
 		"target":         srv.URL + "/mcp",
 		"upload-sarif":   "true",
 		"sarif-artifact": "server/mcp.json",
 		"headers":        "X-Api-Key: " + secret + "\n\nX-Trace: on",
 		"bearer-token":   token,
 	})
-	if run.outputs["verdict"] != "fail" || run.outputs["exit-code"] != "1" {
-		t.Fatalf("outputs %v\n%s", run.outputs, run.stdout)
+	out := job.outputs["probe"]
+	if out["verdict"] != "fail" || out["exit-code"] != "1" || job.code != 1 {
+		t.Fatalf("job exit %d, outputs %v\n%s", job.code, out, job.log)
 	}
-	for _, want := range []string{"::add-mask::" + secret, "::add-mask::" + token, "::error title=mcpwatch lifecycle.ping"} {
-		if !strings.Contains(run.stdout, want) {
-			t.Errorf("log lacks %q:\n%s", want, run.stdout)
+	if !slices.Contains(job.ran, "Upload the results to code scanning") || slices.Contains(job.ran, "Build the prober") {
+		t.Errorf("steps run: %q", job.ran)
+	}
+	for _, want := range []string{"::add-mask::" + secret, "::add-mask::" + token, "::error title=mcpwatch lifecycle.ping",
+		"mcpwatch: the server fails the conformance check"} {
+		if !strings.Contains(job.log, want) {
+			t.Errorf("log lacks %q:\n%s", want, job.log)
 		}
 	}
-	if strings.Count(run.stdout, token) != 1 {
+	if strings.Count(job.log, token) != 1 {
 		t.Errorf("the token appears in the log beyond its mask command")
 	}
 	f.mu.Lock()
@@ -335,32 +233,82 @@ func TestActionProbeStepReportsAFailingHTTPServer(t *testing.T) {
 	var rep struct {
 		Verdict string `json:"verdict"`
 	}
-	data, err := os.ReadFile(run.outputs["report"])
+	data, err := os.ReadFile(out["report"])
 	if err != nil || json.Unmarshal(data, &rep) != nil || rep.Verdict != "fail" {
-		t.Fatalf("report %q: %v %+v", run.outputs["report"], err, rep)
+		t.Fatalf("report %q: %v %+v", out["report"], err, rep)
 	}
-	sarif, err := os.ReadFile(run.outputs["sarif"])
+	sarif, err := os.ReadFile(out["sarif"])
 	if err != nil || !strings.Contains(string(sarif), `"uri": "server/mcp.json"`) {
-		t.Errorf("sarif %q: %v", run.outputs["sarif"], err)
+		t.Errorf("sarif %q: %v", out["sarif"], err)
 	}
-	if !strings.HasPrefix(run.summary, "### ❌ MCP conformance: FAIL") {
-		t.Errorf("job summary:\n%s", run.summary)
+	if summary, _ := os.ReadFile(r.summary); !strings.HasPrefix(string(summary), "### ❌ MCP conformance: FAIL") {
+		t.Errorf("job summary:\n%s", summary)
 	}
-	for _, p := range []string{run.outputs["report"], run.outputs["sarif"], run.outputs["markdown"]} {
+	for _, p := range []string{out["report"], out["sarif"], out["markdown"]} {
 		if data, _ := os.ReadFile(p); strings.Contains(string(data), secret) || strings.Contains(string(data), token) {
 			t.Errorf("%s holds a secret", p)
 		}
 	}
+	checkSideEffectFree(t, r)
 }
 
-func TestActionProbeStepPassesAConformantStdioServerWithExtraArgs(t *testing.T) {
+// GitHub stars out a masked value wherever it occurs in the log: the action masks the
+// values of credential headers only.
+func TestActionMasksCredentialHeadersOnly(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		header string
+		masks  []string // want exactly these mask commands for it
+	}{
+		{"Authorization: Bearer tok-abc123", []string{"Bearer tok-abc123", "tok-abc123"}},
+		{"proxy-authorization: Basic dXNlcjpwdw==", []string{"Basic dXNlcjpwdw==", "dXNlcjpwdw=="}},
+		{"Cookie: sid=c00k1e", []string{"sid=c00k1e"}},
+		{"X-Api-Key:   k3y-v4lue  ", []string{"k3y-v4lue"}},
+		{"X-Auth-Token: t0k3n", []string{"t0k3n"}},
+		{"X-Client-Secret: s3cr3t", []string{"s3cr3t"}},
+		{"X-Org: acme-corp", []string{"acme-corp"}}, // named in mask-headers
+		{"X-Signature: sig-9", []string{"sig-9"}},   // named too, in another case
+		{"X-Tenant: ci", nil},
+		{"X-Trace: on", nil},
+		{"Accept-Language: en", nil},
+	}
+	var headers []string
+	var want []string
+	for _, tt := range tests {
+		headers = append(headers, tt.header)
+		for _, m := range tt.masks {
+			want = append(want, "::add-mask::"+m)
+		}
+	}
+	srv := newHTTPFixture(t, &httpFixture{mcp: fixtureMCP{name: "x", version: "1"}})
+	job := runnerWithTestProber(t).run(map[string]string{
+		"target":       srv.URL + "/mcp",
+		"headers":      strings.Join(headers, "\n"),
+		"mask-headers": "x-org,\nX-SIGNATURE",
+	})
+	var got []string
+	for _, line := range strings.Split(job.log, "\n") {
+		if strings.HasPrefix(line, "::add-mask::") {
+			got = append(got, line)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("mask commands\n got %q\nwant %q", got, want)
+	}
+	if job.outputs["probe"]["exit-code"] == "2" {
+		t.Errorf("the headers did not reach prober check as flags:\n%s", job.log)
+	}
+}
+
+func TestActionPassesAConformantStdioServerWithExtraArgs(t *testing.T) {
 	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	run := runProbeStep(t, map[string]string{
+	r := runnerWithTestProber(t)
+	job := r.run(map[string]string{
 		"command":           fixtureModeEnv + "=" + modeNoDesc + " '" + exe + "'",
 		"working-directory": dir,
 		"fail-on":           "warning",
@@ -368,44 +316,38 @@ func TestActionProbeStepPassesAConformantStdioServerWithExtraArgs(t *testing.T) 
 		"args":              "--skip tools.description  --timeout 40s",
 		"job-summary":       "false",
 	})
-	if run.outputs["verdict"] != "pass" || run.outputs["exit-code"] != "0" || run.outputs["sarif"] != "" {
-		t.Fatalf("outputs %v\n%s", run.outputs, run.stdout)
+	out := job.outputs["probe"]
+	if out["verdict"] != "pass" || out["exit-code"] != "0" || out["sarif"] != "" || job.code != 0 {
+		t.Fatalf("job exit %d, outputs %v\n%s", job.code, out, job.log)
 	}
-	if run.summary != "" {
+	if summary, _ := os.ReadFile(r.summary); len(summary) != 0 {
 		t.Errorf("job-summary false still wrote the summary")
 	}
-	data, err := os.ReadFile(run.outputs["report"])
+	data, err := os.ReadFile(out["report"])
 	if err != nil || !strings.Contains(string(data), `"transport": "stdio"`) || !strings.Contains(string(data), `"requestedVersion": "2025-11-25"`) ||
 		strings.Contains(string(data), `"id": "tools.description"`) {
 		t.Errorf("report: %v\n%s", err, data)
 	}
+	checkSideEffectFree(t, r)
 }
 
-func TestActionProbeStepRefusesAmbiguousInputs(t *testing.T) {
+func TestActionRefusesAmbiguousInputs(t *testing.T) {
 	for name, inputs := range map[string]map[string]string{
 		"neither": {},
 		"both":    {"target": "http://127.0.0.1:1/mcp", "command": "true"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			run := runProbeStep(t, inputs)
-			if run.outputs["verdict"] != "error" || run.outputs["exit-code"] != "2" || !strings.Contains(run.stdout, "::error title=mcpwatch::") {
-				t.Errorf("outputs %v\n%s", run.outputs, run.stdout)
+			job := runnerWithTestProber(t).run(inputs)
+			out := job.outputs["probe"]
+			if out["verdict"] != "error" || out["exit-code"] != "2" || job.code != 1 || !strings.Contains(job.log, "::error title=mcpwatch::give") {
+				t.Errorf("job exit %d, outputs %v\n%s", job.code, out, job.log)
 			}
 		})
 	}
 }
 
 func TestActionGateFollowsTheVerdict(t *testing.T) {
-	a := loadAction(t)
-	var gate actionStep
-	for _, s := range a.Runs.Steps {
-		if strings.Contains(s.Run, "$VERDICT") {
-			gate = s
-		}
-	}
-	if gate.Run == "" {
-		t.Fatal("no step gates on the verdict")
-	}
+	gate := filepath.Join(actionRoot(t), "action", "gate.sh")
 	tests := []struct {
 		verdict, code, failJob string
 		want                   int
@@ -415,9 +357,10 @@ func TestActionGateFollowsTheVerdict(t *testing.T) {
 		{"fail", "1", "false", 0},
 		{"error", "2", "true", 1},
 		{"error", "2", "false", 1},
+		{"", "", "true", 1}, // the probe step never ran
 	}
 	for _, tt := range tests {
-		cmd := exec.Command("bash", "-c", gate.Run)
+		cmd := exec.Command("bash", gate)
 		cmd.Env = append(os.Environ(), "VERDICT="+tt.verdict, "EXIT_CODE="+tt.code, "INPUT_FAIL_JOB="+tt.failJob)
 		err := cmd.Run()
 		code := 0
@@ -427,7 +370,7 @@ func TestActionGateFollowsTheVerdict(t *testing.T) {
 			t.Fatal(err)
 		}
 		if code != tt.want {
-			t.Errorf("verdict %s, fail-job %s: exit %d, want %d", tt.verdict, tt.failJob, code, tt.want)
+			t.Errorf("verdict %q, fail-job %s: exit %d, want %d", tt.verdict, tt.failJob, code, tt.want)
 		}
 	}
 }

@@ -211,14 +211,6 @@ func TestFlagsReadTheGrammarOfTheConfiguration(t *testing.T) {
 			t.Errorf("--max-message-size %q = %v, %v; want %d, ok %v", r.In, v.maxMessage, err, r.Want, r.OK)
 		}
 	}
-	// The memory budget of `prober run` too, which the file's spool.max-bytes once refused
-	// in the short form 16M.
-	for _, r := range unitstest.Sizes(t) {
-		f, err := parseMonitorArgs([]string{"--config", "x.yaml", "--memory-budget", r.In})
-		if ok := r.OK && r.Want >= 16<<20; (err == nil) != ok || (ok && f.memoryBudget != r.Want) {
-			t.Errorf("--memory-budget %q: %v", r.In, err)
-		}
-	}
 }
 
 func TestHelpDocumentsEveryFlagWithItsDefault(t *testing.T) {

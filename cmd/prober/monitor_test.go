@@ -1,3 +1,5 @@
+//go:build !checkonly
+
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
+	"github.com/mcpwatch/mcpwatch/internal/units/unitstest"
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
@@ -229,6 +232,17 @@ func openTestStore(t *testing.T, url string) *store.Store {
 	}
 	t.Cleanup(st.Close)
 	return st
+}
+
+// The memory budget of `prober run` reads the grammar of the configuration's sizes, which the
+// file's spool.max-bytes once refused in the short form 16M.
+func TestMemoryBudgetReadsTheGrammarOfTheConfiguration(t *testing.T) {
+	for _, r := range unitstest.Sizes(t) {
+		f, err := parseMonitorArgs([]string{"--config", "x.yaml", "--memory-budget", r.In})
+		if ok := r.OK && r.Want >= 16<<20; (err == nil) != ok || (ok && f.memoryBudget != r.Want) {
+			t.Errorf("--memory-budget %q: %v", r.In, err)
+		}
+	}
 }
 
 func TestRunUsageAndConfigErrors(t *testing.T) {
