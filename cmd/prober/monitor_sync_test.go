@@ -1,3 +1,5 @@
+//go:build !checkonly
+
 package main
 
 import (
