@@ -46,7 +46,17 @@ func (s *session) nextRequestID() json.RawMessage {
 
 // exchange sends p and waits for its answer up to its timeout, ctx's end, or abandon closing
 // (nil: never). It does not touch s.steps, so that it may run beside the session goroutine.
+// The observer hears of the wait before the request goes (an HTTP Send waits for the answer
+// itself) and of its end.
 func (s *session) exchange(ctx context.Context, p *pendingCall, abandon <-chan struct{}) Step {
+	s.o.observe(Event{Kind: EventWait, Conn: s.conn, Step: p.st.Name, Method: p.st.Method, Bound: p.timeout})
+	st := s.sendAndAwait(ctx, p, abandon)
+	s.o.observe(Event{Kind: EventAnswered, Conn: s.conn, Step: st.Name, Method: st.Method, Outcome: st.Outcome, Err: st.Err})
+	return st
+}
+
+// sendAndAwait is exchange without the observer.
+func (s *session) sendAndAwait(ctx context.Context, p *pendingCall, abandon <-chan struct{}) Step {
 	st := p.st
 	defer s.wire.forget(p.key)
 

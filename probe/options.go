@@ -42,6 +42,11 @@ type Options struct {
 	ClientName    string
 	ClientVersion string
 	Logger        *slog.Logger
+	// Observe, when set, hears what the probe is doing as it does it (see Event): the
+	// connections it opens and the answers it waits for, so that a command line can show
+	// progress. It is called from the probe's goroutines, several at once, and must not
+	// block; nil costs nothing.
+	Observe func(Event)
 	// RulesElsewhere, when set, leaves out the rule probes (the connections of rules.go and
 	// the tool probes that end the main session) and says why: where or when they run
 	// instead. It becomes Result.RulesElsewhere, which the checks of those rules cite.

@@ -39,6 +39,7 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	// A target given as legacy HTTP+SSE is known to be one before anything is sent: a stream
 	// that cannot even be opened is judged as a session-era server's, not a stateless one's.
 	o = o.speakingOver(t.Kind())
+	o.observe(Event{Kind: EventStart, Target: t.String(), Bound: o.Timeout})
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
@@ -102,5 +103,6 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	if res.Err == "" && ctx.Err() != nil {
 		res.Err = fmt.Sprintf("probe did not finish within %s", o.Timeout)
 	}
+	o.observe(Event{Kind: EventFinish, Err: res.Err})
 	return res, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
@@ -39,7 +40,8 @@ func (e environment) check(ctx context.Context, args []string) int {
 		return e.usageError(err)
 	}
 	red := redact.New(cfg.secrets...)
-	logger := newLogger(e.stderr, cfg.level, red)
+	prog := newProgress(progressModeFor(cfg.progress, isTerminal(e.stderr)), e.stderr, red, terminalWidth(e.stderr), cfg.allRevisions, time.Now)
+	logger := newLogger(prog, cfg.level, red)
 	sink, err := openSink(cfg.output, e.stdout)
 	if err != nil {
 		return e.usageError(err)
@@ -51,7 +53,16 @@ func (e environment) check(ctx context.Context, args []string) int {
 	opts.Logger = logger
 	opts.ClientVersion = version
 	logger.Info("probing", "target", cfg.target.String(), "transport", cfg.target.Kind(), "checks", len(selected.Checks()))
-	res, revisions, err := probeTarget(ctx, cfg, opts)
+	stopProgress := make(chan struct{})
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		prog.run(ctx, stopProgress)
+	}()
+	res, revisions, err := probeTarget(ctx, cfg, prog.options(opts))
+	close(stopProgress)
+	<-progressDone
+	prog.stop()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
