@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net"
@@ -38,6 +39,14 @@ type Options struct {
 	// servers registered through the API, so that their probes cannot reach internal
 	// addresses, redirects included.
 	DialContext func(ctx context.Context, network, address string) (net.Conn, error)
+	// RootCAs, when set, are the certificate authorities server certificates are verified
+	// against instead of the system's (a server behind a private CA); nil: the system roots,
+	// which SSL_CERT_FILE and SSL_CERT_DIR can replace.
+	RootCAs *x509.CertPool
+	// InsecureSkipVerify leaves server certificates unverified: the probe talks to the
+	// server, credentials included, whatever certificate it shows, and every TLSInfo says it
+	// was not verified (tls.certificate then judges nothing).
+	InsecureSkipVerify bool
 	// ClientName and ClientVersion fill clientInfo.
 	ClientName    string
 	ClientVersion string

@@ -96,6 +96,7 @@ type checkFlags struct {
 	ci                                                  ciFlags
 	bearer                                              bearerFlags
 	protocol                                            protocolFlags
+	tls                                                 tlsFlags
 }
 
 // durationVar declares a duration flag read in the grammar of the configuration file
@@ -134,6 +135,7 @@ func newCheckFlagSet(v *checkFlags) *flag.FlagSet {
 	fs.StringVar(&v.logLevel, "log-level", defaultLogLevel, "")
 	v.ci.declare(fs)
 	v.bearer.declare(fs)
+	v.tls.declare(fs)
 	return fs
 }
 
@@ -147,7 +149,10 @@ func parseCheckArgs(args []string) (*checkConfig, error) {
 	sawDashes := false
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, explainFlagError(err, fs)
 		}
 		rest := fs.Args()
 		consumed := len(args) - len(rest)
@@ -230,6 +235,10 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 		return nil, err
 	}
 	cfg.bearer = v.bearer
+	tlsSet, err := v.tls.validate(stdio)
+	if err != nil {
+		return nil, err
+	}
 	env, envSecrets, err := parseEnv(v.env)
 	if err != nil {
 		return nil, err
@@ -257,6 +266,9 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 		RequestTimeout:  v.requestTimeout,
 		ShutdownGrace:   v.shutdownGrace,
 		Limits:          probe.Limits{MaxMessageBytes: int(v.maxMessage), MaxTotalBytes: maxTotal},
+
+		RootCAs:            tlsSet.roots,
+		InsecureSkipVerify: tlsSet.skipVerify,
 	}
 	return cfg, nil
 }
