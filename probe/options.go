@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"crypto/x509"
 	"fmt"
 	"log/slog"
@@ -74,6 +75,15 @@ type Options struct {
 	// revisionRules: RulesElsewhere leaves out the rule probes, except those of a rule of the
 	// revision offered (RunRevisions: the other revisions' probes carry the rest).
 	revisionRules bool
+	// caller is the context run was given, before the probe's own timeout: its
+	// cancellation is an interrupt (see Result.Interrupted).
+	caller context.Context
+}
+
+// wasInterrupted reports whether the caller has cancelled the probe (a deadline of the
+// caller's is a timeout, not an interrupt).
+func (o *Options) wasInterrupted() bool {
+	return o.caller != nil && errors.Is(o.caller.Err(), context.Canceled)
 }
 
 // RevisionAuto is the ProtocolVersion that leaves the revision to era detection.

@@ -67,6 +67,7 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 		DurationMs:       millis(res.Duration),
 		FailOn:           string(o.FailOn),
 		Error:            b.text(res.Err),
+		InterruptedMs:    millis(res.Interrupted),
 		Checks:           make([]Check, 0, len(findings)),
 		Steps:            make([]Step, 0, len(res.Steps)),
 	}

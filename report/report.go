@@ -40,11 +40,14 @@ type Report struct {
 	FailOn  string `json:"failOn"`
 	Verdict string `json:"verdict"`
 	// Error says why the probe could not run to the end ("" when it did).
-	Error     string    `json:"error,omitempty"`
-	Summary   Summary   `json:"summary"`
-	Checks    []Check   `json:"checks"`
-	Steps     []Step    `json:"steps"`
-	Processes []Process `json:"processes,omitempty"`
+	Error string `json:"error,omitempty"`
+	// InterruptedMs is when the probe was interrupted (Ctrl-C), in milliseconds after its
+	// start; 0 when it was not. The checks it cut short are untested, not failed.
+	InterruptedMs float64   `json:"interruptedMs,omitempty"`
+	Summary       Summary   `json:"summary"`
+	Checks        []Check   `json:"checks"`
+	Steps         []Step    `json:"steps"`
+	Processes     []Process `json:"processes,omitempty"`
 	// CitedFrames are the transcript frames that evidence of failures and warnings points at
 	// (without Verbose), their bytes clipped; Transcript is every frame (with Verbose).
 	CitedFrames []Frame `json:"citedFrames,omitempty"`

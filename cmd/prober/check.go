@@ -68,8 +68,9 @@ func (e environment) check(ctx context.Context, args []string) int {
 		return exitFailed
 	}
 	interrupted := ctx.Err() != nil
-	if interrupted {
-		res.Err = "interrupted before the probe finished"
+	if interrupted && res.Interrupted == 0 {
+		// The interrupt came as the probe ended: nothing it judged was cut short.
+		res.Err = "interrupted before the report was written"
 	}
 	jo := ci.judgeOptions(cfg.ci)
 	jo.Checks = selected
