@@ -2,8 +2,8 @@ package probe
 
 import (
 	"context"
-	"errors"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"

@@ -43,11 +43,15 @@ type Report struct {
 	Error string `json:"error,omitempty"`
 	// InterruptedMs is when the probe was interrupted (Ctrl-C), in milliseconds after its
 	// start; 0 when it was not. The checks it cut short are untested, not failed.
-	InterruptedMs float64   `json:"interruptedMs,omitempty"`
-	Summary       Summary   `json:"summary"`
-	Checks        []Check   `json:"checks"`
-	Steps         []Step    `json:"steps"`
-	Processes     []Process `json:"processes,omitempty"`
+	InterruptedMs float64 `json:"interruptedMs,omitempty"`
+	// Unreached: not one byte came back from the server (no HTTP response, no stdout line,
+	// no event): every check that applies is untested for that one reason, and the text
+	// report says so in one line rather than one per check.
+	Unreached bool      `json:"unreached,omitempty"`
+	Summary   Summary   `json:"summary"`
+	Checks    []Check   `json:"checks"`
+	Steps     []Step    `json:"steps"`
+	Processes []Process `json:"processes,omitempty"`
 	// CitedFrames are the transcript frames that evidence of failures and warnings points at
 	// (without Verbose), their bytes clipped; Transcript is every frame (with Verbose).
 	CitedFrames []Frame `json:"citedFrames,omitempty"`

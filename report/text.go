@@ -33,7 +33,7 @@ const (
 // WriteText writes the report for people: what was probed, what failed and why (with the
 // frames that show it), what passed, the steps with their latencies, and the verdict.
 func WriteText(w io.Writer, r *Report, o TextOptions) error {
-	t := textWriter{w: bufio.NewWriter(w), p: palette{on: o.Color}, r: r}
+	t := textWriter{w: bufio.NewWriter(w), p: palette{on: o.Color}, r: r, verbose: o.Verbose}
 	t.header()
 	t.revisions()
 	t.problems()
@@ -69,6 +69,8 @@ type textWriter struct {
 	w *bufio.Writer
 	p palette
 	r *Report
+	// verbose: every list in full (see Report.Unreached).
+	verbose bool
 }
 
 func (t *textWriter) line(format string, args ...any) {

@@ -67,6 +67,10 @@ func (e environment) check(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
 	}
+	diag := diagnose(res, opts.InitTimeout)
+	if diag.hint != "" {
+		res.Err += "; " + diag.hint
+	}
 	interrupted := ctx.Err() != nil
 	if interrupted && res.Interrupted == 0 {
 		// The interrupt came as the probe ended: nothing it judged was cut short.
@@ -95,6 +99,9 @@ func (e environment) check(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
 	}
+	// Said on stderr too, whatever the report's format and destination: the first thing a
+	// user needs when the server could not be talked to at all.
+	diag.write(e, red.String)
 	logger.Info("probe finished", "verdict", rep.Verdict, "failing", rep.Summary.Failing, "durationMs", rep.DurationMs)
 	switch {
 	case interrupted:

@@ -40,7 +40,7 @@ const (
 	modeCrash      = "crash"      // writes to stderr and exits 3 before reading anything
 	modeHang       = "hang"       // never answers and ignores stdin EOF
 	modeEchoEnv    = "echo-env"   // serverInfo.version is the value of FIXTURE_API_TOKEN
-	modeSlowStart  = "slow-start" // reads nothing for slowStartDelay, then serves conformantly
+	modeSlowStart  = "slow-start" // says so on stderr, reads nothing for slowStartDelay, then serves conformantly
 )
 
 // slowStartDelay is how long the slow-start fixture takes to start: long enough for the
@@ -75,6 +75,7 @@ func serveStdioFixture(mode string) int {
 	case modeEchoEnv:
 		srv.version = os.Getenv("FIXTURE_API_TOKEN")
 	case modeSlowStart:
+		fmt.Fprintln(os.Stderr, "fixture: warming up the cache")
 		time.Sleep(slowStartDelay)
 	}
 	in := bufio.NewScanner(os.Stdin)
