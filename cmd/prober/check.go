@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/report"
 )
 
@@ -40,7 +41,11 @@ func (e environment) check(ctx context.Context, args []string) int {
 		return e.usageError(err)
 	}
 	red := redact.New(cfg.secrets...)
-	prog := newProgress(progressModeFor(cfg.progress, isTerminal(e.stderr)), e.stderr, red, terminalWidth(e.stderr), cfg.allRevisions, time.Now)
+	revisionCount := 0
+	if cfg.allRevisions {
+		revisionCount = len(protocol.Revisions())
+	}
+	prog := newProgress(progressModeFor(cfg.progress, isTerminal(e.stderr)), e.stderr, red, terminalWidth(e.stderr), revisionCount, time.Now)
 	logger := newLogger(prog, cfg.level, red)
 	sink, err := openSink(cfg.output, e.stdout)
 	if err != nil {

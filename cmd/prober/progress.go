@@ -58,7 +58,7 @@ type progress struct {
 	w     io.Writer
 	red   *redact.Redactor
 	width int  // columns of the terminal (progressLine)
-	all   bool // --protocol-version all: name the revision of each wait
+	all   int // --protocol-version all: how many revisions are probed (each wait names its own); 0 otherwise
 	now   func() time.Time
 
 	mu       sync.Mutex
@@ -88,7 +88,7 @@ type waiting struct {
 	told  time.Duration // plain lines: how long it had waited when last mentioned
 }
 
-func newProgress(mode progressMode, w io.Writer, red *redact.Redactor, width int, all bool, now func() time.Time) *progress {
+func newProgress(mode progressMode, w io.Writer, red *redact.Redactor, width int, all int, now func() time.Time) *progress {
 	if width <= 0 {
 		width = 80
 	}
@@ -238,14 +238,15 @@ func (p *progress) statusLine(now time.Time) string {
 			b.WriteString("starting")
 		}
 	}
-	if p.all && len(p.revs) > 0 {
+	if p.all > 0 {
+		// Over stdio only some revisions are probed at once: the count is of all of them.
 		done := 0
 		for _, finished := range p.revs {
 			if finished {
 				done++
 			}
 		}
-		fmt.Fprintf(&b, " · %d of %d revisions done", done, len(p.revs))
+		fmt.Fprintf(&b, " · %d of %d revisions done", done, p.all)
 	}
 	return b.String()
 }
@@ -258,21 +259,21 @@ func ofBound(waited, bound time.Duration) string {
 
 // roundSeconds writes d in seconds the way the status line counts them.
 func roundSeconds(d time.Duration) string {
-	if d < 10*time.Second {
+	if d < 9950*time.Millisecond { // what %.1f would round up to 10.0
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
 	return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
 }
 
 func (p *progress) revisionPrefix(rev string) string {
-	if !p.all {
+	if p.all == 0 {
 		return ""
 	}
 	return rev + ": "
 }
 
 func (p *progress) revisionSuffix(rev string) string {
-	if !p.all {
+	if p.all == 0 {
 		return ""
 	}
 	return " with revision " + rev

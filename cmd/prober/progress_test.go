@@ -38,7 +38,7 @@ func TestProgressStatusLineNamesTheLongestWait(t *testing.T) {
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
 	tests := []struct {
 		name   string
-		all    bool
+		all    int
 		events []probe.Event
 		now    time.Duration
 		want   string
@@ -81,7 +81,7 @@ func TestProgressStatusLineNamesTheLongestWait(t *testing.T) {
 		},
 		{
 			name: "every revision, each named",
-			all:  true,
+			all:  5,
 			events: []probe.Event{
 				{Kind: probe.EventStart, At: at(0), Revision: "2025-03-26", Bound: time.Minute},
 				{Kind: probe.EventStart, At: at(0), Revision: "2025-06-18", Bound: time.Minute},
@@ -89,7 +89,7 @@ func TestProgressStatusLineNamesTheLongestWait(t *testing.T) {
 				{Kind: probe.EventWait, At: at(0), Revision: "2025-06-18", Conn: 1, Step: "initialize", Method: "initialize", Bound: 45 * time.Second},
 			},
 			now:  5 * time.Second,
-			want: "2025-06-18: waiting for initialize (connection 1), 5.0 s of 45 s · 1 of 2 revisions done",
+			want: "2025-06-18: waiting for initialize (connection 1), 5.0 s of 45 s · 1 of 5 revisions done",
 		},
 	}
 	for _, tt := range tests {
@@ -109,7 +109,7 @@ func TestProgressSaysInterruptedAtOnceAndRedactsSecrets(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	now := t0
 	var out bytes.Buffer
-	p := newProgress(progressPlain, &out, redact.New("hunter2"), 0, false, func() time.Time { return now })
+	p := newProgress(progressPlain, &out, redact.New("hunter2"), 0, 0, func() time.Time { return now })
 	p.observe(probe.Event{Kind: probe.EventStart, At: t0, Target: "https://user:hunter2@example.test/mcp", Bound: time.Minute})
 	now = t0.Add(3200 * time.Millisecond)
 	p.interrupted()
@@ -119,5 +119,24 @@ func TestProgressSaysInterruptedAtOnceAndRedactsSecrets(t *testing.T) {
 		"prober check: interrupted after 3.2 s; shutting down\n"
 	if got := out.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestProgressCountsTenthsBelowTenSecondsThenWholeSeconds(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0.0 s"},
+		{240 * time.Millisecond, "0.2 s"},
+		{9940 * time.Millisecond, "9.9 s"},
+		{9960 * time.Millisecond, "10 s"},
+		{12400 * time.Millisecond, "12 s"},
+		{45 * time.Second, "45 s"},
+	}
+	for _, tt := range tests {
+		if got := roundSeconds(tt.d); got != tt.want {
+			t.Errorf("roundSeconds(%s) = %q, want %q", tt.d, got, tt.want)
+		}
 	}
 }
