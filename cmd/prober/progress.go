@@ -57,7 +57,7 @@ type progress struct {
 	mode  progressMode
 	w     io.Writer
 	red   *redact.Redactor
-	width int  // columns of the terminal (progressLine)
+	width int // columns of the terminal (progressLine)
 	all   int // --protocol-version all: how many revisions are probed (each wait names its own); 0 otherwise
 	now   func() time.Time
 
