@@ -61,14 +61,14 @@ type progress struct {
 	all   int // --protocol-version all: how many revisions are probed (each wait names its own); 0 otherwise
 	now   func() time.Time
 
-	mu       sync.Mutex
-	start    time.Time
-	revs     map[string]bool // revisions started (true once finished)
-	waits    map[waitKey]*waiting
-	note     string // what the probe did last, for the status line when nothing is awaited
-	drawn    bool   // a status line is on the screen
-	stopped  bool
-	interupt time.Time // when the interrupt was noticed (zero: none)
+	mu          sync.Mutex
+	start       time.Time
+	revs        map[string]bool // revisions started (true once finished)
+	waits       map[waitKey]*waiting
+	note        string // what the probe did last, for the status line when nothing is awaited
+	drawn       bool   // a status line is on the screen
+	stopped     bool
+	interruptAt time.Time // when the interrupt was noticed (zero: none)
 }
 
 // waitKey names one outstanding wait: two requests of one connection may be awaited at
@@ -219,8 +219,8 @@ func (p *progress) tick() {
 // revisions are done.
 func (p *progress) statusLine(now time.Time) string {
 	var b strings.Builder
-	if !p.interupt.IsZero() {
-		fmt.Fprintf(&b, "interrupted after %s; shutting down", roundSeconds(p.interupt.Sub(p.start)))
+	if !p.interruptAt.IsZero() {
+		fmt.Fprintf(&b, "interrupted after %s; shutting down", roundSeconds(p.interruptAt.Sub(p.start)))
 	} else {
 		var longest *waiting
 		var at waitKey
@@ -284,18 +284,18 @@ func (p *progress) revisionSuffix(rev string) string {
 func (p *progress) interrupted() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.stopped || !p.interupt.IsZero() {
+	if p.stopped || !p.interruptAt.IsZero() {
 		return
 	}
-	p.interupt = p.now()
+	p.interruptAt = p.now()
 	if p.start.IsZero() {
-		p.start = p.interupt
+		p.start = p.interruptAt
 	}
 	if p.mode == progressLine {
-		p.draw(p.statusLine(p.interupt))
+		p.draw(p.statusLine(p.interruptAt))
 		return
 	}
-	p.linef("interrupted after %s; shutting down", roundSeconds(p.interupt.Sub(p.start)))
+	p.linef("interrupted after %s; shutting down", roundSeconds(p.interruptAt.Sub(p.start)))
 }
 
 // stop erases the status line, so that what follows on the terminal (the report, an error)
