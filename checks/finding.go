@@ -5,8 +5,10 @@ package checks
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
+	"github.com/mcpwatch/mcpwatch/probe"
 )
 
 // Status of a finding.
@@ -230,4 +232,16 @@ func Clip(b []byte) string {
 		return fmt.Sprintf("%q… (%d bytes)", textclip.Prefix(s, max), len(b))
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// cutShort makes the verdict of an interrupted probe untested: what failed may have failed
+// only because the probe stopped waiting (an answer that was on its way, a server still
+// starting, a shutdown cut short), and an interrupt is the user's doing, never the server's.
+// A fact (info) stays a fact, a pass a pass.
+func cutShort(res *probe.Result, f *Finding) {
+	if res.Interrupted <= 0 || len(f.Evidence) == 0 {
+		return
+	}
+	f.Evidence, f.Data = nil, nil
+	f.Untested("interrupted after %s, before this could be judged", res.Interrupted.Round(time.Millisecond))
 }

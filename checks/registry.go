@@ -158,6 +158,7 @@ func evaluateOne(c Check, run *Capture) Finding {
 		f.Skip("applies to the %s transport only", c.Transport)
 	} else {
 		c.Evaluate(run, &f)
+		cutShort(run.Result, &f)
 	}
 	f.settle()
 	if f.Severity != SeverityNone {

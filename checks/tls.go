@@ -43,6 +43,13 @@ func checkCertificate(r *Capture, f *Finding) {
 		return
 	}
 	main := certs[0]
+	if main.info.Unverified {
+		// Expiry alone is no verdict on a certificate nobody verified: the chain may not
+		// even lead to a CA a client trusts.
+		f.Untested("certificate verification was turned off (prober check --insecure-skip-verify); the certificate for %s (issuer %s) expires on %s",
+			Clip([]byte(main.info.Subject)), Clip([]byte(main.info.Issuer)), day(main.info.NotAfter))
+		return
+	}
 	f.Data = map[string]any{
 		"issuer":   main.info.Issuer,
 		"subject":  main.info.Subject,

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"testing"
+	"time"
 
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
@@ -43,4 +44,19 @@ func TestRuleUnsentHere(t *testing.T) {
 			t.Errorf("%s: ruleUnsentHere = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+// An interrupt is the user's doing: what a check would fail or warn of in an interrupted
+// probe is untested, saying when the interrupt came; the same result uninterrupted fails.
+func TestAnInterruptedProbeFailsNothing(t *testing.T) {
+	result := func(interrupted time.Duration) *probe.Result {
+		return &probe.Result{Transport: protocol.TransportStdio, Requested: protocol.Revision20251125, InitializedAt: -1,
+			Interrupted: interrupted,
+			Steps: []probe.Step{{Name: probe.StepInitialize, Method: "initialize", Conn: probe.ConnMain, Request: -1, Response: -1,
+				Outcome: probe.OutcomeNoAnswer, Err: "interrupted: the probe stopped waiting"}}}
+	}
+	runCheckRows(t, "lifecycle.initialize", []checkRow{
+		{name: "not interrupted", res: result(0), want: StatusFail, msg: "expected an initialize result", noFrames: true},
+		{name: "interrupted", res: result(1500 * time.Millisecond), want: StatusUntested, msg: "interrupted after 1.5s, before this could be judged"},
+	})
 }

@@ -14,6 +14,10 @@ import (
 // no longer mattered (era detection decided on the other request).
 var errNotAwaited = errors.New("not awaited: era detection decided without it")
 
+// errInterrupted is the Err of a step whose wait the caller's interrupt ended (see
+// Result.Interrupted).
+var errInterrupted = errors.New("interrupted: the probe stopped waiting")
+
 // pendingCall is one request of a session: prepared in the session's goroutine, sent and
 // awaited possibly in another (era detection races server/discover against initialize).
 type pendingCall struct {
@@ -46,7 +50,22 @@ func (s *session) nextRequestID() json.RawMessage {
 
 // exchange sends p and waits for its answer up to its timeout, ctx's end, or abandon closing
 // (nil: never). It does not touch s.steps, so that it may run beside the session goroutine.
+// The observer hears of the wait before the request goes (an HTTP Send waits for the answer
+// itself) and of its end.
 func (s *session) exchange(ctx context.Context, p *pendingCall, abandon <-chan struct{}) Step {
+	s.o.observe(Event{Kind: EventWait, Conn: s.conn, Step: p.st.Name, Method: p.st.Method, Bound: p.timeout})
+	st := s.sendAndAwait(ctx, p, abandon)
+	if st.Outcome != OutcomeOK && st.Outcome != OutcomeError && st.Err != errNotAwaited.Error() && s.o.wasInterrupted() {
+		// Whatever the transport made of the cancelled context (a timeout, a failed
+		// write), the server was not what ended the wait.
+		st.Outcome, st.Err = OutcomeNoAnswer, errInterrupted.Error()
+	}
+	s.o.observe(Event{Kind: EventAnswered, Conn: s.conn, Step: st.Name, Method: st.Method, Outcome: st.Outcome, Err: st.Err})
+	return st
+}
+
+// sendAndAwait is exchange without the observer.
+func (s *session) sendAndAwait(ctx context.Context, p *pendingCall, abandon <-chan struct{}) Step {
 	st := p.st
 	defer s.wire.forget(p.key)
 

@@ -85,7 +85,7 @@ func dialHTTP(ctx context.Context, t Target, conn int, w Wire, o Options) (Trans
 	secrets := redact.ForHeaders(t.Header)
 	tr := &httpTransport{
 		conn: conn, url: t.URL, shownURL: u.Redacted(), host: u.Hostname(), phases: phasesOf(t.URL),
-		header: t.Header.Clone(), w: w, o: o, secrets: secrets, certs: &certChecker{},
+		header: t.Header.Clone(), w: w, o: o, secrets: secrets, certs: &certChecker{roots: o.RootCAs, skip: o.InsecureSkipVerify},
 	}
 	if o.HTTPClient != nil {
 		tr.client = withProbePolicy(o.HTTPClient)

@@ -40,7 +40,7 @@ func newProbeClient(o Options, u *url.URL, hasCredentials bool, certs *certCheck
 		// Verification happens in VerifyConnection (and certChecker) instead.
 		InsecureSkipVerify: true, //nolint:gosec // see above: verified by hand, never skipped silently
 		VerifyConnection: func(cs tls.ConnectionState) error {
-			if !hasCredentials {
+			if !hasCredentials || certs.skip {
 				return nil
 			}
 			// An IP address is not sent as SNI, so the state may not name the host.
@@ -122,9 +122,13 @@ func withProbePolicy(c *http.Client) *http.Client {
 	return &own
 }
 
-// certChecker verifies server certificate chains against the system roots and remembers the
-// last answer, since every exchange of a connection usually sees the same certificate.
+// certChecker verifies server certificate chains against the system roots (or roots, when
+// set) and remembers the last answer, since every exchange of a connection usually sees the
+// same certificate. With skip it verifies nothing.
 type certChecker struct {
+	roots *x509.CertPool
+	skip  bool
+
 	mu     sync.Mutex
 	leaf   []byte
 	host   string
@@ -133,8 +137,8 @@ type certChecker struct {
 
 // verify returns why the peer chain of cs does not verify for host ("" if it does).
 func (c *certChecker) verify(cs tls.ConnectionState, host string) string {
-	if len(cs.VerifiedChains) > 0 {
-		return "" // the client's own configuration verified it
+	if len(cs.VerifiedChains) > 0 || c.skip {
+		return "" // the client's own configuration verified it, or the user turned verifying off
 	}
 	if len(cs.PeerCertificates) == 0 {
 		return "the server sent no certificate"
@@ -150,7 +154,7 @@ func (c *certChecker) verify(cs tls.ConnectionState, host string) string {
 		inter.AddCert(cert)
 	}
 	reason := ""
-	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: host, Intermediates: inter}); err != nil {
+	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: host, Intermediates: inter, Roots: c.roots}); err != nil {
 		reason = err.Error()
 		var sys x509.SystemRootsError
 		if errors.As(err, &sys) {
@@ -175,5 +179,6 @@ func (c *certChecker) tlsInfo(cs *tls.ConnectionState, host string) *TLSInfo {
 		NotAfter:    leaf.NotAfter,
 		DNSNames:    append([]string(nil), leaf.DNSNames...),
 		VerifyError: c.verify(*cs, host),
+		Unverified:  c.skip,
 	}
 }

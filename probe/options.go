@@ -2,6 +2,8 @@ package probe
 
 import (
 	"context"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -38,10 +40,23 @@ type Options struct {
 	// servers registered through the API, so that their probes cannot reach internal
 	// addresses, redirects included.
 	DialContext func(ctx context.Context, network, address string) (net.Conn, error)
+	// RootCAs, when set, are the certificate authorities server certificates are verified
+	// against instead of the system's (a server behind a private CA); nil: the system roots,
+	// which SSL_CERT_FILE and SSL_CERT_DIR can replace.
+	RootCAs *x509.CertPool
+	// InsecureSkipVerify leaves server certificates unverified: the probe talks to the
+	// server, credentials included, whatever certificate it shows, and every TLSInfo says it
+	// was not verified (tls.certificate then judges nothing).
+	InsecureSkipVerify bool
 	// ClientName and ClientVersion fill clientInfo.
 	ClientName    string
 	ClientVersion string
 	Logger        *slog.Logger
+	// Observe, when set, hears what the probe is doing as it does it (see Event): the
+	// connections it opens and the answers it waits for, so that a command line can show
+	// progress. It is called from the probe's goroutines, several at once, and must not
+	// block; nil costs nothing.
+	Observe func(Event)
 	// RulesElsewhere, when set, leaves out the rule probes (the connections of rules.go and
 	// the tool probes that end the main session) and says why: where or when they run
 	// instead. It becomes Result.RulesElsewhere, which the checks of those rules cite.
@@ -60,6 +75,15 @@ type Options struct {
 	// revisionRules: RulesElsewhere leaves out the rule probes, except those of a rule of the
 	// revision offered (RunRevisions: the other revisions' probes carry the rest).
 	revisionRules bool
+	// caller is the context run was given, before the probe's own timeout: its
+	// cancellation is an interrupt (see Result.Interrupted).
+	caller context.Context
+}
+
+// wasInterrupted reports whether the caller has cancelled the probe (a deadline of the
+// caller's is a timeout, not an interrupt).
+func (o *Options) wasInterrupted() bool {
+	return o.caller != nil && errors.Is(o.caller.Err(), context.Canceled)
 }
 
 // RevisionAuto is the ProtocolVersion that leaves the revision to era detection.

@@ -92,8 +92,14 @@ type Result struct {
 	InitializedAt int           `json:"-"`
 	Start         time.Time     `json:"start"`
 	Duration      time.Duration `json:"-"`
-	// Err is set when the probe itself could not run to the end (timeout, spawn failure).
+	// Err is set when the probe itself could not run to the end (timeout, spawn failure,
+	// interrupt).
 	Err string `json:"err,omitempty"`
+	// Interrupted is how long after Start the probe was interrupted (its context cancelled
+	// by its caller: Ctrl-C, a service stopping); 0 when it was not. A step cut short by it
+	// got no answer because the probe stopped asking, not because the server did not
+	// answer.
+	Interrupted time.Duration `json:"interrupted,omitempty"`
 	// RulesElsewhere says where the rule probes ran when this probe left them out (one of
 	// several probes of the same server, see RunRevisions); "" when they ran here.
 	RulesElsewhere string `json:"rulesElsewhere,omitempty"`

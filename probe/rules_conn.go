@@ -42,6 +42,7 @@ func newRuleConn(conn int, t Target, o Options, tr *Transcript, dial dialFunc) *
 // bent.
 func (c *ruleConn) open(ctx context.Context) error {
 	defer close(c.ready)
+	c.o.observe(Event{Kind: EventOpen, Conn: c.conn, Target: c.target.String()})
 	tr, err := c.dial(ctx, c.target, c.conn, c.watched, c.o)
 	if err != nil {
 		return err

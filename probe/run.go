@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/protocol"
@@ -39,14 +40,25 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	// A target given as legacy HTTP+SSE is known to be one before anything is sent: a stream
 	// that cannot even be opened is judged as a session-era server's, not a stateless one's.
 	o = o.speakingOver(t.Kind())
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-
+	o.observe(Event{Kind: EventStart, Target: t.String(), Bound: o.Timeout})
 	transcript := NewTranscript()
 	res := &Result{
 		Target: t.String(), Transport: t.Kind(), Requested: o.ProtocolVersion,
 		InitializedAt: -1, Start: transcript.Start(), RulesElsewhere: o.RulesElsewhere,
 	}
+	// The moment the caller cancels (not a deadline of its own, which is a timeout like
+	// o.Timeout) is an interrupt: what was cut short then was not the server's doing.
+	var interruptedAt atomic.Int64
+	o.caller = ctx
+	stopWatching := context.AfterFunc(ctx, func() {
+		if o.wasInterrupted() {
+			interruptedAt.Store(int64(max(time.Since(res.Start), time.Nanosecond)))
+		}
+	})
+	defer stopWatching()
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+
 	main := newSession(ConnMain, t, o, transcript, dial)
 	neg := newRuleConn(ConnNegotiation, t, o, transcript, dial)
 	// The negotiation connection's probes depend on the era the main connection detects,
@@ -99,8 +111,16 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	res.Processes = append(res.Processes, eraProcesses...)
 	res.Frames = transcript.Frames()
 	res.Duration = time.Since(res.Start)
-	if res.Err == "" && ctx.Err() != nil {
+	if o.wasInterrupted() {
+		at := time.Duration(interruptedAt.Load())
+		if at == 0 { // the watcher runs in a goroutine of its own, and may not have yet
+			at = time.Since(res.Start)
+		}
+		res.Interrupted = at
+		res.Err = fmt.Sprintf("interrupted after %s, before the probe finished", at.Round(time.Millisecond))
+	} else if res.Err == "" && ctx.Err() != nil {
 		res.Err = fmt.Sprintf("probe did not finish within %s", o.Timeout)
 	}
+	o.observe(Event{Kind: EventFinish, Err: res.Err})
 	return res, nil
 }

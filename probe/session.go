@@ -59,6 +59,7 @@ func newSession(conn int, t Target, o Options, tr *Transcript, dial dialFunc) *s
 
 func (s *session) open(ctx context.Context) error {
 	defer close(s.ready)
+	s.o.observe(Event{Kind: EventOpen, Conn: s.conn, Target: s.target.String()})
 	tr, err := s.dial(ctx, s.target, s.conn, s.wire, s.o)
 	if err != nil {
 		return err
@@ -78,11 +79,14 @@ func (s *session) close(ctx context.Context) {
 	s.replyMu.Lock()
 	s.closing = true
 	s.replyMu.Unlock()
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*s.o.ShutdownGrace+5*time.Second)
+	bound := 2*s.o.ShutdownGrace + 5*time.Second
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bound)
 	defer cancel()
+	s.o.observe(Event{Kind: EventClose, Conn: s.conn, Bound: bound})
 	if err := s.tr.Close(cctx); err != nil {
 		s.o.Logger.Debug("closing connection", "conn", s.conn, "err", err)
 	}
+	s.o.observe(Event{Kind: EventClosed, Conn: s.conn})
 	s.replies.Wait()
 }
 

@@ -97,8 +97,10 @@ type TLSInfo struct {
 	Issuer   string    `json:"issuer"`
 	NotAfter time.Time `json:"notAfter"`
 	DNSNames []string  `json:"dnsNames,omitempty"`
-	// VerifyError is why the chain did not verify ("" when it did).
+	// VerifyError is why the chain did not verify ("" when it did, or was not verified).
 	VerifyError string `json:"verifyError,omitempty"`
+	// Unverified: the chain was not verified at all (Options.InsecureSkipVerify).
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // SSEInfo is the event-stream side of a frame read from text/event-stream.

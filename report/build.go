@@ -67,6 +67,8 @@ func Build(res *probe.Result, findings []checks.Finding, o BuildOptions) *Report
 		DurationMs:       millis(res.Duration),
 		FailOn:           string(o.FailOn),
 		Error:            b.text(res.Err),
+		InterruptedMs:    millis(res.Interrupted),
+		Unreached:        !heardFrom(res),
 		Checks:           make([]Check, 0, len(findings)),
 		Steps:            make([]Step, 0, len(res.Steps)),
 	}
@@ -422,3 +424,15 @@ func millis(d time.Duration) float64 {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// heardFrom reports whether anything came from the server: a frame it sent, as opposed to
+// what the probe sent and the notes of what the transport observed (a process exit, a
+// timeout).
+func heardFrom(res *probe.Result) bool {
+	for _, f := range res.Frames {
+		if f.Dir == probe.In && f.Kind != probe.KindNote {
+			return true
+		}
+	}
+	return false
+}

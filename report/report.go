@@ -40,7 +40,14 @@ type Report struct {
 	FailOn  string `json:"failOn"`
 	Verdict string `json:"verdict"`
 	// Error says why the probe could not run to the end ("" when it did).
-	Error     string    `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// InterruptedMs is when the probe was interrupted (Ctrl-C), in milliseconds after its
+	// start; 0 when it was not. The checks it cut short are untested, not failed.
+	InterruptedMs float64 `json:"interruptedMs,omitempty"`
+	// Unreached: not one byte came back from the server (no HTTP response, no stdout line,
+	// no event): every check that applies is untested for that one reason, and the text
+	// report says so in one line rather than one per check.
+	Unreached bool      `json:"unreached,omitempty"`
 	Summary   Summary   `json:"summary"`
 	Checks    []Check   `json:"checks"`
 	Steps     []Step    `json:"steps"`

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -32,7 +33,7 @@ const (
 // WriteText writes the report for people: what was probed, what failed and why (with the
 // frames that show it), what passed, the steps with their latencies, and the verdict.
 func WriteText(w io.Writer, r *Report, o TextOptions) error {
-	t := textWriter{w: bufio.NewWriter(w), p: palette{on: o.Color}, r: r}
+	t := textWriter{w: bufio.NewWriter(w), p: palette{on: o.Color}, r: r, verbose: o.Verbose}
 	t.header()
 	t.revisions()
 	t.problems()
@@ -68,6 +69,8 @@ type textWriter struct {
 	w *bufio.Writer
 	p palette
 	r *Report
+	// verbose: every list in full (see Report.Unreached).
+	verbose bool
 }
 
 func (t *textWriter) line(format string, args ...any) {
@@ -181,11 +184,19 @@ func (t *textWriter) verdict() {
 	if s.Failing > 0 {
 		why = append(why, fmt.Sprintf("%s at severity %s or above", plural(s.Failing, "check fails", "checks fail"), r.FailOn))
 	}
-	if r.Error != "" {
+	switch {
+	case r.InterruptedMs > 0:
+		// The user stopped it: not the server's failure, and not a verdict on it.
+		why = append(why, fmt.Sprintf("interrupted after %s, before the probe finished", time.Duration(r.InterruptedMs*float64(time.Millisecond)).Round(time.Millisecond)))
+	case r.Error != "":
 		why = append(why, "the probe did not finish")
 	}
 	if revs := r.FailingRevisions(); len(revs) > 0 {
 		why = append(why, plural(len(revs), "accepted revision fails", "accepted revisions fail")+": "+strings.Join(revs, ", "))
 	}
-	t.line("%s %s%s%s", t.p.red("FAIL"), strings.Join(why, "; "), baselinedNote(s), untestedNote(s))
+	label := t.p.red("FAIL")
+	if r.InterruptedMs > 0 && s.Failing == 0 {
+		label, why[0] = t.p.yellow("INTERRUPTED"), strings.TrimPrefix(why[0], "interrupted ")
+	}
+	t.line("%s %s%s%s", label, strings.Join(why, "; "), baselinedNote(s), untestedNote(s))
 }

@@ -178,6 +178,10 @@ func (t *textWriter) others() {
 	}
 	if len(skips) > 0 {
 		t.section(fmt.Sprintf("Skipped (%d)", len(skips)))
+		if t.r.Unreached && !t.verbose {
+			t.line("  %s", t.p.dim(fmt.Sprintf("%d checks that do not apply to this transport or to what the server would have answered; --verbose lists them", len(skips))))
+			return
+		}
 		for _, c := range skips {
 			t.line("  %s %s", t.p.dim(pad(c.ID, idColumn)), t.p.dim(clip(c.Message, lineWidth+40)))
 		}

@@ -34,6 +34,10 @@ func (t *textWriter) untested() {
 		return
 	}
 	t.section(fmt.Sprintf("Untested (%d: they apply, but the probe could not judge them)", len(cs)))
+	if t.r.Unreached && !t.verbose {
+		t.line("  %s", t.p.yellow(unreachedLine(t.r, len(cs))))
+		return
+	}
 	for _, c := range cs {
 		t.line("  %s %s", t.p.yellow(pad(c.ID, idColumn)), clip(c.Message, lineWidth+40))
 	}
@@ -73,4 +77,15 @@ func belowThreshold(r *Report) string {
 		parts = append(parts, plural(advice, "advice", "advice"))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// unreachedLine stands for the list of untested (or skipped) checks of a probe that never
+// heard from the server: one reason holds for all of them, and a list of fifty repeating it
+// would bury the probe error above.
+func unreachedLine(r *Report, n int) string {
+	why := "nothing came back from the server"
+	if r.Error != "" {
+		why += " (" + clip(r.Error, lineWidth) + ")"
+	}
+	return fmt.Sprintf("all %d: %s; --verbose lists them", n, why)
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
+	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/report"
 )
 
@@ -39,7 +41,12 @@ func (e environment) check(ctx context.Context, args []string) int {
 		return e.usageError(err)
 	}
 	red := redact.New(cfg.secrets...)
-	logger := newLogger(e.stderr, cfg.level, red)
+	revisionCount := 0
+	if cfg.allRevisions {
+		revisionCount = len(protocol.Revisions())
+	}
+	prog := newProgress(progressModeFor(cfg.progress, isTerminal(e.stderr)), e.stderr, red, terminalWidth(e.stderr), revisionCount, time.Now)
+	logger := newLogger(prog, cfg.level, red)
 	sink, err := openSink(cfg.output, e.stdout)
 	if err != nil {
 		return e.usageError(err)
@@ -51,14 +58,28 @@ func (e environment) check(ctx context.Context, args []string) int {
 	opts.Logger = logger
 	opts.ClientVersion = version
 	logger.Info("probing", "target", cfg.target.String(), "transport", cfg.target.Kind(), "checks", len(selected.Checks()))
-	res, revisions, err := probeTarget(ctx, cfg, opts)
+	stopProgress := make(chan struct{})
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		prog.run(ctx, stopProgress)
+	}()
+	res, revisions, err := probeTarget(ctx, cfg, prog.options(opts))
+	close(stopProgress)
+	<-progressDone
+	prog.stop()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
 	}
+	diag := diagnose(res, opts.InitTimeout)
+	if diag.hint != "" {
+		res.Err += "; " + diag.hint
+	}
 	interrupted := ctx.Err() != nil
-	if interrupted {
-		res.Err = "interrupted before the probe finished"
+	if interrupted && res.Interrupted == 0 {
+		// The interrupt came as the probe ended: nothing it judged was cut short.
+		res.Err = "interrupted before the report was written"
 	}
 	jo := ci.judgeOptions(cfg.ci)
 	jo.Checks = selected
@@ -83,6 +104,9 @@ func (e environment) check(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
 	}
+	// Said on stderr too, whatever the report's format and destination: the first thing a
+	// user needs when the server could not be talked to at all.
+	diag.write(e, red.String)
 	logger.Info("probe finished", "verdict", rep.Verdict, "failing", rep.Summary.Failing, "durationMs", rep.DurationMs)
 	switch {
 	case interrupted:

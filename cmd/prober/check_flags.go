@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +52,8 @@ type checkConfig struct {
 	allRevisions bool
 	// bearer is --bearer-token(-env), applied once the environment can be read (check_bearer.go).
 	bearer bearerFlags
+	// progress is --progress, nil when not given (progress.go: shown on a terminal only).
+	progress *bool
 }
 
 // repeated collects a flag given several times. Set never fails: a failing Set makes the
@@ -60,6 +63,28 @@ type repeated []string
 func (r *repeated) String() string     { return strings.Join(*r, ", ") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
+// optionalBool is a boolean flag that knows whether it was given: --progress forces
+// progress on, --progress=false off, and without it the terminal decides.
+type optionalBool struct{ value *bool }
+
+func (b *optionalBool) String() string {
+	if b == nil || b.value == nil {
+		return ""
+	}
+	return strconv.FormatBool(*b.value)
+}
+
+func (b *optionalBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	b.value = &v
+	return nil
+}
+
+func (b *optionalBool) IsBoolFlag() bool { return true }
+
 // checkFlags are the raw flag values before validation.
 type checkFlags struct {
 	format, output, failOn, checks, skip, dir, logLevel string
@@ -67,9 +92,11 @@ type checkFlags struct {
 	headers, env                                        repeated
 	maxMessage                                          units.Size
 	verbose, noColor                                    bool
+	progress                                            optionalBool
 	ci                                                  ciFlags
 	bearer                                              bearerFlags
 	protocol                                            protocolFlags
+	tls                                                 tlsFlags
 }
 
 // durationVar declares a duration flag read in the grammar of the configuration file
@@ -104,9 +131,11 @@ func newCheckFlagSet(v *checkFlags) *flag.FlagSet {
 	v.maxMessage = defaultMaxMessageSize
 	fs.Var(&v.maxMessage, "max-message-size", "")
 	fs.BoolVar(&v.noColor, "no-color", false, "")
+	fs.Var(&v.progress, "progress", "")
 	fs.StringVar(&v.logLevel, "log-level", defaultLogLevel, "")
 	v.ci.declare(fs)
 	v.bearer.declare(fs)
+	v.tls.declare(fs)
 	return fs
 }
 
@@ -120,7 +149,10 @@ func parseCheckArgs(args []string) (*checkConfig, error) {
 	sawDashes := false
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, explainFlagError(err, fs)
 		}
 		rest := fs.Args()
 		consumed := len(args) - len(rest)
@@ -142,7 +174,7 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 	if err != nil {
 		return nil, err
 	}
-	cfg := &checkConfig{target: target, output: v.output, verbose: v.verbose, noColor: v.noColor}
+	cfg := &checkConfig{target: target, output: v.output, verbose: v.verbose, noColor: v.noColor, progress: v.progress.value}
 	stdio := cfg.target.Kind() == protocol.TransportStdio
 
 	f, ok := report.LookupFormat(v.format)
@@ -203,6 +235,10 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 		return nil, err
 	}
 	cfg.bearer = v.bearer
+	tlsSet, err := v.tls.validate(stdio)
+	if err != nil {
+		return nil, err
+	}
 	env, envSecrets, err := parseEnv(v.env)
 	if err != nil {
 		return nil, err
@@ -230,6 +266,9 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 		RequestTimeout:  v.requestTimeout,
 		ShutdownGrace:   v.shutdownGrace,
 		Limits:          probe.Limits{MaxMessageBytes: int(v.maxMessage), MaxTotalBytes: maxTotal},
+
+		RootCAs:            tlsSet.roots,
+		InsecureSkipVerify: tlsSet.skipVerify,
 	}
 	return cfg, nil
 }

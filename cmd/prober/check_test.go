@@ -55,7 +55,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{"server exits at once", stdioArgs(t, modeCrash), exitFailed,
 			[]string{"fatal: the fixture crashed on purpose", "exit 3", "\nFAIL ", "untested, not passed", "\nUntested ("}},
 		{"command that does not exist", []string{"check", "--", filepath.Join(t.TempDir(), "no-such-server")}, exitFailed,
-			[]string{"not started", "requested 2025-11-25", `initialize was never sent: "cannot start server command`, "\nFAIL "}},
+			[]string{"not started", "requested 2025-11-25", ": nothing came back from the server (cannot start server command", "\nFAIL "}},
 		{"conformant http server", []string{"check", conformant.URL + "/mcp"}, exitOK,
 			[]string{"prober-http-fixture 2.0.0", "transport  http", "\nPASS "}},
 		{"http initialize answered 500", []string{"check", initFails.URL + "/mcp"}, exitFailed,

@@ -21,8 +21,7 @@ func targetOf(positional, command []string, sawDashes bool) (probe.Target, error
 	case sawDashes && len(command) == 0:
 		return t, errors.New("nothing after --: give the server command, e.g. prober check -- npx -y my-mcp-server")
 	case len(positional) > 0 && !isHTTPURL(positional[0]):
-		return t, fmt.Errorf("%q is not an http(s) URL; to start a stdio server put its command after --: prober check -- %s",
-			positional[0], strings.Join(positional, " "))
+		return t, notAURL(positional)
 	case len(positional) > 0 && sawDashes:
 		return t, fmt.Errorf("give either a URL or a command after --, not both (got URL %q and command %q)", positional[0], command[0])
 	case len(positional) > 1:

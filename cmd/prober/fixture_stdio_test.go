@@ -34,13 +34,18 @@ func TestMain(m *testing.M) {
 // Modes of the stdio fixture.
 const (
 	modeConformant = "conformant"
-	modeBanner     = "banner"   // prints a banner line to stdout before serving
-	modeNoDesc     = "no-desc"  // a tool without a description: advice only
-	modeBadPing    = "bad-ping" // ping answers a non-empty result: a failure
-	modeCrash      = "crash"    // writes to stderr and exits 3 before reading anything
-	modeHang       = "hang"     // never answers and ignores stdin EOF
-	modeEchoEnv    = "echo-env" // serverInfo.version is the value of FIXTURE_API_TOKEN
+	modeBanner     = "banner"     // prints a banner line to stdout before serving
+	modeNoDesc     = "no-desc"    // a tool without a description: advice only
+	modeBadPing    = "bad-ping"   // ping answers a non-empty result: a failure
+	modeCrash      = "crash"      // writes to stderr and exits 3 before reading anything
+	modeHang       = "hang"       // never answers and ignores stdin EOF
+	modeEchoEnv    = "echo-env"   // serverInfo.version is the value of FIXTURE_API_TOKEN
+	modeSlowStart  = "slow-start" // says so on stderr, reads nothing for slowStartDelay, then serves conformantly
 )
+
+// slowStartDelay is how long the slow-start fixture takes to start: long enough for the
+// progress line to count a few seconds, short enough for a test.
+const slowStartDelay = 2500 * time.Millisecond
 
 func serveStdioFixture(mode string) int {
 	if name := os.Getenv(fixturePIDFileEnv); name != "" {
@@ -69,6 +74,9 @@ func serveStdioFixture(mode string) int {
 		return 0
 	case modeEchoEnv:
 		srv.version = os.Getenv("FIXTURE_API_TOKEN")
+	case modeSlowStart:
+		fmt.Fprintln(os.Stderr, "fixture: warming up the cache")
+		time.Sleep(slowStartDelay)
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 4<<20)

@@ -24,6 +24,16 @@ func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout
 	return code, out.String(), errOut.String()
 }
 
+// emptyFile is a file in dir with no certificate in it.
+func emptyFile(t *testing.T, dir string) string {
+	t.Helper()
+	name := filepath.Join(dir, "empty.pem")
+	if err := os.WriteFile(name, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
 func TestUsageErrorsExitTwoWithAMessageAndAPointerToHelp(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
@@ -39,7 +49,20 @@ func TestUsageErrorsExitTwoWithAMessageAndAPointerToHelp(t *testing.T) {
 		{"nothing after dashes", []string{"check", "--"}, "nothing after --"},
 		{"command without dashes", []string{"check", "npx", "my-server"}, "is not an http(s) URL"},
 		{"extra argument after URL", []string{"check", "http://127.0.0.1:1/mcp", "extra"}, `unexpected argument "extra"`},
-		{"bad URL scheme", []string{"check", "ftp://127.0.0.1/mcp"}, "is not an http(s) URL"},
+		{"bad URL scheme", []string{"check", "ftp://127.0.0.1/mcp"}, `the scheme "ftp" is not http or https`},
+		{"URL without scheme, host and port", []string{"check", "127.0.0.1:8080/mcp"}, "has no scheme: did you mean http://127.0.0.1:8080/mcp (or https://127.0.0.1:8080/mcp)?"},
+		{"URL without scheme, dotted host", []string{"check", "mcp.example.com/mcp"}, "did you mean http://mcp.example.com/mcp"},
+		{"URL without scheme, localhost", []string{"check", "localhost:3000"}, "did you mean http://localhost:3000"},
+		{"misspelt flag", []string{"check", "--init-timout", "5s", "http://127.0.0.1:1/mcp"}, "flag provided but not defined: -init-timout; did you mean --init-timeout?"},
+		{"flag with a letter swapped", []string{"check", "--fromat", "json", "http://127.0.0.1:1/mcp"}, "did you mean --format?"},
+		{"flag cut short", []string{"check", "--insecure", "https://127.0.0.1:1/mcp"}, "did you mean --insecure-skip-verify?"},
+		{"duration without a unit", []string{"check", "--timeout", "5", "http://127.0.0.1:1/mcp"}, "a duration needs a unit: did you mean --timeout 5s?"},
+		{"init timeout without a unit", []string{"check", "--init-timeout=90", "http://127.0.0.1:1/mcp"}, "did you mean --init-timeout 90s?"},
+		{"CA file for a command", []string{"check", "--ca-file", "ca.pem", "--", "srv"}, "--ca-file applies to an https URL"},
+		{"CA file missing", []string{"check", "--ca-file", filepath.Join(dir, "none.pem"), "https://127.0.0.1:1/mcp"}, "--ca-file: open "},
+		{"CA file without a certificate", []string{"check", "--ca-file", emptyFile(t, t.TempDir()), "https://127.0.0.1:1/mcp"}, "no certificate in it"},
+		{"CA file and no verifying", []string{"check", "--ca-file", "ca.pem", "--insecure-skip-verify", "https://127.0.0.1:1/mcp"}, "contradict each other"},
+		{"progress not a boolean", []string{"check", "--progress=maybe", "http://127.0.0.1:1/mcp"}, `invalid boolean value "maybe" for -progress`},
 		{"URL without host", []string{"check", "http:///mcp"}, "has no host"},
 		{"unknown flag", []string{"check", "--bogus", "http://127.0.0.1:1/mcp"}, "flag provided but not defined: -bogus"},
 		{"unknown flag after URL", []string{"check", "http://127.0.0.1:1/mcp", "--bogus"}, "flag provided but not defined: -bogus"},

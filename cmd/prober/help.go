@@ -148,6 +148,12 @@ HTTP servers:
                               to check the 401 challenge and the resource metadata)
   --bearer-token-env NAME     the same, with the token read from environment variable NAME:
                               a command line is visible to other users of the machine
+  --ca-file FILE              also trust the CA certificates of FILE (PEM) when verifying the
+                              server's certificate: a server behind a private CA. Without it
+                              the system's roots are used (SSL_CERT_FILE and SSL_CERT_DIR
+                              replace them)
+  --insecure-skip-verify      verify no certificate: credentials go to the server whatever
+                              certificate it shows, and tls.certificate is untested
 
 stdio servers:
   --env KEY=VALUE             environment variable for the server, on top of prober's own;
@@ -157,6 +163,11 @@ stdio servers:
                               after SIGTERM, before SIGKILL (default %[10]s)
 
 Other:
+  --progress                  show progress on stderr even when it is not a terminal, as
+                              plain lines (the probe starting, a wait that lasts: "waiting
+                              for initialize (connection 1), 12 s of 45 s"); on a terminal
+                              progress is one status line, erased before the report, and
+                              --progress=false turns it off
   --log-level LEVEL           debug, info, warn or error; logs go to stderr (default %[11]s)
   -h, --help                  this help
 
