@@ -152,40 +152,20 @@ func processSummary(p Process) string {
 
 func (t *textWriter) verdict() {
 	r := t.r
-	s := r.Summary
 	t.line("")
 	t.line("%s", t.p.dim(strings.Repeat("─", 60)))
-	counts := []string{
-		t.p.green(fmt.Sprintf("%d passed", s.Pass)),
-		t.p.red(fmt.Sprintf("%d failed", s.Fail)),
-		t.p.yellow(fmt.Sprintf("%d warned", s.Warn-s.Advice)),
-	}
-	if s.Fail == 0 {
-		counts[1] = fmt.Sprintf("%d failed", s.Fail)
-	}
-	if s.Warn-s.Advice == 0 {
-		counts[2] = fmt.Sprintf("%d warned", s.Warn-s.Advice)
-	}
-	counts = append(counts, statusCounts(s)...)
-	t.line("%s  %s", strings.Join(counts, " · "), t.p.dim(fmt.Sprintf("(%s, fail on %s)", plural(s.Total, "check", "checks"), r.FailOn)))
-	if !r.Failed() {
-		extra := ""
-		if below := belowThreshold(r); below != "" {
-			extra = " (" + below + " below the threshold)"
+	parts := r.countParts()
+	colour := map[string]func(string) string{"failed": t.p.red, "warned": t.p.yellow, "passed": t.p.green}
+	for i, part := range parts {
+		word := part[strings.IndexByte(part, ' ')+1:]
+		if paint, ok := colour[word]; ok && !strings.HasPrefix(part, "0 ") {
+			parts[i] = paint(part)
 		}
-		extra += baselinedNote(s) + untestedNote(s)
-		t.line("%s %s", t.p.green("PASS"), "no check fails at severity "+r.FailOn+extra)
-		return
 	}
-	var why []string
-	if s.Failing > 0 {
-		why = append(why, fmt.Sprintf("%s at severity %s or above", plural(s.Failing, "check fails", "checks fail"), r.FailOn))
+	t.line("%s  %s", strings.Join(parts, " · "), t.p.dim(fmt.Sprintf("(%s, fail on %s)", plural(r.Summary.Total, "check", "checks"), r.FailOn)))
+	word := t.p.green("PASS")
+	if r.Failed() {
+		word = t.p.red("FAIL")
 	}
-	if r.Error != "" {
-		why = append(why, "the probe did not finish")
-	}
-	if revs := r.FailingRevisions(); len(revs) > 0 {
-		why = append(why, plural(len(revs), "accepted revision fails", "accepted revisions fail")+": "+strings.Join(revs, ", "))
-	}
-	t.line("%s %s%s%s", t.p.red("FAIL"), strings.Join(why, "; "), baselinedNote(s), untestedNote(s))
+	t.line("%s %s", word, r.verdictSentence())
 }

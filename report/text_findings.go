@@ -36,8 +36,12 @@ func (t *textWriter) problems() {
 		return
 	}
 	slices.SortStableFunc(areas, func(a, b *area) int { return boolRank(a.failed) - boolRank(b.failed) })
-	s := t.r.Summary
-	t.section(fmt.Sprintf("Failures and warnings (%d failed, %d warned)", s.Fail, s.Warn-s.Advice))
+	n := t.r.shownCounts()
+	title := fmt.Sprintf("Failures and warnings (%d failed, %d warned", n.failed, n.warned)
+	if n.accepted > 0 {
+		title += fmt.Sprintf(", %d accepted by the baseline", n.accepted)
+	}
+	t.section(title + ")")
 	for _, a := range areas {
 		slices.SortStableFunc(a.checks, func(x, y Check) int {
 			return boolRank(x.Status == string(checks.StatusFail)) - boolRank(y.Status == string(checks.StatusFail))
@@ -70,7 +74,7 @@ func (t *textWriter) problem(c Check) {
 		meta = append(meta, "rule "+c.Rule)
 	}
 	if c.Baselined {
-		meta = append(meta, baselinedMark(c))
+		meta = append(meta, acceptedText(c))
 	}
 	t.line("  %s %s  %s", t.p.status(c.Status), t.p.bold(c.ID), t.p.dim(strings.Join(meta, " · ")))
 	const indent = "       "

@@ -127,7 +127,7 @@ func TestTextVerdictLines(t *testing.T) {
 			"FAIL 2 checks fail at severity error or above",
 			"2 passed · 2 failed · 1 warned · 1 skipped · 1 info  (7 checks, fail on error)"},
 		{"warning below threshold", Build(stdioResult(), stdioFindings()[3:4], BuildOptions{}),
-			"PASS no check fails at severity error (1 warning below the threshold)",
+			"PASS no check fails at severity error or above (1 warning below the threshold)",
 			"0 passed · 0 failed · 1 warned · 0 skipped · 0 info  (1 check, fail on error)"},
 		{"warning at threshold", Build(stdioResult(), stdioFindings()[3:4], BuildOptions{FailOn: checks.SeverityWarning}),
 			"FAIL 1 check fails at severity warning or above", "fail on warning"},
