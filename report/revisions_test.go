@@ -172,7 +172,7 @@ func TestAllRevisionsSummaryAgreesWithVerdictAndShowsTheEvidenceOfDifferences(t 
 	for _, format := range []string{"text", "markdown"} {
 		f, _ := LookupFormat(format)
 		var b strings.Builder
-		if err := f.Write(&b, rep, WriteOptions{}); err != nil {
+		if err := f.Write(&b, rep, WriteOptions{Width: 200}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()

@@ -88,7 +88,7 @@ func TestJSONCountsUntestedAndAdvice(t *testing.T) {
 
 func TestTextListsUntestedAndAdviceUnderTheirOwnHeadings(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteText(&buf, Build(stdioResult(), statusFindings(), BuildOptions{}), TextOptions{}); err != nil {
+	if err := WriteText(&buf, Build(stdioResult(), statusFindings(), BuildOptions{}), TextOptions{Width: 200}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -112,7 +112,7 @@ func TestTextListsUntestedAndAdviceUnderTheirOwnHeadings(t *testing.T) {
 	}
 
 	buf.Reset()
-	if err := WriteText(&buf, Build(stdioResult(), passingWithUntested(), BuildOptions{}), TextOptions{}); err != nil {
+	if err := WriteText(&buf, Build(stdioResult(), passingWithUntested(), BuildOptions{}), TextOptions{Width: 200}); err != nil {
 		t.Fatal(err)
 	}
 	last := lastLine(buf.String())
@@ -323,7 +323,7 @@ func TestRevisionsCountUntestedAndListItAsADifference(t *testing.T) {
 		t.Errorf("revision %+v: an untested check where the main revision passes is a difference", rev)
 	}
 	var buf bytes.Buffer
-	if err := WriteText(&buf, r, TextOptions{}); err != nil {
+	if err := WriteText(&buf, r, TextOptions{Width: 200}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), " 1 untested ") || !strings.Contains(buf.String(), "lifecycle.capabilities untested") {

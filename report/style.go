@@ -26,6 +26,9 @@ func (p palette) yellow(s string) string { return p.wrap("33", s) }
 func (p palette) green(s string) string  { return p.wrap("32", s) }
 func (p palette) cyan(s string) string   { return p.wrap("36", s) }
 
+// plain leaves text as it is, where a style is expected.
+func plain(s string) string { return s }
+
 // status renders a status word of fixed width in its colour.
 func (p palette) status(status string) string {
 	word := fmt.Sprintf("%-4s", strings.ToUpper(status))
@@ -131,4 +134,27 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// wrapWords breaks s into lines of at most width runes at spaces, never inside a word: a word
+// longer than the width (a URL, a JSON value) gets a line of its own and overflows it rather
+// than be cut, so that it can still be copied whole. Runs of spaces between words collapse.
+func wrapWords(s string, width int) []string {
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return []string{""}
+	}
+	var lines []string
+	line, n := words[0], utf8.RuneCountInString(words[0])
+	for _, w := range words[1:] {
+		wn := utf8.RuneCountInString(w)
+		if n+1+wn > width {
+			lines = append(lines, line)
+			line, n = w, wn
+			continue
+		}
+		line += " " + w
+		n += 1 + wn
+	}
+	return append(lines, line)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -16,10 +17,17 @@ type TextOptions struct {
 	Color bool
 	// Verbose appends the transcript frame by frame (Build must have had Verbose).
 	Verbose bool
+	// Width is the number of columns to wrap prose at (the terminal's); 0 means
+	// defaultWidth, and less than minWidth is taken as minWidth.
+	Width int
 }
 
-// Layout widths of the text report, sized for an 100-column terminal or CI log.
+// Layout widths of the text report. Prose (titles, messages, hints, the verdict) wraps at
+// the width the report is given, defaultWidth for a CI log; the bytes of frames are clipped
+// to it instead, since they have no spaces to wrap at.
 const (
+	defaultWidth    = 100
+	minWidth        = 40
 	lineWidth       = 100
 	idColumn        = 34
 	citedPerItem    = 4
@@ -32,7 +40,14 @@ const (
 // WriteText writes the report for people: what was probed, what failed and why (with the
 // frames that show it), what passed, the steps with their latencies, and the verdict.
 func WriteText(w io.Writer, r *Report, o TextOptions) error {
-	t := textWriter{w: bufio.NewWriter(w), p: palette{on: o.Color}, r: r}
+	width := o.Width
+	switch {
+	case width == 0:
+		width = defaultWidth
+	case width < minWidth:
+		width = minWidth
+	}
+	t := textWriter{w: bufio.NewWriter(w), p: palette{on: o.Color}, r: r, width: width}
 	t.header()
 	t.revisions()
 	t.problems()
@@ -58,7 +73,7 @@ func textFormat() Format {
 		Name:        "text",
 		Description: "for people: failures with their evidence, the steps, the verdict",
 		Write: func(w io.Writer, r *Report, o WriteOptions) error {
-			return WriteText(w, r, TextOptions{Color: o.Color, Verbose: o.Verbose})
+			return WriteText(w, r, TextOptions{Color: o.Color, Verbose: o.Verbose, Width: o.Width})
 		},
 	}
 }
@@ -68,6 +83,25 @@ type textWriter struct {
 	w *bufio.Writer
 	p palette
 	r *Report
+	// width is the column the report wraps prose at.
+	width int
+}
+
+// para writes prose wrapped at the report's width: the first line after first, the others
+// under it after indent (both plain spaces or a mark, counted as visible runes), each line
+// painted by style (nil for none).
+func (t *textWriter) para(first, indent, text string, style func(string) string) {
+	avail := max(t.width-utf8.RuneCountInString(indent), minWidth/2)
+	for i, l := range wrapWords(text, avail) {
+		if style != nil {
+			l = style(l)
+		}
+		if i == 0 {
+			t.line("%s%s", first, l)
+		} else {
+			t.line("%s%s", indent, l)
+		}
+	}
 }
 
 func (t *textWriter) line(format string, args ...any) {
@@ -77,7 +111,19 @@ func (t *textWriter) line(format string, args ...any) {
 
 func (t *textWriter) section(title string) {
 	t.line("")
-	t.line("%s", t.p.bold(title))
+	t.para("", "", title, t.p.bold)
+}
+
+// idLine writes a check id and its message: in a column when the width leaves the message
+// room beside it, else the message under the id.
+func (t *textWriter) idLine(id string, idStyle func(string) string, msg string, msgStyle func(string) string) {
+	column := "  " + pad("", idColumn) + " "
+	if t.width-len(column) < minWidth {
+		t.line("  %s", idStyle(id))
+		t.para("      ", "      ", msg, msgStyle)
+		return
+	}
+	t.para("  "+idStyle(pad(id, idColumn))+" ", column, msg, msgStyle)
 }
 
 func (t *textWriter) header() {
@@ -110,7 +156,7 @@ func (t *textWriter) header() {
 	field("duration", humanMillis(r.DurationMs))
 	if r.Error != "" {
 		t.line("")
-		t.line("  %s %s", t.p.red("probe error:"), clip(r.Error, 400))
+		t.para("  "+t.p.red("probe error:")+" ", "  "+pad("", len("probe error: ")), clip(r.Error, 400), nil)
 	}
 }
 
@@ -167,5 +213,5 @@ func (t *textWriter) verdict() {
 	if r.Failed() {
 		word = t.p.red("FAIL")
 	}
-	t.line("%s %s", word, r.verdictSentence())
+	t.para(word+" ", "     ", r.verdictSentence(), nil)
 }

@@ -35,7 +35,7 @@ func (t *textWriter) untested() {
 	}
 	t.section(fmt.Sprintf("Untested (%d: they apply, but the probe could not judge them)", len(cs)))
 	for _, c := range cs {
-		t.line("  %s %s", t.p.yellow(pad(c.ID, idColumn)), clip(c.Message, lineWidth+40))
+		t.idLine(c.ID, t.p.yellow, clip(c.Message, lineWidth+40), nil)
 	}
 }
 

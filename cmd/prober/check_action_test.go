@@ -343,7 +343,7 @@ func TestActionProbeStepReportsAFailingHTTPServer(t *testing.T) {
 	if err != nil || !strings.Contains(string(sarif), `"uri": "server/mcp.json"`) {
 		t.Errorf("sarif %q: %v", run.outputs["sarif"], err)
 	}
-	if !strings.HasPrefix(run.summary, "### ❌ MCP conformance: FAIL") {
+	if !strings.HasPrefix(run.summary, "### ❌ FAIL: ") {
 		t.Errorf("job summary:\n%s", run.summary)
 	}
 	for _, p := range []string{run.outputs["report"], run.outputs["sarif"], run.outputs["markdown"]} {
