@@ -26,6 +26,27 @@ func (p palette) yellow(s string) string { return p.wrap("33", s) }
 func (p palette) green(s string) string  { return p.wrap("32", s) }
 func (p palette) cyan(s string) string   { return p.wrap("36", s) }
 
+// glueWords joins the words that must share a line: a label of up to 16 runes that ends in a
+// colon with the word after it, and the parts of a bracketed frame reference.
+func glueWords(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case strings.HasPrefix(w, "[frame"):
+			for !strings.HasSuffix(w, "]") && i+1 < len(words) {
+				i++
+				w += " " + words[i]
+			}
+		case strings.HasSuffix(w, ":") && utf8.RuneCountInString(w) <= 16 && i+1 < len(words):
+			i++
+			w += " " + words[i]
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
 // plain leaves text as it is, where a style is expected.
 func plain(s string) string { return s }
 
@@ -138,9 +159,11 @@ func plural(n int, one, many string) string {
 
 // wrapWords breaks s into lines of at most width runes at spaces, never inside a word: a word
 // longer than the width (a URL, a JSON value) gets a line of its own and overflows it rather
-// than be cut, so that it can still be copied whole. Runs of spaces between words collapse.
+// than be cut, so that it can still be copied whole. A short label ending in a colon ("spec:",
+// "Origin:") stays with the word after it, and a frame reference ("[frames #3 #4]") stays
+// whole. Runs of spaces between words collapse.
 func wrapWords(s string, width int) []string {
-	words := strings.Fields(s)
+	words := glueWords(strings.Fields(s))
 	if len(words) == 0 {
 		return []string{""}
 	}

@@ -93,7 +93,7 @@ func (t *textWriter) citedFrame(indent string, f Frame) {
 	}
 	bytesOnly.HTTP, bytesOnly.SSE = nil, nil
 	t.line("%s%s", indent, t.frameLine(headOnly, max(room, citedMinBytes)))
-	t.line("%s%s", indent+frameHeaderIndent, t.frameContent(bytesOnly, max(room+prefix-len(frameHeaderIndent), citedMinBytes)))
+	t.line("%s%s", indent+frameHeaderIndent, t.frameContent(bytesOnly, max(room+prefix-len(frameHeaderIndent), 24)))
 }
 
 func (t *textWriter) frameContent(f Frame, width int) string {

@@ -343,6 +343,8 @@ func TestWrapWordsBreaksAtSpacesOnly(t *testing.T) {
 		{"one   two", 20, []string{"one two"}},
 		{"a https://example.com/a/very/long/path b", 10, []string{"a", "https://example.com/a/very/long/path", "b"}},
 		{"héllo wörld", 5, []string{"héllo", "wörld"}},
+		{"see spec: https://example.com/spec ok", 20, []string{"see", "spec: https://example.com/spec", "ok"}},
+		{"got 200 [frames #22 #36] now", 12, []string{"got 200", "[frames #22 #36]", "now"}},
 	}
 	for _, tt := range tests {
 		if got := wrapWords(tt.in, tt.width); strings.Join(got, "|") != strings.Join(tt.want, "|") {
