@@ -39,19 +39,6 @@ func (t *textWriter) untested() {
 	}
 }
 
-// statusCounts are the counts of the verdict line after failed and warned: advice and
-// untested only when there are some, then skipped and info.
-func statusCounts(s Summary) []string {
-	var out []string
-	if s.Advice > 0 {
-		out = append(out, fmt.Sprintf("%d advice", s.Advice))
-	}
-	if s.Untested > 0 {
-		out = append(out, fmt.Sprintf("%d untested", s.Untested))
-	}
-	return append(out, fmt.Sprintf("%d skipped", s.Skip), fmt.Sprintf("%d info", s.Info))
-}
-
 // belowThreshold names the warnings and advice that did not fail the verdict, "" for none.
 func belowThreshold(r *Report) string {
 	var warnings, advice int
