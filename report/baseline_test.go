@@ -255,7 +255,11 @@ func TestBaselineInTheJSONReport(t *testing.T) {
 func TestTextMarksBaselinedFailures(t *testing.T) {
 	b := &Baseline{File: "b.yaml", Entries: []BaselineEntry{{Check: "lifecycle.ping", Reason: "upstream"}, {Check: "tools.name-format"}}}
 	out := renderText(t, Build(stdioResult(), toolFindings(), BuildOptions{Baseline: b}), TextOptions{})
-	inOrder(t, out, "FAIL lifecycle.ping", "baselined: upstream", "PASS no check fails at severity error", "(2 baselined failures accepted)")
+	inOrder(t, out, "Failures and warnings (0 failed, 1 warned, 2 accepted by the baseline)",
+		"FAIL tools.name-format", "accepted by the baseline (no reason given)",
+		"FAIL lifecycle.ping", "accepted by the baseline (upstream)",
+		"1 passed · 0 failed · 1 warned · 2 accepted by the baseline · ",
+		"PASS every check that fails at severity error or above is accepted by the baseline: tools.name-format, lifecycle.ping (1 warning below the threshold)")
 }
 
 func TestWrittenBaselineAcceptsTheCurrentFailuresAndReadsBack(t *testing.T) {
@@ -290,6 +294,12 @@ func TestWrittenBaselineAcceptsTheCurrentFailuresAndReadsBack(t *testing.T) {
 			}
 			if !strings.Contains(buf.String(), "# now: not empty") || !strings.Contains(buf.String(), "# Failures accepted for now") {
 				t.Errorf("comments missing:\n%s", buf.String())
+			}
+			// Each tool entry carries the message about its own tool, not the check's sum.
+			inOrder(t, buf.String(), "# now: name has a space\n- check: tools.name-format\n  tool: legacy tool",
+				"# now: name has a slash\n- check: tools.name-format\n  tool: a/b")
+			if strings.Contains(buf.String(), "bad names") {
+				t.Errorf("a tool entry carries the check's message:\n%s", buf.String())
 			}
 			// Judged with the baseline just written, the same run passes.
 			again := Build(stdioResult(), toolFindings(), BuildOptions{FailOn: failOn, Baseline: back})

@@ -95,13 +95,26 @@ func (b *Baseline) reasonFor(check, tool string) string {
 	return fallback
 }
 
+// entryMessage is what the report said of an entry's failure: for a tool entry, the first
+// evidence about that tool (the check's message sums up every tool), else the check's message.
+func entryMessage(c Check, tool string) string {
+	if tool != "" {
+		for _, ev := range c.Evidence {
+			if ev.Tool == tool && ev.Severity != "" {
+				return ev.Message
+			}
+		}
+	}
+	return c.Message
+}
+
 // WriteBaseline writes b as YAML, each entry under a comment with what the report said of
-// its check (r may be nil).
+// its failure (r may be nil).
 func WriteBaseline(w io.Writer, b *Baseline, r *Report) error {
-	messages := map[string]string{}
+	byID := map[string]Check{}
 	if r != nil {
 		for _, c := range r.Checks {
-			messages[c.ID] = c.Message
+			byID[c.ID] = c
 		}
 	}
 	list := &yaml.Node{Kind: yaml.SequenceNode}
@@ -119,7 +132,7 @@ func WriteBaseline(w io.Writer, b *Baseline, r *Report) error {
 		if e.Reason != "" {
 			add("reason", e.Reason)
 		}
-		if m := messages[e.Check]; m != "" {
+		if m := entryMessage(byID[e.Check], e.Tool); m != "" {
 			// A comment is one line: a message quoting the server must not break out of it.
 			entry.HeadComment = "now: " + clip(m, 160)
 		}

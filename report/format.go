@@ -9,6 +9,8 @@ type WriteOptions struct {
 	Color bool
 	// Verbose asks for the transcript (Build must have been given Verbose too).
 	Verbose bool
+	// Width is the terminal's width in columns, for the text report (0: its default).
+	Width int
 	// SARIFArtifact is the file SARIF results point at ("" for a reference made from the
 	// target).
 	SARIFArtifact string

@@ -127,11 +127,7 @@ func githubMessage(r *Report, c Check) string {
 		lines = append(lines, clip(c.Title, plainMessageWidth)+".")
 	}
 	if c.Baselined {
-		why := "Accepted by the baseline"
-		if c.BaselineReason != "" {
-			why += ": " + clip(c.BaselineReason, 200)
-		}
-		lines = append(lines, why)
+		lines = append(lines, "This check is "+acceptedText(c)+".")
 	}
 	lines = append(lines, evidenceLines(r, c)...)
 	return strings.Join(lines, "\n")
@@ -156,12 +152,8 @@ func rollUp(cs []Check) string {
 
 // githubSummary writes the verdict and one line per check in a collapsed log group.
 func githubSummary(w *bufio.Writer, r *Report) {
-	s := r.Summary
-	verdict := "PASS"
-	if r.Failed() {
-		verdict = "FAIL"
-	}
-	counts := fmt.Sprintf("%d passed, %d failed, %d warned, %s%d skipped", s.Pass, s.Fail, s.Warn-s.Advice, summaryCounts(s), s.Skip)
+	verdict := r.verdictWord()
+	counts := strings.Join(r.countParts(), ", ")
 	if revs := r.FailingRevisions(); len(revs) > 0 {
 		counts += "; failing under " + strings.Join(revs, ", ")
 	}
@@ -184,7 +176,7 @@ func githubSummary(w *bufio.Writer, r *Report) {
 			mark = "ADVICE"
 		}
 		if c.Baselined {
-			mark += " (baselined)"
+			mark += " (accepted)"
 		}
 		fmt.Fprintf(w, "check      %-16s %-34s %s\n", mark, c.ID, clip(c.Message, 200))
 	}
@@ -193,7 +185,7 @@ func githubSummary(w *bufio.Writer, r *Report) {
 			fmt.Fprintf(w, "warning    %s\n", staleEntryText(r.Baseline.File, e))
 		}
 	}
-	fmt.Fprintf(w, "verdict    %s at fail-on %s%s%s\n", verdict, r.FailOn, baselinedNote(s), untestedNote(s))
+	fmt.Fprintf(w, "verdict    %s %s\n", verdict, r.verdictSentence())
 	fmt.Fprintln(w, "::endgroup::")
 }
 

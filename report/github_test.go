@@ -76,10 +76,10 @@ func TestGitHubAnnotatesFailuresAndWarningsWithTheirEvidence(t *testing.T) {
 	inOrder(t, cmds[0].data, "the lifecycle.ping rule holds.", "\n",
 		`error: ping: expected an empty result {}, got {"pong":true}  [frames #6 #7]`, "\n",
 		"#6 →", "\n", "#7 ←", `"result":{"pong":true}`, "\nspec: https://")
-	if !strings.Contains(cmds[3].data, "mcpwatch: FAIL node server.js --stdio (2 passed, 2 failed, 1 warned, 1 skipped)") {
+	if !strings.Contains(cmds[3].data, "mcpwatch: FAIL node server.js --stdio (2 passed, 2 failed, 1 warned, 1 skipped, 1 info)") {
 		t.Errorf("group title %q", cmds[3].data)
 	}
-	inOrder(t, out, "::group::", "transport  stdio", "check      FAIL", "lifecycle.ping", "verdict    FAIL at fail-on error", "::endgroup::")
+	inOrder(t, out, "::group::", "transport  stdio", "check      FAIL", "lifecycle.ping", "verdict    FAIL 2 checks fail at severity error or above", "::endgroup::")
 }
 
 func TestGitHubEscapesWorkflowCommands(t *testing.T) {
@@ -163,13 +163,13 @@ func TestGitHubBaselinedFailuresAreNoticesAndStaleEntriesWarn(t *testing.T) {
 	for _, c := range parseCommands(t, out) {
 		byTitle[c.props["title"]] = c
 	}
-	if c, ok := byTitle["mcpwatch lifecycle.ping (rule C6) baselined"]; !ok || c.name != "notice" || !strings.Contains(c.data, "Accepted by the baseline: upstream") {
+	if c, ok := byTitle["mcpwatch lifecycle.ping (rule C6) baselined"]; !ok || c.name != "notice" || !strings.Contains(c.data, "This check is accepted by the baseline (upstream).") {
 		t.Errorf("baselined annotation = %+v (present %v)", c, ok)
 	}
 	if c := byTitle["mcpwatch: stale baseline entries"]; c.name != "warning" || !strings.Contains(c.data, "jsonrpc.version at b.yaml:4 no longer fails") {
 		t.Errorf("stale annotation = %+v", c)
 	}
-	if !strings.Contains(out, "verdict    FAIL at fail-on error (1 baselined failure accepted)") {
+	if !strings.Contains(out, "verdict    FAIL 1 check fails at severity error or above (1 more accepted by the baseline)") {
 		t.Errorf("verdict line:\n%s", out)
 	}
 }

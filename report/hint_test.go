@@ -123,6 +123,10 @@ func hintShown(t *testing.T, format, out string, c Check) bool {
 			}
 		}
 		return help && msg
+	case "text":
+		// The text report wraps prose at the terminal's width: the hint may span lines.
+		words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+		return strings.Contains(words(out), words("hint: "+c.Hint))
 	}
 	return strings.Contains(out, "hint: "+c.Hint)
 }

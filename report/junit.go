@@ -100,10 +100,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			tc.Failure = &junitProblem{Message: clip(withHint(c.Message, c.Hint), junitMessageWidth), Type: typ, Body: junitBody(r, c)}
 			suite.Failures++
 		case c.Baselined:
-			msg := "baselined failure: " + c.Message
-			if c.BaselineReason != "" {
-				msg = "baselined (" + c.BaselineReason + "): " + c.Message
-			}
+			msg := acceptedText(c) + ": " + c.Message
 			tc.Skipped = &junitSkipped{Message: clip(msg, junitMessageWidth), Type: "baselined"}
 			tc.SystemOut = junitBody(r, c)
 			suite.Skipped++

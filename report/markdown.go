@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,15 +77,16 @@ func (m *markdownWriter) add(s string) bool {
 // must appends s whatever the budget (the header and the closing lines are small and bounded).
 func (m *markdownWriter) must(s string) { m.b.WriteString(s) }
 
+// header is the verdict line first (what a reader of a pull request wants before anything),
+// then what was probed, then the counts.
 func (m *markdownWriter) header() {
 	r := m.r
-	icon, verdict := "✅", "PASS"
+	icon := "✅"
 	if r.Failed() {
-		icon, verdict = "❌", "FAIL"
+		icon = "❌"
 	}
-	m.must(fmt.Sprintf("### %s MCP conformance: %s %s\n\n", icon, verdict, mdCode(r.Target, 200)))
-	var facts []string
-	facts = append(facts, r.Transport)
+	m.must(fmt.Sprintf("### %s %s: %s\n\n", icon, r.verdictWord(), markdownText(r.verdictSentence())))
+	facts := []string{"MCP conformance of " + mdCode(r.Target, 200), r.Transport}
 	revision := "no revision negotiated"
 	if r.ProtocolVersion != nil {
 		revision = "revision " + mdCode(*r.ProtocolVersion, 40)
@@ -98,12 +100,15 @@ func (m *markdownWriter) header() {
 	}
 	facts = append(facts, humanMillis(r.DurationMs))
 	m.must(strings.Join(facts, " · ") + "\n\n")
-	s := r.Summary
-	counts := fmt.Sprintf("**%d failed**, %d warned, %s%d passed, %d skipped, %d info", s.Fail, s.Warn-s.Advice, summaryCounts(s), s.Pass, s.Skip, s.Info)
+	parts := r.countParts()
+	if n := r.shownCounts(); n.failed > 0 {
+		parts[1] = "**" + parts[1] + "**"
+	}
+	counts := strings.Join(parts, ", ")
 	if revs := r.FailingRevisions(); len(revs) > 0 {
 		counts += " · **failing under " + strings.Join(revs, ", ") + "**"
 	}
-	m.must(counts + " · fails on " + r.FailOn + baselinedNote(s) + "\n\n")
+	m.must(counts + " · fails on " + r.FailOn + "\n\n")
 	if r.Error != "" {
 		m.must("**The probe did not finish:** " + mdCode(r.Error, 400) + "\n\n")
 	}
@@ -119,22 +124,7 @@ func (m *markdownWriter) problems() {
 	if len(rows) == 0 {
 		return
 	}
-	// Checks that fail the verdict first, then warnings, then what the baseline accepts.
-	var ordered []Check
-	for pass := 0; pass < 3; pass++ {
-		for _, c := range rows {
-			rank := 1
-			switch {
-			case m.r.failsVerdict(c):
-				rank = 0
-			case c.Baselined:
-				rank = 2
-			}
-			if rank == pass {
-				ordered = append(ordered, c)
-			}
-		}
-	}
+	ordered := m.r.byVerdictRank(rows)
 	// The table may take half of what is left, so that the evidence of the first failures
 	// still shows when there are hundreds of them.
 	full := m.limit
@@ -168,17 +158,30 @@ func (m *markdownWriter) problemRow(c Check) string {
 	}
 	id := "`" + c.ID + "`"
 	if c.Baselined {
-		id += " (baselined"
-		if c.BaselineReason != "" {
-			id += ": " + mdCode(c.BaselineReason, 120)
-		}
-		id += ")"
+		id += "<br>" + markdownText(acceptedText(c))
 	}
 	happened := mdCode(c.Message, markdownCellWidth)
 	if c.Hint != "" {
 		happened += "<br>hint: " + markdownText(clip(c.Hint, markdownCellWidth))
 	}
 	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", icon, id, sev, happened, ruleLink(c))
+}
+
+// byVerdictRank orders checks as the table of failures shows them: those that fail the
+// verdict first, then warnings, then what the baseline accepts, each in catalogue order.
+func (r *Report) byVerdictRank(cs []Check) []Check {
+	rank := func(c Check) int {
+		switch {
+		case r.failsVerdict(c):
+			return 0
+		case c.Baselined:
+			return 2
+		}
+		return 1
+	}
+	out := slices.Clone(cs)
+	slices.SortStableFunc(out, func(a, b Check) int { return rank(a) - rank(b) })
+	return out
 }
 
 // ruleLink links the rule letters to the specification section.
@@ -213,6 +216,8 @@ func (m *markdownWriter) stale() {
 	m.must("\n")
 }
 
+// evidence gives each failure and warning a collapsible block of its own, in the order of
+// the table, so that a reader opens the one they care about.
 func (m *markdownWriter) evidence() {
 	var cs []Check
 	for _, c := range m.r.Checks {
@@ -223,14 +228,18 @@ func (m *markdownWriter) evidence() {
 	if len(cs) == 0 {
 		return
 	}
-	open := fmt.Sprintf("<details><summary>Evidence (%s)</summary>\n\n", plural(len(cs), "check", "checks"))
-	m.section(open, "</details>\n\n", len(cs), "the evidence of", "check", "checks", func(i int) string {
+	cs = m.r.byVerdictRank(cs)
+	m.section("", "", len(cs), "the evidence of", "check", "checks", func(i int) string {
 		c := cs[i]
-		block := "**`" + c.ID + "`**"
-		if c.Title != "" {
-			block += " " + markdownText(clip(c.Title, 200))
+		summary := "<code>" + c.ID + "</code> " + markdownText(c.Status)
+		if c.Baselined {
+			summary += ", accepted by the baseline"
 		}
-		return block + "\n\n" + fenced(strings.Join(evidenceLines(m.r, c), "\n")) + "\n"
+		block := "<details><summary>Evidence of " + summary + "</summary>\n\n"
+		if c.Title != "" {
+			block += markdownText(clip(c.Title, 200)) + "\n\n"
+		}
+		return block + fenced(strings.Join(evidenceLines(m.r, c), "\n")) + "\n</details>\n\n"
 	})
 }
 

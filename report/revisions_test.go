@@ -152,7 +152,7 @@ func TestAllRevisionsSummaryAgreesWithVerdictAndShowsTheEvidenceOfDifferences(t 
 	if !strings.Contains(gh.String(), "::error title=mcpwatch http.origin under 2025-11-25::Fails under 2025-11-25") {
 		t.Errorf("no GitHub error annotation for the failure under 2025-11-25:\n%s", gh.String())
 	}
-	if !strings.Contains(gh.String(), "1 skipped; failing under 2025-11-25)") {
+	if !strings.Contains(gh.String(), "1 info; failing under 2025-11-25)") {
 		t.Errorf("the GitHub log group does not say which revision fails:\n%s", gh.String())
 	}
 	var sarif strings.Builder
@@ -172,7 +172,7 @@ func TestAllRevisionsSummaryAgreesWithVerdictAndShowsTheEvidenceOfDifferences(t 
 	for _, format := range []string{"text", "markdown"} {
 		f, _ := LookupFormat(format)
 		var b strings.Builder
-		if err := f.Write(&b, rep, WriteOptions{}); err != nil {
+		if err := f.Write(&b, rep, WriteOptions{Width: 200}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/checks"
@@ -66,10 +67,11 @@ type sarifTool struct {
 }
 
 type sarifDriver struct {
-	Name           string      `json:"name"`
-	Version        string      `json:"version,omitempty"`
-	InformationURI string      `json:"informationUri"`
-	Rules          []sarifRule `json:"rules"`
+	Name            string      `json:"name"`
+	Version         string      `json:"version,omitempty"`
+	SemanticVersion string      `json:"semanticVersion,omitempty"`
+	InformationURI  string      `json:"informationUri"`
+	Rules           []sarifRule `json:"rules"`
 }
 
 type sarifRule struct {
@@ -153,10 +155,7 @@ type sarifSuppression struct {
 func WriteSARIF(w io.Writer, r *Report, artifact string) error {
 	loc := sarifArtifact(artifact, r.Target)
 	run := sarifRun{
-		Tool: sarifTool{Driver: sarifDriver{
-			Name: sarifToolName, Version: r.Generator.Version, InformationURI: sarifToolURI,
-			Rules: make([]sarifRule, 0, len(r.Checks)),
-		}},
+		Tool:        sarifTool{Driver: sarifDriverOf(r.Generator)},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: r.Error == ""}},
 		Results:     []sarifResult{},
 		Properties:  sarifRunProperties(r),
@@ -336,6 +335,31 @@ func sarifResultAt(id string, ruleIndex int, loc sarifArtifactLocation) sarifRes
 func sarifFingerprint(id, artifact string) string {
 	sum := sha256.Sum256([]byte(id + "\x00" + artifact))
 	return hex.EncodeToString(sum[:])
+}
+
+// semanticVersion is Semantic Versioning 2.0.0's grammar, loosely: three numbers, then an
+// optional pre-release and build.
+var semanticVersion = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// sarifDriverOf describes the tool. SARIF compares tool versions that start with a number
+// (the SARIF validator's SARIF2005 asks for one), so a release's version is written without
+// the "v" of its Go module tag, and as the semanticVersion too when it is one. A build of a
+// checkout ("dev", "dev+<revision>") is written as the pre-release 0.0.0-dev…, which sorts
+// below every release and still says what it is.
+func sarifDriverOf(g Generator) sarifDriver {
+	d := sarifDriver{Name: sarifToolName, InformationURI: sarifToolURI, Rules: []sarifRule{}}
+	v := strings.TrimPrefix(strings.TrimSpace(g.Version), "v")
+	if v == "" {
+		return d
+	}
+	if v[0] < '0' || v[0] > '9' {
+		v = "0.0.0-" + v
+	}
+	d.Version = v
+	if semanticVersion.MatchString(v) {
+		d.SemanticVersion = v
+	}
+	return d
 }
 
 // sarifArtifact is the artifact location of every result: the user's file, relative to the

@@ -373,3 +373,24 @@ func firstResult(doc map[string]any) map[string]any {
 	run := doc["runs"].([]any)[0].(map[string]any)
 	return run["results"].([]any)[0].(map[string]any)
 }
+
+func TestSARIFToolVersionStartsWithANumber(t *testing.T) {
+	tests := []struct{ generator, version, semantic string }{
+		{"1.4.0", "1.4.0", "1.4.0"},
+		{"v1.4.0", "1.4.0", "1.4.0"},
+		{"v1.5.0-rc.1", "1.5.0-rc.1", "1.5.0-rc.1"},
+		{"v0.0.0-20261126181700-0123456789ab", "0.0.0-20261126181700-0123456789ab", "0.0.0-20261126181700-0123456789ab"},
+		{"2026.11", "2026.11", ""},
+		{"dev", "0.0.0-dev", "0.0.0-dev"},
+		{"dev+0123456789ab-dirty", "0.0.0-dev+0123456789ab-dirty", "0.0.0-dev+0123456789ab-dirty"},
+		{"", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.generator, func(t *testing.T) {
+			d := sarifDriverOf(Generator{Name: "mcpwatch prober", Version: tt.generator})
+			if d.Version != tt.version || d.SemanticVersion != tt.semantic {
+				t.Errorf("version %q semanticVersion %q, want %q %q", d.Version, d.SemanticVersion, tt.version, tt.semantic)
+			}
+		})
+	}
+}

@@ -1,10 +1,6 @@
 package report
 
-import (
-	"fmt"
-
-	"github.com/mcpwatch/mcpwatch/checks"
-)
+import "github.com/mcpwatch/mcpwatch/checks"
 
 // The untested status and the advice severity, as every format counts and names them.
 
@@ -15,19 +11,6 @@ func untestedChecks(r *Report) []Check {
 		if c.Status == string(checks.StatusUntested) {
 			out = append(out, c)
 		}
-	}
-	return out
-}
-
-// summaryCounts are the advice and untested counts of a summary line (markdown header, github
-// log group), each with its separator, "" when there are none.
-func summaryCounts(s Summary) string {
-	out := ""
-	if s.Advice > 0 {
-		out += fmt.Sprintf("%d advice, ", s.Advice)
-	}
-	if s.Untested > 0 {
-		out += fmt.Sprintf("%d untested, ", s.Untested)
 	}
 	return out
 }

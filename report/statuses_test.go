@@ -88,7 +88,7 @@ func TestJSONCountsUntestedAndAdvice(t *testing.T) {
 
 func TestTextListsUntestedAndAdviceUnderTheirOwnHeadings(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteText(&buf, Build(stdioResult(), statusFindings(), BuildOptions{}), TextOptions{}); err != nil {
+	if err := WriteText(&buf, Build(stdioResult(), statusFindings(), BuildOptions{}), TextOptions{Width: 200}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -112,7 +112,7 @@ func TestTextListsUntestedAndAdviceUnderTheirOwnHeadings(t *testing.T) {
 	}
 
 	buf.Reset()
-	if err := WriteText(&buf, Build(stdioResult(), passingWithUntested(), BuildOptions{}), TextOptions{}); err != nil {
+	if err := WriteText(&buf, Build(stdioResult(), passingWithUntested(), BuildOptions{}), TextOptions{Width: 200}); err != nil {
 		t.Fatal(err)
 	}
 	last := lastLine(buf.String())
@@ -147,7 +147,7 @@ func TestMarkdownListsUntestedAndAdviceUnderTheirOwnHeadings(t *testing.T) {
 	untested := between(out, "#### Untested (1)", "<details>")
 	skipped := between(out, "Skipped and facts", "</details>")
 	problems := between(out, "| | Check | Severity |", "\n\n")
-	if !strings.Contains(out, "**2 failed**, 1 warned, 1 advice, 1 untested, 2 passed, 1 skipped, 1 info") {
+	if !strings.Contains(out, "2 passed, **2 failed**, 1 warned, 1 advice, 1 untested, 1 skipped, 1 info") {
 		t.Errorf("header counts:\n%s", out)
 	}
 	if advice == "" || !strings.Contains(out[strings.Index(out, "#### Advice"):], "| 💡 | `tools.description` |") {
@@ -260,7 +260,7 @@ func TestGitHubAdviceIsANoticeAndUntestedChecksShareOne(t *testing.T) {
 	if !sawAdvice || !sawUntested {
 		t.Errorf("notices %+v: want one for the advice and one naming the untested check", notices)
 	}
-	if !strings.Contains(out, "(2 passed, 2 failed, 1 warned, 1 advice, 1 untested, 1 skipped)") {
+	if !strings.Contains(out, "(2 passed, 2 failed, 1 warned, 1 advice, 1 untested, 1 skipped, 1 info)") {
 		t.Errorf("log group header does not count untested and advice apart:\n%s", out)
 	}
 	if !strings.Contains(out, "check      UNTESTED ") {
@@ -323,7 +323,7 @@ func TestRevisionsCountUntestedAndListItAsADifference(t *testing.T) {
 		t.Errorf("revision %+v: an untested check where the main revision passes is a difference", rev)
 	}
 	var buf bytes.Buffer
-	if err := WriteText(&buf, r, TextOptions{}); err != nil {
+	if err := WriteText(&buf, r, TextOptions{Width: 200}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), " 1 untested ") || !strings.Contains(buf.String(), "lifecycle.capabilities untested") {

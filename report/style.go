@@ -26,6 +26,30 @@ func (p palette) yellow(s string) string { return p.wrap("33", s) }
 func (p palette) green(s string) string  { return p.wrap("32", s) }
 func (p palette) cyan(s string) string   { return p.wrap("36", s) }
 
+// glueWords joins the words that must share a line: a label of up to 16 runes that ends in a
+// colon with the word after it, and the parts of a bracketed frame reference.
+func glueWords(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case strings.HasPrefix(w, "[frame"):
+			for !strings.HasSuffix(w, "]") && i+1 < len(words) {
+				i++
+				w += " " + words[i]
+			}
+		case strings.HasSuffix(w, ":") && utf8.RuneCountInString(w) <= 16 && i+1 < len(words):
+			i++
+			w += " " + words[i]
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// plain leaves text as it is, where a style is expected.
+func plain(s string) string { return s }
+
 // status renders a status word of fixed width in its colour.
 func (p palette) status(status string) string {
 	word := fmt.Sprintf("%-4s", strings.ToUpper(status))
@@ -131,4 +155,29 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// wrapWords breaks s into lines of at most width runes at spaces, never inside a word: a word
+// longer than the width (a URL, a JSON value) gets a line of its own and overflows it rather
+// than be cut, so that it can still be copied whole. A short label ending in a colon ("spec:",
+// "Origin:") stays with the word after it, and a frame reference ("[frames #3 #4]") stays
+// whole. Runs of spaces between words collapse.
+func wrapWords(s string, width int) []string {
+	words := glueWords(strings.Fields(s))
+	if len(words) == 0 {
+		return []string{""}
+	}
+	var lines []string
+	line, n := words[0], utf8.RuneCountInString(words[0])
+	for _, w := range words[1:] {
+		wn := utf8.RuneCountInString(w)
+		if n+1+wn > width {
+			lines = append(lines, line)
+			line, n = w, wn
+			continue
+		}
+		line += " " + w
+		n += 1 + wn
+	}
+	return append(lines, line)
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
+	"unicode/utf8"
 
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -17,10 +17,17 @@ type TextOptions struct {
 	Color bool
 	// Verbose appends the transcript frame by frame (Build must have had Verbose).
 	Verbose bool
+	// Width is the number of columns to wrap prose at (the terminal's); 0 means
+	// defaultWidth, and less than minWidth is taken as minWidth.
+	Width int
 }
 
-// Layout widths of the text report, sized for an 100-column terminal or CI log.
+// Layout widths of the text report. Prose (titles, messages, hints, the verdict) wraps at
+// the width the report is given, defaultWidth for a CI log; the bytes of frames are clipped
+// to it instead, since they have no spaces to wrap at.
 const (
+	defaultWidth    = 100
+	minWidth        = 40
 	lineWidth       = 100
 	idColumn        = 34
 	citedPerItem    = 4
@@ -33,7 +40,14 @@ const (
 // WriteText writes the report for people: what was probed, what failed and why (with the
 // frames that show it), what passed, the steps with their latencies, and the verdict.
 func WriteText(w io.Writer, r *Report, o TextOptions) error {
-	t := textWriter{w: bufio.NewWriter(w), p: palette{on: o.Color}, r: r, verbose: o.Verbose}
+	width := o.Width
+	switch {
+	case width == 0:
+		width = defaultWidth
+	case width < minWidth:
+		width = minWidth
+	}
+	t := textWriter{w: bufio.NewWriter(w), p: palette{on: o.Color}, r: r, verbose: o.Verbose, width: width}
 	t.header()
 	t.revisions()
 	t.problems()
@@ -59,7 +73,7 @@ func textFormat() Format {
 		Name:        "text",
 		Description: "for people: failures with their evidence, the steps, the verdict",
 		Write: func(w io.Writer, r *Report, o WriteOptions) error {
-			return WriteText(w, r, TextOptions{Color: o.Color, Verbose: o.Verbose})
+			return WriteText(w, r, TextOptions{Color: o.Color, Verbose: o.Verbose, Width: o.Width})
 		},
 	}
 }
@@ -71,6 +85,25 @@ type textWriter struct {
 	r *Report
 	// verbose: every list in full (see Report.Unreached).
 	verbose bool
+	// width is the column the report wraps prose at.
+	width int
+}
+
+// para writes prose wrapped at the report's width: the first line after first, the others
+// under it after indent (both plain spaces or a mark, counted as visible runes), each line
+// painted by style (nil for none).
+func (t *textWriter) para(first, indent, text string, style func(string) string) {
+	avail := max(t.width-utf8.RuneCountInString(indent), minWidth/2)
+	for i, l := range wrapWords(text, avail) {
+		if style != nil {
+			l = style(l)
+		}
+		if i == 0 {
+			t.line("%s%s", first, l)
+		} else {
+			t.line("%s%s", indent, l)
+		}
+	}
 }
 
 func (t *textWriter) line(format string, args ...any) {
@@ -80,7 +113,19 @@ func (t *textWriter) line(format string, args ...any) {
 
 func (t *textWriter) section(title string) {
 	t.line("")
-	t.line("%s", t.p.bold(title))
+	t.para("", "", title, t.p.bold)
+}
+
+// idLine writes a check id and its message: in a column when the width leaves the message
+// room beside it, else the message under the id.
+func (t *textWriter) idLine(id string, idStyle func(string) string, msg string, msgStyle func(string) string) {
+	column := "  " + pad("", idColumn) + " "
+	if t.width-len(column) < minWidth {
+		t.line("  %s", idStyle(id))
+		t.para("      ", "      ", msg, msgStyle)
+		return
+	}
+	t.para("  "+idStyle(pad(id, idColumn))+" ", column, msg, msgStyle)
 }
 
 func (t *textWriter) header() {
@@ -113,7 +158,7 @@ func (t *textWriter) header() {
 	field("duration", humanMillis(r.DurationMs))
 	if r.Error != "" {
 		t.line("")
-		t.line("  %s %s", t.p.red("probe error:"), clip(r.Error, 400))
+		t.para("  "+t.p.red("probe error:")+" ", "  "+pad("", len("probe error: ")), clip(r.Error, 400), nil)
 	}
 }
 
@@ -155,48 +200,25 @@ func processSummary(p Process) string {
 
 func (t *textWriter) verdict() {
 	r := t.r
-	s := r.Summary
 	t.line("")
 	t.line("%s", t.p.dim(strings.Repeat("─", 60)))
-	counts := []string{
-		t.p.green(fmt.Sprintf("%d passed", s.Pass)),
-		t.p.red(fmt.Sprintf("%d failed", s.Fail)),
-		t.p.yellow(fmt.Sprintf("%d warned", s.Warn-s.Advice)),
-	}
-	if s.Fail == 0 {
-		counts[1] = fmt.Sprintf("%d failed", s.Fail)
-	}
-	if s.Warn-s.Advice == 0 {
-		counts[2] = fmt.Sprintf("%d warned", s.Warn-s.Advice)
-	}
-	counts = append(counts, statusCounts(s)...)
-	t.line("%s  %s", strings.Join(counts, " · "), t.p.dim(fmt.Sprintf("(%s, fail on %s)", plural(s.Total, "check", "checks"), r.FailOn)))
-	if !r.Failed() {
-		extra := ""
-		if below := belowThreshold(r); below != "" {
-			extra = " (" + below + " below the threshold)"
+	parts := r.countParts()
+	colour := map[string]func(string) string{"failed": t.p.red, "warned": t.p.yellow, "passed": t.p.green}
+	for i, part := range parts {
+		word := part[strings.IndexByte(part, ' ')+1:]
+		if paint, ok := colour[word]; ok && !strings.HasPrefix(part, "0 ") {
+			parts[i] = paint(part)
 		}
-		extra += baselinedNote(s) + untestedNote(s)
-		t.line("%s %s", t.p.green("PASS"), "no check fails at severity "+r.FailOn+extra)
-		return
 	}
-	var why []string
-	if s.Failing > 0 {
-		why = append(why, fmt.Sprintf("%s at severity %s or above", plural(s.Failing, "check fails", "checks fail"), r.FailOn))
+	t.line("%s  %s", strings.Join(parts, " · "), t.p.dim(fmt.Sprintf("(%s, fail on %s)", plural(r.Summary.Total, "check", "checks"), r.FailOn)))
+	word := r.verdictWord()
+	switch word {
+	case "PASS":
+		word = t.p.green(word)
+	case "FAIL":
+		word = t.p.red(word)
+	default:
+		word = t.p.yellow(word)
 	}
-	switch {
-	case r.InterruptedMs > 0:
-		// The user stopped it: not the server's failure, and not a verdict on it.
-		why = append(why, fmt.Sprintf("interrupted after %s, before the probe finished", time.Duration(r.InterruptedMs*float64(time.Millisecond)).Round(time.Millisecond)))
-	case r.Error != "":
-		why = append(why, "the probe did not finish")
-	}
-	if revs := r.FailingRevisions(); len(revs) > 0 {
-		why = append(why, plural(len(revs), "accepted revision fails", "accepted revisions fail")+": "+strings.Join(revs, ", "))
-	}
-	label := t.p.red("FAIL")
-	if r.InterruptedMs > 0 && s.Failing == 0 {
-		label, why[0] = t.p.yellow("INTERRUPTED"), strings.TrimPrefix(why[0], "interrupted ")
-	}
-	t.line("%s %s%s%s", label, strings.Join(why, "; "), baselinedNote(s), untestedNote(s))
+	t.para(word+" ", "     ", r.verdictSentence(), nil)
 }

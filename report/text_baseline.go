@@ -30,19 +30,3 @@ func staleEntryText(file string, e BaselineEntry) string {
 	}
 	return fmt.Sprintf("baseline entry %s at %s no longer fails: remove it", what, where)
 }
-
-// baselinedMark is the note a baselined check carries in the list of failures.
-func baselinedMark(c Check) string {
-	if c.BaselineReason == "" {
-		return "baselined"
-	}
-	return "baselined: " + clip(c.BaselineReason, 80)
-}
-
-// baselinedNote tells the verdict line how many failures the baseline accepted.
-func baselinedNote(s Summary) string {
-	if s.Baselined == 0 {
-		return ""
-	}
-	return " (" + plural(s.Baselined, "baselined failure", "baselined failures") + " accepted)"
-}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpwatch/mcpwatch/checks"
 )
@@ -36,8 +37,12 @@ func (t *textWriter) problems() {
 		return
 	}
 	slices.SortStableFunc(areas, func(a, b *area) int { return boolRank(a.failed) - boolRank(b.failed) })
-	s := t.r.Summary
-	t.section(fmt.Sprintf("Failures and warnings (%d failed, %d warned)", s.Fail, s.Warn-s.Advice))
+	n := t.r.shownCounts()
+	title := fmt.Sprintf("Failures and warnings (%d failed, %d warned", n.failed, n.warned)
+	if n.accepted > 0 {
+		title += fmt.Sprintf(", %d accepted by the baseline", n.accepted)
+	}
+	t.section(title + ")")
 	for _, a := range areas {
 		slices.SortStableFunc(a.checks, func(x, y Check) int {
 			return boolRank(x.Status == string(checks.StatusFail)) - boolRank(y.Status == string(checks.StatusFail))
@@ -70,15 +75,20 @@ func (t *textWriter) problem(c Check) {
 		meta = append(meta, "rule "+c.Rule)
 	}
 	if c.Baselined {
-		meta = append(meta, baselinedMark(c))
+		meta = append(meta, acceptedText(c))
 	}
-	t.line("  %s %s  %s", t.p.status(c.Status), t.p.bold(c.ID), t.p.dim(strings.Join(meta, " · ")))
 	const indent = "       "
+	head := "  " + t.p.status(c.Status) + " " + t.p.bold(c.ID) + "  "
+	if 2+5+len(c.ID)+2+utf8.RuneCountInString(strings.Join(meta, " · ")) > t.width {
+		t.line("%s", strings.TrimRight(head, " "))
+		head = indent
+	}
+	t.para(head, indent, strings.Join(meta, " · "), t.p.dim)
 	if c.Title != "" {
-		t.line("%s%s", indent, t.p.dim(clip(c.Title, lineWidth)))
+		t.para(indent, indent, clip(c.Title, 600), t.p.dim)
 	}
 	if len(c.Evidence) == 0 {
-		t.line("%s%s", indent, clip(c.Message, 600))
+		t.para(indent, indent, clip(c.Message, 600), nil)
 	}
 	// Many violations can point at one frame (every badly named tool of one tools/list
 	// page): its bytes are shown once, at the first, and only referred to afterwards.
@@ -95,22 +105,22 @@ func (t *textWriter) problem(c Check) {
 		}
 		msg := clip(e.Message, 600)
 		if e.Tool != "" {
-			msg = t.p.dim("tool "+clip(e.Tool, 80)+": ") + msg
+			msg = "tool " + clip(e.Tool, 80) + ": " + msg
 		}
 		if len(e.Frames) > 0 {
-			msg += "  " + t.p.dim(frameRefs(e.Frames))
+			msg += " " + frameRefs(e.Frames)
 		}
-		t.line("%s%s %s", indent, mark, msg)
+		t.para(indent+mark+" ", indent+"  ", msg, nil)
 		t.cited(indent+"    ", c.ID, e.Frames, shown)
 	}
 	if c.MoreEvidence > 0 {
-		t.line("%s%s", indent, t.p.dim(fmt.Sprintf("… and %s not shown", plural(c.MoreEvidence, "more occurrence", "more occurrences"))))
+		t.para(indent, indent, fmt.Sprintf("… and %s not shown", plural(c.MoreEvidence, "more occurrence", "more occurrences")), t.p.dim)
 	}
 	if c.Spec != "" {
-		t.line("%s%s", indent, t.p.dim("spec: "+specText(c.Spec)))
+		t.para(indent, indent+"      ", "spec: "+specText(c.Spec), t.p.dim)
 	}
 	if c.Hint != "" {
-		t.line("%s%s", indent, "hint: "+clip(c.Hint, plainMessageWidth))
+		t.para(indent, indent+"      ", "hint: "+clip(c.Hint, plainMessageWidth), nil)
 	}
 }
 
@@ -143,9 +153,9 @@ func (t *textWriter) cited(indent, id string, seqs []int, already map[int]bool) 
 			t.line("%s%s", indent, t.p.dim(fmt.Sprintf("… %d more frames", len(seqs)-i)))
 			return
 		}
-		t.line("%s%s", indent, t.frameLine(f, citedRawWidth))
+		t.citedFrame(indent, f)
 		if h := headerEvidence(id, f); h != "" {
-			t.line("%s%s", indent+frameHeaderIndent, clip(h, citedRawWidth))
+			t.para(indent+frameHeaderIndent, indent+frameHeaderIndent+"  ", h, nil)
 		}
 		already[seq] = true
 		shown++
@@ -173,7 +183,7 @@ func (t *textWriter) others() {
 	if len(infos) > 0 {
 		t.section(fmt.Sprintf("Facts (%d)", len(infos)))
 		for _, c := range infos {
-			t.line("  %s %s", pad(c.ID, idColumn), clip(c.Message, lineWidth+40))
+			t.idLine(c.ID, plain, clip(c.Message, lineWidth+40), nil)
 		}
 	}
 	if len(skips) > 0 {
@@ -183,7 +193,7 @@ func (t *textWriter) others() {
 			return
 		}
 		for _, c := range skips {
-			t.line("  %s %s", t.p.dim(pad(c.ID, idColumn)), t.p.dim(clip(c.Message, lineWidth+40)))
+			t.idLine(c.ID, t.p.dim, clip(c.Message, lineWidth+40), t.p.dim)
 		}
 	}
 }
@@ -198,7 +208,7 @@ func (t *textWriter) wrapped(indent string, words []string) {
 		if i < len(words)-1 {
 			item += ","
 		}
-		if width > len(indent) && width+1+len(item) > lineWidth {
+		if width > len(indent) && width+1+len(item) > t.width {
 			t.line("%s", t.p.green(b.String()))
 			b.Reset()
 			b.WriteString(indent)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // transcript prints every frame, one line each (plus one for HTTP headers).
@@ -39,7 +40,9 @@ func (t *textWriter) frameLine(f Frame, width int) string {
 	return prefix + t.frameContent(f, width)
 }
 
-func (t *textWriter) frameContent(f Frame, width int) string {
+// frameHead is what a frame line shows before the frame's bytes (HTTP method or status, SSE
+// event, note), without colour.
+func frameHead(f Frame) string {
 	var tags []string
 	if h := f.HTTP; h != nil {
 		switch {
@@ -66,9 +69,35 @@ func (t *textWriter) frameContent(f Frame, width int) string {
 		tags = append(tags, ev)
 	}
 	if f.Kind == "note" {
-		tags = append(tags, t.p.yellow("note "+f.Note))
+		tags = append(tags, "note "+f.Note)
 	}
-	head := strings.TrimSpace(strings.Join(tags, " "))
+	return strings.TrimSpace(strings.Join(tags, " "))
+}
+
+// citedFrame writes a frame that evidence points at within the report's width: on one line
+// when at least citedMinBytes of its bytes fit beside its head, else the head on one line and
+// the bytes under it, clipped to the width (bytes have no spaces to wrap at).
+func (t *textWriter) citedFrame(indent string, f Frame) {
+	const prefix, size = 22, 14 // "   #12 →  +0.003s c6 ", " (12345 bytes)"
+	const citedMinBytes = 40
+	room := t.width - utf8.RuneCountInString(indent) - prefix - size
+	head := frameHead(f)
+	if head == "" || room-utf8.RuneCountInString(head)-1 >= citedMinBytes {
+		t.line("%s%s", indent, t.frameLine(f, max(room-utf8.RuneCountInString(head)-1, citedMinBytes)))
+		return
+	}
+	headOnly, bytesOnly := f, f
+	headOnly.Raw, headOnly.RawEncoding, headOnly.Detail, headOnly.Clipped, headOnly.Truncated = "", "", "", false, false
+	if headOnly.Kind == "message" {
+		headOnly.Kind = "head" // no "(empty)" for the bytes shown below
+	}
+	bytesOnly.HTTP, bytesOnly.SSE = nil, nil
+	t.line("%s%s", indent, t.frameLine(headOnly, max(room, citedMinBytes)))
+	t.line("%s%s", indent+frameHeaderIndent, t.frameContent(bytesOnly, max(room+prefix-len(frameHeaderIndent), 24)))
+}
+
+func (t *textWriter) frameContent(f Frame, width int) string {
+	head := frameHead(f)
 	if head != "" {
 		head = t.p.dim(head) + " "
 	}

@@ -111,7 +111,7 @@ func (t *textWriter) revisionProblems() {
 	t.section(fmt.Sprintf("Only in other accepted revisions (%s)", plural(len(ps), "check", "checks")))
 	for _, p := range ps {
 		// The frames cited are the other revision's: render with its transcript.
-		sub := textWriter{w: t.w, p: t.p, r: &Report{CitedFrames: p.frames}}
+		sub := textWriter{w: t.w, p: t.p, r: &Report{CitedFrames: p.frames}, width: t.width}
 		t.line("")
 		t.line("%s", t.p.cyan("under "+strings.Join(p.revisions, ", ")))
 		sub.problem(p.check)

@@ -39,21 +39,8 @@ func (t *textWriter) untested() {
 		return
 	}
 	for _, c := range cs {
-		t.line("  %s %s", t.p.yellow(pad(c.ID, idColumn)), clip(c.Message, lineWidth+40))
+		t.idLine(c.ID, t.p.yellow, clip(c.Message, lineWidth+40), nil)
 	}
-}
-
-// statusCounts are the counts of the verdict line after failed and warned: advice and
-// untested only when there are some, then skipped and info.
-func statusCounts(s Summary) []string {
-	var out []string
-	if s.Advice > 0 {
-		out = append(out, fmt.Sprintf("%d advice", s.Advice))
-	}
-	if s.Untested > 0 {
-		out = append(out, fmt.Sprintf("%d untested", s.Untested))
-	}
-	return append(out, fmt.Sprintf("%d skipped", s.Skip), fmt.Sprintf("%d info", s.Info))
 }
 
 // belowThreshold names the warnings and advice that did not fail the verdict, "" for none.

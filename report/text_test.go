@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,8 +14,13 @@ import (
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
+// renderText renders the text report, 200 columns wide unless o says otherwise: the tests of
+// what the report shows then find each phrase on one line; the tests of wrapping set a width.
 func renderText(t *testing.T, r *Report, o TextOptions) string {
 	t.Helper()
+	if o.Width == 0 {
+		o.Width = 200
+	}
 	var buf bytes.Buffer
 	if err := WriteText(&buf, r, o); err != nil {
 		t.Fatal(err)
@@ -127,7 +133,7 @@ func TestTextVerdictLines(t *testing.T) {
 			"FAIL 2 checks fail at severity error or above",
 			"2 passed · 2 failed · 1 warned · 1 skipped · 1 info  (7 checks, fail on error)"},
 		{"warning below threshold", Build(stdioResult(), stdioFindings()[3:4], BuildOptions{}),
-			"PASS no check fails at severity error (1 warning below the threshold)",
+			"PASS no check fails at severity error or above (1 warning below the threshold)",
 			"0 passed · 0 failed · 1 warned · 0 skipped · 0 info  (1 check, fail on error)"},
 		{"warning at threshold", Build(stdioResult(), stdioFindings()[3:4], BuildOptions{FailOn: checks.SeverityWarning}),
 			"FAIL 1 check fails at severity warning or above", "fail on warning"},
@@ -271,5 +277,78 @@ func TestTextCitesAFrameOncePerFinding(t *testing.T) {
 	}
 	if n := strings.Count(out, "[frame #5]"); n != 2 {
 		t.Fatalf("want both evidence lines to refer to frame #5, got %d:\n%s", n, out)
+	}
+}
+
+// At any width from 40 columns up, prose lines fit it and wrap at spaces: every word of the
+// report at 200 columns is still there, whole. Only frame bytes and words longer than the
+// line (a URL) may pass the width.
+func TestTextWrapsProseAtTheWidthNeverInsideAWord(t *testing.T) {
+	r := Build(stdioResult(), stdioFindings(), BuildOptions{Catalog: testCatalog(t)})
+	wide := renderText(t, r, TextOptions{Width: 200})
+	for _, width := range []int{40, 60, 80, 100} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			out := renderText(t, r, TextOptions{Width: width})
+			// The findings, passes, facts and skips, and the verdict: the steps table and
+			// the server's stderr are columns and quoted lines, not prose.
+			start, end := strings.Index(out, "Failures and warnings"), strings.Index(out, "\nSteps")
+			if start < 0 || end < start {
+				t.Fatalf("no findings or steps section:\n%s", out)
+			}
+			lines := append(strings.Split(out[start:end], "\n"), strings.Split(out[strings.LastIndex(out, "FAIL "):], "\n")...)
+			for _, line := range lines {
+				n := utf8.RuneCountInString(line)
+				if n > width && !strings.Contains(line, "#") && longestWord(line) < width/2 {
+					t.Errorf("line of %d runes at width %d: %q", n, width, line)
+				}
+			}
+			prose := func(s string) map[string]bool {
+				words := map[string]bool{}
+				for _, line := range strings.Split(s, "\n") {
+					if strings.Contains(line, "#") || strings.Contains(line, "…") {
+						continue // frames are clipped to the width, not wrapped
+					}
+					for _, w := range strings.Fields(line) {
+						words[w] = true
+					}
+				}
+				return words
+			}
+			got := prose(out)
+			for w := range prose(wide) {
+				if !got[w] {
+					t.Errorf("the word %q of the wide report is missing or cut at width %d", w, width)
+				}
+			}
+		})
+	}
+}
+
+func longestWord(s string) int {
+	best := 0
+	for _, w := range strings.Fields(s) {
+		best = max(best, utf8.RuneCountInString(w))
+	}
+	return best
+}
+
+func TestWrapWordsBreaksAtSpacesOnly(t *testing.T) {
+	tests := []struct {
+		in    string
+		width int
+		want  []string
+	}{
+		{"", 10, []string{""}},
+		{"one two three", 7, []string{"one two", "three"}},
+		{"one   two", 20, []string{"one two"}},
+		{"a https://example.com/a/very/long/path b", 10, []string{"a", "https://example.com/a/very/long/path", "b"}},
+		{"héllo wörld", 5, []string{"héllo", "wörld"}},
+		{"see spec: https://example.com/spec ok", 20, []string{"see", "spec: https://example.com/spec", "ok"}},
+		{"got 200 [frames #22 #36] now", 12, []string{"got 200", "[frames #22 #36]", "now"}},
+	}
+	for _, tt := range tests {
+		if got := wrapWords(tt.in, tt.width); strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("wrapWords(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
+		}
 	}
 }

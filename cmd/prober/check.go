@@ -92,7 +92,8 @@ func (e environment) check(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(err.Error()))
 		return exitFailed
 	}
-	wo := report.WriteOptions{Color: e.color(cfg, sink), Verbose: cfg.verbose, SARIFArtifact: cfg.ci.sarifArtifact}
+	wo := report.WriteOptions{Color: useColor(cfg.noColor, e.lookupEnv, sink.w, sink.toFile), Verbose: cfg.verbose,
+		SARIFArtifact: cfg.ci.sarifArtifact, Width: e.reportWidth(sink)}
 	err = cfg.format.Write(sink.w, rep, wo)
 	if err == nil {
 		err = sink.commit()
@@ -115,16 +116,4 @@ func (e environment) check(ctx context.Context, args []string) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-// color decides on terminal colours: only for a report on a terminal, and never when the
-// user said no (--no-color, or NO_COLOR set to anything but "", as no-color.org asks).
-func (e environment) color(cfg *checkConfig, sink *reportSink) bool {
-	if cfg.noColor || sink.toFile {
-		return false
-	}
-	if v, ok := e.lookupEnv("NO_COLOR"); ok && v != "" {
-		return false
-	}
-	return isTerminal(sink.w)
 }

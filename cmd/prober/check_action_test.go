@@ -241,7 +241,7 @@ func TestActionReportsAFailingHTTPServerAndFailsTheJob(t *testing.T) {
 	if err != nil || !strings.Contains(string(sarif), `"uri": "server/mcp.json"`) {
 		t.Errorf("sarif %q: %v", out["sarif"], err)
 	}
-	if summary, _ := os.ReadFile(r.summary); !strings.HasPrefix(string(summary), "### ❌ MCP conformance: FAIL") {
+	if summary, _ := os.ReadFile(r.summary); !strings.HasPrefix(string(summary), "### ❌ FAIL: ") {
 		t.Errorf("job summary:\n%s", summary)
 	}
 	for _, p := range []string{out["report"], out["sarif"], out["markdown"]} {

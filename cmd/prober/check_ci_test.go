@@ -60,9 +60,9 @@ func TestCheckWritesEveryCIFormat(t *testing.T) {
 			}
 		}},
 		{"markdown", func(t *testing.T, out string, failing bool) {
-			head := "### ✅ MCP conformance: PASS"
+			head := "### ✅ PASS: "
 			if failing {
-				head = "### ❌ MCP conformance: FAIL"
+				head = "### ❌ FAIL: "
 			}
 			if !strings.HasPrefix(out, head) || strings.Contains(out, "`lifecycle.ping` | error") != failing {
 				t.Errorf("comment:\n%s", out)
@@ -105,7 +105,7 @@ func TestCheckBaselineGatesOnNewFailuresOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(written), "- check: lifecycle.ping") || !strings.Contains(stdout, "baselined") {
+	if !strings.Contains(string(written), "- check: lifecycle.ping") || !strings.Contains(stdout, "accepted by the baseline") {
 		t.Fatalf("baseline:\n%s\nstdout:\n%s", written, stdout)
 	}
 
@@ -215,7 +215,7 @@ func TestCheckWritesMoreFormatsFromOneProbe(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &rep) != nil || rep.Verdict != "fail" {
 		t.Fatalf("json report: %v %+v", err, rep)
 	}
-	for path, want := range map[string]string{sarif: `"uri": "mcp.json"`, md: "### ❌ MCP conformance: FAIL"} {
+	for path, want := range map[string]string{sarif: `"uri": "mcp.json"`, md: "### ❌ FAIL: "} {
 		data, err := os.ReadFile(path)
 		if err != nil || !strings.Contains(string(data), want) {
 			t.Errorf("%s: %v, lacks %q", path, err, want)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -290,39 +291,78 @@ func TestHelpAndVersionCommands(t *testing.T) {
 	}
 }
 
-func TestColourOnlyForATerminalWithoutNoColor(t *testing.T) {
+func TestColourForATerminalOrWhenForcedNeverAgainstNoColor(t *testing.T) {
 	// /dev/null is a character device like a terminal, which is all the check looks at.
 	chardev, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer chardev.Close()
-	noColor := func(val string, set bool) func(string) (string, bool) {
+	env := func(vars ...string) func(string) (string, bool) {
 		return func(k string) (string, bool) {
-			if k == "NO_COLOR" {
-				return val, set
+			for i := 0; i+1 < len(vars); i += 2 {
+				if vars[i] == k {
+					return vars[i+1], true
+				}
+			}
+			return "", false
+		}
+	}
+	buffer := &bytes.Buffer{}
+	tests := []struct {
+		name   string
+		w      io.Writer
+		toFile bool
+		flag   bool
+		env    func(string) (string, bool)
+		want   bool
+	}{
+		{"buffer", buffer, false, false, env(), false},
+		{"character device", chardev, false, false, env(), true},
+		{"NO_COLOR set", chardev, false, false, env("NO_COLOR", "1"), false},
+		{"NO_COLOR empty", chardev, false, false, env("NO_COLOR", ""), true},
+		{"--no-color", chardev, false, true, env(), false},
+		{"report file", chardev, true, false, env(), false},
+		{"FORCE_COLOR in a CI log", buffer, false, false, env("FORCE_COLOR", "1"), true},
+		{"CLICOLOR_FORCE in a CI log", buffer, false, false, env("CLICOLOR_FORCE", "1"), true},
+		{"FORCE_COLOR=0", buffer, false, false, env("FORCE_COLOR", "0"), false},
+		{"FORCE_COLOR empty", buffer, false, false, env("FORCE_COLOR", ""), false},
+		{"FORCE_COLOR=false", chardev, false, false, env("FORCE_COLOR", "false"), true},
+		{"NO_COLOR wins over FORCE_COLOR", buffer, false, false, env("FORCE_COLOR", "1", "NO_COLOR", "1"), false},
+		{"--no-color wins over FORCE_COLOR", buffer, false, true, env("FORCE_COLOR", "1"), false},
+		{"FORCE_COLOR does not colour a report file", buffer, true, false, env("FORCE_COLOR", "1"), false},
+	}
+	for _, tc := range tests {
+		if got := useColor(tc.flag, tc.env, tc.w, tc.toFile); got != tc.want {
+			t.Errorf("%s: color = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestReportWidthIsTheTerminalsThenCOLUMNS(t *testing.T) {
+	env := func(columns string) func(string) (string, bool) {
+		return func(k string) (string, bool) {
+			if k == "COLUMNS" && columns != "" {
+				return columns, true
 			}
 			return "", false
 		}
 	}
 	tests := []struct {
-		name string
-		sink *reportSink
-		flag bool
-		env  func(string) (string, bool)
-		want bool
+		name    string
+		sink    *reportSink
+		columns string
+		want    int
 	}{
-		{"buffer", &reportSink{w: &bytes.Buffer{}}, false, noColor("", false), false},
-		{"character device", &reportSink{w: chardev}, false, noColor("", false), true},
-		{"NO_COLOR set", &reportSink{w: chardev}, false, noColor("1", true), false},
-		{"NO_COLOR empty", &reportSink{w: chardev}, false, noColor("", true), true},
-		{"--no-color", &reportSink{w: chardev}, true, noColor("", false), false},
-		{"report file", &reportSink{w: chardev, toFile: true}, false, noColor("", false), false},
+		{"a pipe without COLUMNS: the report's default", &reportSink{w: &bytes.Buffer{}}, "", 0},
+		{"COLUMNS", &reportSink{w: &bytes.Buffer{}}, "80", 80},
+		{"COLUMNS not a number", &reportSink{w: &bytes.Buffer{}}, "wide", 0},
+		{"COLUMNS negative", &reportSink{w: &bytes.Buffer{}}, "-3", 0},
 	}
 	for _, tc := range tests {
-		e := environment{lookupEnv: tc.env}
-		if got := e.color(&checkConfig{noColor: tc.flag}, tc.sink); got != tc.want {
-			t.Errorf("%s: color = %v, want %v", tc.name, got, tc.want)
+		e := environment{lookupEnv: env(tc.columns)}
+		if got := e.reportWidth(tc.sink); got != tc.want {
+			t.Errorf("%s: width %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -89,7 +89,10 @@ Report:
                               empty (errors still go to stderr)
   -v, --verbose               add the transcript: every frame sent and received, with times
   --no-color                  no colours on a terminal (colours are also off when NO_COLOR is
-                              set or stdout is not a terminal)
+                              set or stdout is not a terminal; FORCE_COLOR=1 or
+                              CLICOLOR_FORCE=1 turns them on in a CI log that renders them)
+                              The text report wraps at the terminal's width (COLUMNS when
+                              stdout is not a terminal, else 100 columns).
 
 Verdict:
   --fail-on SEVERITY          lowest severity that fails the run (default %[3]s): error (a

@@ -5,13 +5,29 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
-// buildVersion is the module version of a `go install …@version` build, or "dev" with the
-// VCS revision for a build from a checkout.
+// version is the release the binary was built as, stamped by the release build with
+// `-ldflags "-X main.version=1.2.3"`; empty in every other build. It is written once, by the
+// linker, and only read.
+var version string
+
+// buildVersion is the prober's version, the one every report's generator and the SARIF
+// tool version carry: the stamped release, else the module version of a
+// `go install …/cmd/prober@v1.2.3` build, else "dev" (with the VCS revision when the build
+// recorded one) for a build of a checkout.
 func buildVersion() string {
 	info, ok := debug.ReadBuildInfo()
-	if !ok {
+	return versionOf(version, info, ok)
+}
+
+// versionOf decides the version from what the linker stamped and what the build recorded.
+func versionOf(stamped string, info *debug.BuildInfo, ok bool) string {
+	if v := strings.TrimSpace(stamped); v != "" {
+		return v
+	}
+	if !ok || info == nil {
 		return "dev"
 	}
 	if v := info.Main.Version; v != "" && v != "(devel)" {
