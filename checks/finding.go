@@ -234,14 +234,47 @@ func Clip(b []byte) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// cutShort makes the verdict of an interrupted probe untested: what failed may have failed
-// only because the probe stopped waiting (an answer that was on its way, a server still
-// starting, a shutdown cut short), and an interrupt is the user's doing, never the server's.
-// A fact (info) stays a fact, a pass a pass.
+// cutShort keeps, of the verdict of an interrupted probe, only what the server was seen to do
+// before the interrupt: evidence that cites something the server sent by then and nothing the
+// transport noted (a timeout, a process ended, a stream cut). What else failed may have failed
+// only because the probe stopped waiting (an answer on its way, a server still starting, a
+// shutdown cut short), and an interrupt is the user's doing, never the server's: with none of
+// its evidence left, the check is untested. A fact (info) stays a fact, a pass a pass.
 func cutShort(res *probe.Result, f *Finding) {
 	if res.Interrupted <= 0 || len(f.Evidence) == 0 {
 		return
 	}
-	f.Evidence, f.Data = nil, nil
-	f.Untested("interrupted after %s, before this could be judged", res.Interrupted.Round(time.Millisecond))
+	kept := f.Evidence[:0:0]
+	for _, e := range f.Evidence {
+		if seenBefore(res, e.Frames, res.Interrupted) {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == len(f.Evidence) {
+		return
+	}
+	f.Evidence = kept
+	if len(kept) == 0 {
+		f.Data = nil
+		f.Untested("interrupted after %s, before this could be judged", res.Interrupted.Round(time.Millisecond))
+	}
+}
+
+// seenBefore reports whether the frames show something the server sent before at, and no
+// note of the transport.
+func seenBefore(res *probe.Result, frames []int, at time.Duration) bool {
+	seen := false
+	for _, seq := range frames {
+		if seq < 0 || seq >= len(res.Frames) {
+			continue
+		}
+		fr := res.Frames[seq]
+		switch {
+		case fr.Kind == probe.KindNote:
+			return false
+		case fr.Dir == probe.In && fr.At < at:
+			seen = true
+		}
+	}
+	return seen
 }

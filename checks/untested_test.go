@@ -48,6 +48,22 @@ func TestRuleUnsentHere(t *testing.T) {
 
 // An interrupt is the user's doing: what a check would fail or warn of in an interrupted
 // probe is untested, saying when the interrupt came; the same result uninterrupted fails.
+// What the server was seen to send before the interrupt is still judged.
+func TestAnInterruptedProbeFailsNothingItDidNotSee(t *testing.T) {
+	wrongVersion := func(interrupted time.Duration) *probe.Result {
+		res := scriptedSession(protocol.TransportHTTP, answer(probe.StepPing, jsonReply(`{"jsonrpc":"1.0","id":ID,"result":{}}`)))
+		for i := range res.Frames {
+			res.Frames[i].At = 2 * time.Second
+		}
+		res.Interrupted = interrupted
+		return res
+	}
+	runCheckRows(t, "jsonrpc.version", []checkRow{
+		{name: "a message received before the interrupt is judged", res: wrongVersion(3 * time.Second), want: StatusFail, msg: `got "jsonrpc": "1.0"`},
+		{name: "a message received after the interrupt is not", res: wrongVersion(time.Second), want: StatusUntested, msg: "interrupted after 1s"},
+	})
+}
+
 func TestAnInterruptedProbeFailsNothing(t *testing.T) {
 	result := func(interrupted time.Duration) *probe.Result {
 		return &probe.Result{Transport: protocol.TransportStdio, Requested: protocol.Revision20251125, InitializedAt: -1,
