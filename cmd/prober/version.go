@@ -7,9 +7,17 @@ import (
 	"runtime/debug"
 )
 
-// buildVersion is the module version of a `go install …@version` build, or "dev" with the
-// VCS revision for a build from a checkout.
+// version is the release version, set by the linker in release builds (.goreleaser.yaml, the
+// Dockerfile): go build -ldflags "-X main.version=v1.2.3" ./cmd/prober. It is the one place a
+// build names its version; nothing assigns it at run time. Empty in any other build.
+var version string
+
+// buildVersion is the version a release build was stamped with, else the module version of a
+// `go install …@version` build, or "dev" with the VCS revision for a build from a checkout.
 func buildVersion() string {
+	if version != "" {
+		return version
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "dev"
