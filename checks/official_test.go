@@ -7,38 +7,10 @@ import (
 	"testing"
 
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/officialschemas"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
-
-// officialDir finds the official schemas at ../shared/mcp-schemas beside the module root.
-// A fresh clone has none: the tests skip there, but never in CI.
-func officialDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-	schemas := filepath.Join(dir, "..", "shared", "mcp-schemas")
-	if _, err := os.Stat(schemas); err != nil {
-		msg := "official MCP schemas not found at " + schemas + "; cross-check skipped"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return schemas
-}
 
 // syntheticOfficial writes a directory of official-looking schema files.
 func syntheticOfficial(t *testing.T, files map[string]string) *mcpschema.Official {
@@ -80,7 +52,7 @@ func crossChecked(t *testing.T, res *probe.Result, official *mcpschema.Official)
 }
 
 func TestOfficialSchemasAgreeOnAConformantAndABrokenSession(t *testing.T) {
-	official, err := mcpschema.LoadOfficial(officialDir(t))
+	official, err := mcpschema.LoadOfficial(officialschemas.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

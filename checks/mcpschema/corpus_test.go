@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/officialschemas"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -95,7 +96,7 @@ func TestOwnSchemasJudgeTheCorpusAsExpected(t *testing.T) {
 // TestOfficialSchemasAgreeOnTheCorpus is the cross-check: the specification's own schemas
 // must reach the same verdict on every corpus message as the schemas this project wrote.
 func TestOfficialSchemasAgreeOnTheCorpus(t *testing.T) {
-	dir := officialSchemaDir(t)
+	dir := officialschemas.Dir(t)
 	v := newValidator(t)
 	for _, rev := range v.Revisions() {
 		official := compileOfficial(t, filepath.Join(dir, rev, "schema.json"))
@@ -125,44 +126,6 @@ func officialName(rev, def string) string {
 		}
 	}
 	return def
-}
-
-// officialSchemaDir finds ../shared/mcp-schemas beside the module root, or the folder named
-// by MCPWATCH_OFFICIAL_SCHEMAS. A fresh clone has no such folder: the test skips there, but
-// never in CI.
-func officialSchemaDir(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv("MCPWATCH_OFFICIAL_SCHEMAS"); dir != "" {
-		return existingSchemaDir(t, dir)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := wd
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			t.Fatalf("no go.mod above %s", wd)
-		}
-		root = parent
-	}
-	return existingSchemaDir(t, filepath.Join(root, "..", "shared", "mcp-schemas"))
-}
-
-func existingSchemaDir(t *testing.T, dir string) string {
-	t.Helper()
-	if _, err := os.Stat(dir); err != nil {
-		msg := "official MCP schemas not found at " + dir + " (they sit beside the project root in the development and CI checkouts); cross-check skipped"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return dir
 }
 
 // compileOfficial loads one official schema file (it has no $id) and returns a compiler of its

@@ -9,11 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/testkit/officialschemas"
 )
 
 func loadOfficial(t *testing.T) *Official {
 	t.Helper()
-	o, err := LoadOfficial(officialSchemaDir(t))
+	o, err := LoadOfficial(officialschemas.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpwatch/mcpwatch/internal/testkit/officialschemas"
 )
 
 func TestCheckWritesEveryCIFormat(t *testing.T) {
@@ -231,23 +233,8 @@ func TestCheckSARIFArtifactNamesTheResultsLocation(t *testing.T) {
 	}
 }
 
-// officialSchemaDir is ../shared/mcp-schemas beside the module root; absent in a fresh
-// clone (the test skips) but never in CI.
-func officialSchemaDir(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "mcp-schemas")
-	if _, err := os.Stat(filepath.Join(dir, "2025-11-25", "schema.json")); err != nil {
-		msg := "official MCP schemas not found at " + dir + "; skipped"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return dir
-}
-
 func TestCheckValidatesWithTheOfficialSchemasToo(t *testing.T) {
-	dir := officialSchemaDir(t)
+	dir := officialschemas.Dir(t)
 	srv := newHTTPFixture(t, &httpFixture{mcp: fixtureMCP{name: "x", version: "1"}})
 	code, stdout, stderr := runCLI(t, context.Background(), "check", "--format", "json", "--official-schemas", dir, srv.URL+"/mcp")
 	if code != exitOK {
