@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/modroot"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -32,7 +33,7 @@ func sarifSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
 	file := os.Getenv("MCPWATCH_SARIF_SCHEMA")
 	if file == "" {
-		file = filepath.Join(moduleRoot(t), ".cache", "sarif", "sarif-schema-2.1.0.json")
+		file = filepath.Join(modroot.Of(t), ".cache", "sarif", "sarif-schema-2.1.0.json")
 	}
 	raw, err := os.ReadFile(file)
 	if err != nil {
@@ -54,24 +55,6 @@ func sarifSchema(t *testing.T) *jsonschema.Schema {
 		t.Fatalf("SARIF schema %s: %v", file, err)
 	}
 	return s
-}
-
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
 }
 
 // sarifReports are reports of every shape a SARIF log has to carry: failures with frames,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/modroot"
 )
 
 // sarifMultitool finds Microsoft's SARIF multitool, which .ci/sarif-multitool installs in
@@ -24,7 +25,7 @@ func sarifMultitool(t *testing.T) string {
 	bin := os.Getenv("MCPWATCH_SARIF_MULTITOOL")
 	if bin == "" {
 		platform := map[string]string{"linux": "linux", "darwin": "darwin", "windows": "win32"}[runtime.GOOS]
-		bin = filepath.Join(repoRoot(t), ".cache", "sarif-multitool", "node_modules", "@microsoft",
+		bin = filepath.Join(modroot.Of(t), ".cache", "sarif-multitool", "node_modules", "@microsoft",
 			"sarif-multitool-"+platform, "Sarif.Multitool")
 	}
 	if _, err := os.Stat(bin); err != nil {
@@ -35,25 +36,6 @@ func sarifMultitool(t *testing.T) string {
 		t.Skip(msg)
 	}
 	return bin
-}
-
-// repoRoot is the folder of go.mod above the test's directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
 }
 
 // multitoolFinding is one result of the multitool's own SARIF log about the log it checked.
@@ -69,7 +51,7 @@ func validateSARIF(t *testing.T, bin, file string) []multitoolFinding {
 	out := filepath.Join(t.TempDir(), "validation.sarif")
 	args := []string{"validate", file, "--output", out, "--log", "ForceOverwrite",
 		"--config", filepath.Join("testdata", "sarif-multitool.xml"), "--level", "Error;Warning"}
-	if schema := filepath.Join(repoRoot(t), ".cache", "sarif", "sarif-schema-2.1.0.json"); fileExists(schema) {
+	if schema := filepath.Join(modroot.Of(t), ".cache", "sarif", "sarif-schema-2.1.0.json"); fileExists(schema) {
 		args = append(args, "--json-schema", schema)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpwatch/mcpwatch/internal/similar"
 	"github.com/mcpwatch/mcpwatch/internal/units"
 )
 
@@ -73,7 +74,7 @@ func nearestFlag(fs *flag.FlagSet, name string) string {
 		if len(f.Name) < 3 {
 			return // -o, -v, -H: suggesting those for a typo is more confusing than helpful
 		}
-		if d := editDistance(strings.ToLower(name), f.Name); d <= 2 && d < len(f.Name)/2 {
+		if d := similar.Distance(strings.ToLower(name), f.Name); d <= 2 && d < len(f.Name)/2 {
 			near = append(near, candidate{f.Name, d})
 		}
 		if len(name) >= 3 && (strings.HasPrefix(f.Name, name) || strings.HasSuffix(f.Name, name)) {
@@ -90,32 +91,6 @@ func nearestFlag(fs *flag.FlagSet, name string) string {
 		return prefixed[0]
 	}
 	return ""
-}
-
-// editDistance is the Damerau–Levenshtein distance (optimal string alignment) of a and b,
-// counted in bytes: flag names are ASCII.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 // notAURL explains a first argument that is not an http(s) URL: one that looks like a host

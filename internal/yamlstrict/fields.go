@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/mcpwatch/mcpwatch/internal/similar"
 )
 
 // structFields are the keys of a struct type.
@@ -52,7 +54,7 @@ func fieldsOf(t reflect.Type) structFields {
 func didYouMean(key string, fields structFields) string {
 	best, bestDistance := "", 3
 	for spelling, f := range fields.byKey {
-		dist := distance(fold(key), fold(spelling))
+		dist := similar.Distance(fold(key), fold(spelling))
 		if dist < bestDistance || (dist == bestDistance && f.key < best) {
 			best, bestDistance = f.key, dist
 		}
@@ -66,25 +68,4 @@ func didYouMean(key string, fields structFields) string {
 // fold drops case and the separators of kebab-case and snake_case.
 func fold(s string) string {
 	return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(s))
-}
-
-// distance is the Levenshtein distance of two keys (bytes: keys are ASCII).
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

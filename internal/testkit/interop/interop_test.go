@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/modroot"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
@@ -46,7 +47,7 @@ func runTests(m *testing.M) int {
 	if testing.Short() {
 		return m.Run() // the tests skip themselves; nothing to build
 	}
-	root, err := ModuleRoot(".")
+	root, err := modroot.Find(".")
 	if err != nil {
 		built.buildErr = err
 		return m.Run()

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/mcpwatch/mcpwatch/internal/testkit/modroot"
 )
 
 // TestLoopbackPreloadPinsEveryListenForm runs testdata/listen-forms.cjs, which listens once in
@@ -17,7 +19,7 @@ import (
 // another loopback address itself.
 func TestLoopbackPreloadPinsEveryListenForm(t *testing.T) {
 	node := requireCommand(t, "node", "install Node.js (the CI script installs nodejs and npm)")
-	root, err := ModuleRoot(".")
+	root, err := modroot.Find(".")
 	if err != nil {
 		t.Fatal(err)
 	}

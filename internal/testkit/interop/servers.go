@@ -44,24 +44,6 @@ func GoServers() []GoServer {
 	}
 }
 
-// ModuleRoot returns the nearest directory at or above dir that holds go.mod.
-func ModuleRoot(dir string) (string, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("module root: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("module root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // GoCommand finds the go command on PATH, where go test puts the toolchain that runs it.
 func GoCommand() (string, error) {
 	p, err := exec.LookPath("go")

@@ -8,10 +8,11 @@
 package officialschemas
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mcpwatch/mcpwatch/internal/testkit/modroot"
 )
 
 // EnvDir names the environment variable that points the tests at a folder of official schema
@@ -33,7 +34,7 @@ func Dir(t testing.TB) string {
 		}
 		return dir
 	}
-	root, err := moduleRoot()
+	root, err := modroot.Find(".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,23 +61,4 @@ func missingFiles(dir string) []string {
 		}
 	}
 	return missing
-}
-
-// moduleRoot is the nearest folder above the working directory (a test's package folder) that
-// holds go.mod.
-func moduleRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above %s", wd)
-		}
-		dir = parent
-	}
 }
