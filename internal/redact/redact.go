@@ -160,11 +160,19 @@ func (x *Redactor) secretHeader(name string) bool {
 }
 
 // IsSecretHeader reports whether the values of a header are never shown: the headers that
-// carry credentials whoever set them, and those named (in any case).
+// carry credentials whoever set them (Authorization, cookies, and any name with token, key or
+// secret in it, such as X-Auth-Token or X-Api-Key: the rule the GitHub Action masks by too),
+// and those named (in any case).
 func IsSecretHeader(name string, named []string) bool {
-	switch strings.ToLower(name) {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key":
+	lower := strings.ToLower(name)
+	switch lower {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie":
 		return true
+	}
+	for _, word := range []string{"token", "key", "secret"} {
+		if strings.Contains(lower, word) {
+			return true
+		}
 	}
 	for _, h := range named {
 		if strings.EqualFold(h, name) {

@@ -69,12 +69,13 @@ func TestRedactorWithoutSecretsChangesNothing(t *testing.T) {
 }
 
 func TestIsSecretHeader(t *testing.T) {
-	for _, name := range []string{"Authorization", "authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Api-Key", "X-Tenant"} {
+	for _, name := range []string{"Authorization", "authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Api-Key", "X-Tenant",
+		"X-Auth-Token", "X-Client-Secret", "Private-Token", "X-Signing-Key"} {
 		if !IsSecretHeader(name, []string{"x-tenant"}) {
 			t.Errorf("%s not secret", name)
 		}
 	}
-	for _, name := range []string{"Content-Type", "Mcp-Session-Id", "Accept"} {
+	for _, name := range []string{"Content-Type", "Mcp-Session-Id", "Accept", "X-Request-Id", "Mcp-Protocol-Version", "Keep-Alive"} {
 		if IsSecretHeader(name, []string{"x-tenant"}) {
 			t.Errorf("%s secret", name)
 		}
