@@ -67,8 +67,13 @@ func testStatusStates(t *testing.T, f *fleet) {
 		t.Error("a server without runs should say so")
 	}
 	// Days: weather-tools had failed runs three days ago, so its strip has a failing day.
-	if !strings.Contains(rowOf(t, page, "weather-tools"), `class="day-major"`) {
+	// Only its share is red: the rest of that day was up.
+	if !strings.Contains(rowOf(t, page, "weather-tools"), `class="share day-major"`) {
 		t.Error("weather-tools' outage is not among its bars")
+	}
+	// notes-beta has no run: its strip says no data rather than showing grey days.
+	if row := rowOf(t, page, "notes-beta"); !strings.Contains(row, `<span class="nodata">no data yet</span>`) || strings.Contains(row, `class="day-none"`) {
+		t.Error("notes-beta's strip does not say it has no data yet")
 	}
 }
 

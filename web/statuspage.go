@@ -53,6 +53,7 @@ type serverRow struct {
 	Regions   []regionChip
 	Uptime    string // over the last 90 days
 	Bars      template.HTML
+	BarsStart string // where the strip's data begins (see stripStart)
 	P50, P95  string
 	Reached   bool // some run of the last 24 hours reached the server
 	Spark     template.HTML
@@ -264,6 +265,7 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, now ti
 		if w, ok := st.Window("90d"); ok {
 			row.Uptime = formatUptime(w.Up+w.Degraded, w.Runs)
 		}
+		row.BarsStart = stripStart(st.Days)
 		row.Bars = template.HTML(uptimeStrip(st.Days, 450, 34, fmt.Sprintf("Uptime of %s by day over the last %d days", st.Server.Name, len(st.Days))).SVG())
 		if w, ok := st.Window("24h"); ok && w.Up+w.Degraded > 0 {
 			row.Reached = true
