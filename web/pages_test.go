@@ -19,6 +19,7 @@ func TestDashboard(t *testing.T) {
 	t.Run("status page lists every server with its state", func(t *testing.T) { testStatusStates(t, f) })
 	t.Run("status page filters by state and name", func(t *testing.T) { testStatusFilters(t, f) })
 	t.Run("status page shows the last error with its exact codes", func(t *testing.T) { testStatusLastError(t, f) })
+	t.Run("status page shows open alerts and why they are open", func(t *testing.T) { testStatusAlerts(t, f) })
 	t.Run("server page shows chart findings tools drift and runs", func(t *testing.T) { testServerPage(t, f) })
 	t.Run("server page lists untested checks apart", func(t *testing.T) { testUntestedFindings(t, f) })
 	t.Run("server page pages through runs without overlap", func(t *testing.T) { testRunPaging(t, f) })
@@ -74,6 +75,36 @@ func testStatusStates(t *testing.T, f *fleet) {
 	// notes-beta has no run: its strip says no data rather than showing grey days.
 	if row := rowOf(t, page, "notes-beta"); !strings.Contains(row, `<span class="nodata">no data yet</span>`) || strings.Contains(row, `class="day-none"`) {
 		t.Error("notes-beta's strip does not say it has no data yet")
+	}
+}
+
+func testStatusAlerts(t *testing.T, f *fleet) {
+	page := f.mustGet(t, "/")
+	if !strings.Contains(page, `<b class="alerts-open">3 alerts open on 3 servers</b>`) {
+		t.Errorf("the headline does not count the open alerts")
+	}
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		// Up, with its down alert held open while flapping: the row says both and why.
+		{"weather-tools", []string{`<span class="pill up"`, `1 alert open</span>`, `class="open-alert flapping" data-kind="down"`,
+			"Held open while flapping: the server is up again since ", "(20 min ago)"}},
+		{"search-index", []string{`data-kind="certificate"`, "has a TLS certificate about to expire", "the TLS certificate expires in 6 days"}},
+		{"github-bridge", []string{`class="open-alert maintenance" data-kind="conformance"`, "<code>lifecycle.unknown-method</code>",
+			"Maintenance window weekly deploy in force"}},
+	} {
+		row := rowOf(t, page, tc.name)
+		for _, want := range tc.want {
+			if !strings.Contains(row, want) {
+				t.Errorf("%s: row lacks %q", tc.name, want)
+			}
+		}
+	}
+	for _, name := range []string{"notes-beta", "archive-reader"} {
+		if row := rowOf(t, page, name); strings.Contains(row, "open-alert") || strings.Contains(row, "alert open") {
+			t.Errorf("%s has no open alert but its row shows one", name)
+		}
 	}
 }
 
@@ -156,7 +187,7 @@ func testServerPage(t *testing.T, f *fleet) {
 		`<code>echo</code>`, `<code>word_count</code>`, // the tools of the latest run
 		`removed summarize`, `changed echo (description)`, // the drift of three hours ago, diffed
 		`13 tools → 14 tools`, // the drift of two days ago, its previous recording gone
-		`No alerts.`,
+		`Maintenance window weekly deploy in force: nothing is sent yet`, // its open alert, held back
 		`<span class="out degraded">Degraded</span>`, `<code>JSON-RPC -32603</code>`, // the run history
 	} {
 		if !strings.Contains(page, want) {

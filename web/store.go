@@ -42,9 +42,10 @@ type RunReader interface {
 	ToolChanges(ctx context.Context, serverID int64, since time.Time, limit int) ([]store.ToolChange, error)
 }
 
-// AlertReader gives a server's open alerts and their history.
+// AlertReader gives open alerts (of one server, or of all with 0), each with its incident's
+// latest transition, and their history.
 type AlertReader interface {
-	OpenAlerts(ctx context.Context, serverID int64) ([]store.AlertState, error)
+	OpenAlertsWithLast(ctx context.Context, serverID int64) ([]store.OpenAlert, error)
 	AlertHistory(ctx context.Context, q store.AlertHistoryQuery) ([]store.AlertHistoryEntry, error)
 }
 
