@@ -179,6 +179,8 @@ func testBrowser(t *testing.T, f *fleet) {
 		{"the headline's count of open alerts", `.hero .alerts-open`},
 		{"notes-beta's strip saying no data", `li.server:has(a[href="/servers/notes-beta"]) .strip-axis .nodata`},
 		{"weather-tools' failed share of a day", `li.server:has(a[href="/servers/weather-tools"]) svg.uptime rect.share`},
+		{"billing-api's newest run, a down tick of the recent probes", `li.server:has(a[href="/servers/billing-api"]) svg.recent rect:last-of-type.tick-down`},
+		{"weather-tools' recent probes beside its 90 days", `li.server:has(a[href="/servers/weather-tools"]) .strips .recent-probes svg.recent`},
 	} {
 		var visible bool
 		if err := chromedp.Run(tab, chromedp.Evaluate(`(() => { const e = document.querySelector(`+"`"+tc.selector+"`"+`);

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/store"
@@ -127,6 +128,37 @@ func stripStart(days []store.DayUptime) string {
 	default:
 		return "no data before " + days[first].Day.UTC().Format("Mon Jan 2")
 	}
+}
+
+// recentShown is how many of a server's last runs the bar of recent probes draws.
+const recentShown = 30
+
+// Tick classes of the bar of recent probes: a run's outcome, or a slot before the first run.
+const tickNone = "tick-none"
+
+// recentTicks draws a server's last runs (newest first, as the store gives them) as ticks,
+// oldest on the left and the newest at the right edge; slots before the first run are no
+// data.
+func recentTicks(runs []store.RunRecord, name string) chart.Bars {
+	bars := make([]chart.Bar, recentShown)
+	pad := recentShown - min(len(runs), recentShown)
+	for i := range pad {
+		bars[i] = chart.Bar{Fill: 0, Class: tickNone, Label: "no run yet"}
+	}
+	for i, r := range runs[:recentShown-pad] {
+		label := fmt.Sprintf("%s in %s: %s", formatTime(r.Start), r.Region, strings.ToLower(outcomeView(r.Outcome).Label))
+		if r.Outcome == store.OutcomeDown {
+			label += " after " + formatLatency(r.Duration)
+		} else {
+			label += ", " + formatLatency(r.Duration)
+		}
+		if codes := runCodes(r); codes != "" {
+			label += " (" + codes + ")"
+		}
+		bars[recentShown-1-i] = chart.Bar{Fill: 1, Class: "tick-" + outcomeView(r.Outcome).Key, Label: label}
+	}
+	return chart.Bars{Width: 180, Height: 34, Gap: 1.5, Bars: bars, Class: "recent",
+		Label: fmt.Sprintf("The last %d runs of %s, oldest first", recentShown, name), Stretch: true}
 }
 
 // daysUptime sums days.

@@ -55,6 +55,8 @@ type serverRow struct {
 	Uptime    string // over the last 90 days
 	Bars      template.HTML
 	BarsStart string // where the strip's data begins (see stripStart)
+	Recent    template.HTML // the last runs, a tick each
+	RecentFor string        // "last 30 runs", "last 4 runs", "no run yet"
 	P50, P95  string
 	Reached   bool // some run of the last 24 hours reached the server
 	Spark     template.HTML
@@ -280,6 +282,14 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, open m
 	if err != nil {
 		return nil, err
 	}
+	recent, err := d.store.RecentRuns(r.Context(), ids, recentShown)
+	if err != nil {
+		return nil, err
+	}
+	recentBy := map[int64][]store.RunRecord{}
+	for _, run := range recent {
+		recentBy[run.ServerID] = append(recentBy[run.ServerID], run)
+	}
 	rows := make([]serverRow, len(sts))
 	for i, st := range sts {
 		row := serverRow{
@@ -295,6 +305,11 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, open m
 			row.Uptime = formatUptime(w.Up+w.Degraded, w.Runs)
 		}
 		row.BarsStart = stripStart(st.Days)
+		row.Recent = template.HTML(recentTicks(recentBy[st.Server.ID], st.Server.Name).SVG())
+		row.RecentFor = "no run yet"
+		if n := min(len(recentBy[st.Server.ID]), recentShown); n > 0 {
+			row.RecentFor = "last " + plural(n, "run", "runs")
+		}
 		row.Bars = template.HTML(uptimeStrip(st.Days, 450, 34, fmt.Sprintf("Uptime of %s by day over the last %d days", st.Server.Name, len(st.Days))).SVG())
 		if w, ok := st.Window("24h"); ok && w.Up+w.Degraded > 0 {
 			row.Reached = true
