@@ -103,7 +103,7 @@ func testStatusRecentProbes(t *testing.T, f *fleet) {
 		name      string
 		last, all string // the newest tick's class, and the class every tick has ("" when they differ)
 	}{
-		{"billing-api", "tick-down", ""},     // down for fifty minutes, up before
+		{"billing-api", "tick-down", ""}, // down for fifty minutes, up before
 		{"github-bridge", "tick-degraded", "tick-degraded"},
 		{"weather-tools", "tick-up", "tick-up"},
 		{"notes-beta", "tick-none", "tick-none"}, // no run yet: every slot is no data
@@ -240,7 +240,7 @@ func testServerPage(t *testing.T, f *fleet) {
 		`<code>echo</code>`, `<code>word_count</code>`, // the tools of the latest run
 		`removed summarize`, `changed echo (description)`, // the drift of three hours ago, diffed
 		`13 tools → 14 tools`, // the drift of two days ago, its previous recording gone
-		`Maintenance window weekly deploy in force: nothing is sent yet`, // its open alert, held back
+		`Maintenance window weekly deploy in force: nothing is sent yet`,             // its open alert, held back
 		`<span class="out degraded">Degraded</span>`, `<code>JSON-RPC -32603</code>`, // the run history
 	} {
 		if !strings.Contains(page, want) {

@@ -54,7 +54,7 @@ type serverRow struct {
 	Regions   []regionChip
 	Uptime    string // over the last 90 days
 	Bars      template.HTML
-	BarsStart string // where the strip's data begins (see stripStart)
+	BarsStart string        // where the strip's data begins (see stripStart)
 	Recent    template.HTML // the last runs, a tick each
 	RecentFor string        // "last 30 runs", "last 4 runs", "no run yet"
 	P50, P95  string
