@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/store"
@@ -44,6 +45,13 @@ const (
 	mutedFlapping      = "held open while flapping"
 	mutedMaintenance   = "maintenance window "
 )
+
+// HeldBackByMaintenance reads the reason a history transition was muted: the name of the
+// maintenance window that held it back, and whether one did. A status page uses it to say why
+// an open alert has not been announced.
+func HeldBackByMaintenance(muted string) (window string, ok bool) {
+	return strings.CutPrefix(muted, mutedMaintenance)
+}
 
 // decide is the update of one observation, for store.UpdateAlerts.
 func (e *evaluator) decide(obs *Observation, snap store.AlertSnapshot) (store.AlertChanges, error) {
@@ -236,7 +244,7 @@ func (e *evaluator) heldEvidence(server string, st *store.AlertState, last Evide
 	// The last failure is named in a line and by its run; its details (codes, error, the
 	// regions' lines) would read as if it were failing still.
 	ev := Evidence{Regions: last.Regions, Since: last.Since, Rule: last.Rule, Spec: last.Spec, RunID: last.RunID, HeldOpen: true}
-	good := server + " " + resolvedHeadline(Kind(st.Kind), st.Key)
+	good := server + " " + ResolvedHeadline(Kind(st.Kind), st.Key)
 	ev.GoodSince = quietSince(st.Cycles)
 	n := e.flapPolicy().count(st.Cycles, at)
 	quiet := durationText(e.cfg.Flapping.Quiet)

@@ -78,13 +78,13 @@ func (e *Evidence) Codes() string {
 
 // Title is the one-line headline of a message.
 func (m *Message) Title() string {
-	what := kindHeadline(m.Kind, m.Key)
+	what := KindHeadline(m.Kind, m.Key)
 	switch m.Event {
 	case EventResolved:
-		return fmt.Sprintf("Resolved: %s %s", m.Server, resolvedHeadline(m.Kind, m.Key))
+		return fmt.Sprintf("Resolved: %s %s", m.Server, ResolvedHeadline(m.Kind, m.Key))
 	case EventReminder:
 		if m.HeldOpen && !m.GoodSince.IsZero() {
-			return fmt.Sprintf("Still held open (flapping): %s %s since %s", m.Server, resolvedHeadline(m.Kind, m.Key), timeText(m.GoodSince))
+			return fmt.Sprintf("Still held open (flapping): %s %s since %s", m.Server, ResolvedHeadline(m.Kind, m.Key), timeText(m.GoodSince))
 		}
 		return fmt.Sprintf("Still open: %s %s", m.Server, what)
 	case EventFlapping:
@@ -97,7 +97,9 @@ func (m *Message) Title() string {
 	return fmt.Sprintf("%s %s", m.Server, what)
 }
 
-func kindHeadline(k Kind, key string) string {
+// KindHeadline says what an open alert of kind k (and key) is about, after the server's name:
+// "is down", "fails check lifecycle.initialize".
+func KindHeadline(k Kind, key string) string {
 	switch k {
 	case KindDown:
 		return "is down"
@@ -113,7 +115,8 @@ func kindHeadline(k Kind, key string) string {
 	return string(k)
 }
 
-func resolvedHeadline(k Kind, key string) string {
+// ResolvedHeadline says, after the server's name, that an alert's condition is good again.
+func ResolvedHeadline(k Kind, key string) string {
 	switch k {
 	case KindDown:
 		return "is up again"

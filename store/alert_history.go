@@ -110,3 +110,46 @@ func (s *Store) DeleteAlertHistoryBefore(ctx context.Context, cutoff time.Time) 
 	}
 	return tag.RowsAffected(), nil
 }
+
+// OpenAlert is an open alert with the latest transition of its incident: what a status page
+// shows of it (for one not yet announced, the transition says why: a maintenance window).
+type OpenAlert struct {
+	AlertState
+	// LastEvent, LastAt and LastMuted are the incident's latest transition ("" and zero when
+	// its history is gone).
+	LastEvent string
+	LastAt    time.Time
+	LastMuted string
+}
+
+// OpenAlertsWithLast returns the firing alerts of a server (0: of every server), ordered by
+// server, kind and key, each with its incident's latest transition.
+func (s *Store) OpenAlertsWithLast(ctx context.Context, serverID int64) ([]OpenAlert, error) {
+	// The lateral subquery names only event, at and muted: the state's columns need no prefix.
+	rows, err := s.pool.Query(ctx, `SELECT `+alertStateColumns+`,
+			coalesce(h.event, ''), h.at, coalesce(h.muted, '')
+		FROM alert_state st
+		LEFT JOIN LATERAL (SELECT event, at, muted FROM alert_history h
+			WHERE h.incident = st.incident AND h.server_id = st.server_id
+			ORDER BY h.id DESC LIMIT 1) h ON true
+		WHERE st.status = 'firing' AND ($1::bigint = 0 OR st.server_id = $1)
+		ORDER BY st.server_id, st.kind, st.key`, serverID)
+	if err != nil {
+		return nil, fmt.Errorf("store: open alerts: %w", err)
+	}
+	defer rows.Close()
+	var out []OpenAlert
+	for rows.Next() {
+		var a OpenAlert
+		var at *time.Time
+		if err := scanAlertState(rows, &a.AlertState, &a.LastEvent, &at, &a.LastMuted); err != nil {
+			return nil, fmt.Errorf("store: open alerts: %w", err)
+		}
+		a.LastAt = timeOrZero(at)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: open alerts: %w", err)
+	}
+	return out, nil
+}

@@ -123,10 +123,12 @@ func (s *Store) UpdateAlerts(ctx context.Context, serverID int64, decide func(Al
 const alertStateColumns = `server_id, kind, key, status, coalesce(incident::text, ''), since, fired_at,
 	resolved_at, notified_at, held, cond_bad, cycles, details, updated_at`
 
-func scanAlertState(row pgx.Row, st *AlertState) error {
+// scanAlertState reads the columns of alertStateColumns into st, and any columns selected
+// after them into extra.
+func scanAlertState(row pgx.Row, st *AlertState, extra ...any) error {
 	var since, fired, resolved, notified *time.Time
-	if err := row.Scan(&st.ServerID, &st.Kind, &st.Key, &st.Status, &st.Incident, &since, &fired,
-		&resolved, &notified, &st.Held, &st.CondBad, &st.Cycles, &st.Details, &st.UpdatedAt); err != nil {
+	if err := row.Scan(append([]any{&st.ServerID, &st.Kind, &st.Key, &st.Status, &st.Incident, &since, &fired,
+		&resolved, &notified, &st.Held, &st.CondBad, &st.Cycles, &st.Details, &st.UpdatedAt}, extra...)...); err != nil {
 		return err
 	}
 	st.Since, st.FiredAt, st.ResolvedAt, st.NotifiedAt = timeOrZero(since), timeOrZero(fired), timeOrZero(resolved), timeOrZero(notified)

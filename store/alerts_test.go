@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -85,5 +86,61 @@ func TestUpdateAlertsRoundTripsStateMemoryAndHistory(t *testing.T) {
 	var left int
 	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM alert_outbox`).Scan(&left); err != nil || left != 0 {
 		t.Errorf("%d notifications left, %v", left, err)
+	}
+}
+
+func TestOpenAlertsWithLastNameTheIncidentsLatestTransition(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	at := time.Date(2026, 3, 2, 2, 5, 0, 0, time.UTC)
+	const held, fresh, closed = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-333333333333"
+	write := func(server int64, c AlertChanges) {
+		t.Helper()
+		if _, err := s.UpdateAlerts(ctx, server, func(AlertSnapshot) (AlertChanges, error) { return c, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Server 7: a down alert opened in a maintenance window (not announced), then a region
+	// changed, still muted; and a resolved certificate alert, which is not open.
+	write(7, AlertChanges{
+		States: []AlertState{
+			{ServerID: 7, Kind: "down", Status: AlertFiring, Incident: held, Since: at, FiredAt: at, CondBad: true},
+			{ServerID: 7, Kind: "certificate", Status: AlertOK, Incident: closed, Since: at, FiredAt: at, ResolvedAt: at},
+		},
+		Events: []AlertEvent{
+			{ServerID: 7, Server: "weather", Kind: "down", Incident: held, Event: "fired", At: at, Muted: "maintenance window deploy"},
+			{ServerID: 7, Server: "weather", Kind: "down", Incident: held, Event: "changed", At: at.Add(time.Minute), Muted: "maintenance window deploy"},
+		},
+	})
+	// Server 8: a conformance alert whose history is gone.
+	write(8, AlertChanges{States: []AlertState{{ServerID: 8, Kind: "conformance", Key: "lifecycle.initialize", Status: AlertFiring,
+		Incident: fresh, Since: at, FiredAt: at, NotifiedAt: at, Held: true, Cycles: []time.Time{at.Add(time.Hour)}}}})
+
+	for _, tc := range []struct {
+		server int64
+		want   []string // kind/key event muted
+	}{
+		{0, []string{"down/ changed maintenance window deploy", "conformance/lifecycle.initialize  "}},
+		{7, []string{"down/ changed maintenance window deploy"}},
+		{8, []string{"conformance/lifecycle.initialize  "}},
+		{9, nil},
+	} {
+		open, err := s.OpenAlertsWithLast(ctx, tc.server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range open {
+			got = append(got, a.Kind+"/"+a.Key+" "+a.LastEvent+" "+a.LastMuted)
+			if a.LastEvent == "changed" && !a.LastAt.Equal(at.Add(time.Minute)) {
+				t.Errorf("last transition at %v, want %v", a.LastAt, at.Add(time.Minute))
+			}
+			if a.Kind == "conformance" && (!a.Held || len(a.Cycles) != 1 || !a.LastAt.IsZero()) {
+				t.Errorf("held alert read as %+v", a)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("server %d: open alerts %q, want %q", tc.server, got, tc.want)
+		}
 	}
 }

@@ -168,6 +168,31 @@ func testBrowser(t *testing.T, f *fleet) {
 		}
 	}
 
+	// What issue 22 asks of the status page, visible on screen: open alerts with why they are
+	// open (flapping, a certificate, a maintenance window), a day's failed share rather than a
+	// red day, and "no data" before a server's first run.
+	for _, tc := range []struct{ what, selector string }{
+		{"weather-tools' alert held open while flapping", `li.server:has(a[href="/servers/weather-tools"]) li.open-alert.flapping`},
+		{"weather-tools' alert pill beside its Up pill", `li.server:has(a[href="/servers/weather-tools"]) .pill.alerting`},
+		{"search-index's certificate alert", `li.server:has(a[href="/servers/search-index"]) li.open-alert[data-kind="certificate"]`},
+		{"github-bridge's alert held back by a maintenance window", `li.server:has(a[href="/servers/github-bridge"]) li.open-alert.maintenance`},
+		{"the headline's count of open alerts", `.hero .alerts-open`},
+		{"notes-beta's strip saying no data", `li.server:has(a[href="/servers/notes-beta"]) .strip-axis .nodata`},
+		{"weather-tools' failed share of a day", `li.server:has(a[href="/servers/weather-tools"]) svg.uptime rect.share`},
+		{"billing-api's newest run, a down tick of the recent probes", `li.server:has(a[href="/servers/billing-api"]) svg.recent rect:last-of-type.tick-down`},
+		{"weather-tools' recent probes beside its 90 days", `li.server:has(a[href="/servers/weather-tools"]) .strips .recent-probes svg.recent`},
+	} {
+		var visible bool
+		if err := chromedp.Run(tab, chromedp.Evaluate(`(() => { const e = document.querySelector(`+"`"+tc.selector+"`"+`);
+			if (!e) return false; const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
+			return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; })()`, &visible)); err != nil {
+			t.Fatal(err)
+		}
+		if !visible {
+			t.Errorf("status page: %s is not visible (%s)", tc.what, tc.selector)
+		}
+	}
+
 	// Dark mode changes the colours (not only the screenshot's look).
 	var light, dark string
 	if err := chromedp.Run(tab,

@@ -48,6 +48,9 @@ func newFleet(t *testing.T) *fleet {
 	if f.servers, err = dashseed.Seed(ctx, f.store, f.now, f.plans); err != nil {
 		t.Fatal(err)
 	}
+	if err := dashseed.SeedAlerts(ctx, f.store, f.now, f.servers); err != nil {
+		t.Fatal(err)
+	}
 	f.handler = f.dashboard(t, func() time.Time { return f.now })
 	return f
 }

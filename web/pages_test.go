@@ -19,6 +19,8 @@ func TestDashboard(t *testing.T) {
 	t.Run("status page lists every server with its state", func(t *testing.T) { testStatusStates(t, f) })
 	t.Run("status page filters by state and name", func(t *testing.T) { testStatusFilters(t, f) })
 	t.Run("status page shows the last error with its exact codes", func(t *testing.T) { testStatusLastError(t, f) })
+	t.Run("status page shows the last runs as ticks", func(t *testing.T) { testStatusRecentProbes(t, f) })
+	t.Run("status page shows open alerts and why they are open", func(t *testing.T) { testStatusAlerts(t, f) })
 	t.Run("server page shows chart findings tools drift and runs", func(t *testing.T) { testServerPage(t, f) })
 	t.Run("server page lists untested checks apart", func(t *testing.T) { testUntestedFindings(t, f) })
 	t.Run("server page pages through runs without overlap", func(t *testing.T) { testRunPaging(t, f) })
@@ -52,7 +54,7 @@ func testStatusStates(t *testing.T, f *fleet) {
 		if !strings.Contains(row, `<span class="pill `+p.State+`"`) {
 			t.Errorf("%s: no %s pill", p.Name, p.State)
 		}
-		bars := strings.Count(row, `role="listitem"`)
+		bars := strings.Count(svgOf(t, row, "uptime"), `role="listitem"`)
 		if bars != store.StatusDays {
 			t.Errorf("%s: %d day bars, want %d", p.Name, bars, store.StatusDays)
 		}
@@ -67,8 +69,95 @@ func testStatusStates(t *testing.T, f *fleet) {
 		t.Error("a server without runs should say so")
 	}
 	// Days: weather-tools had failed runs three days ago, so its strip has a failing day.
-	if !strings.Contains(rowOf(t, page, "weather-tools"), `class="day-major"`) {
+	// Only its share is red: the rest of that day was up.
+	if !strings.Contains(rowOf(t, page, "weather-tools"), `class="share day-major"`) {
 		t.Error("weather-tools' outage is not among its bars")
+	}
+	// notes-beta has no run: its strip says no data rather than showing grey days.
+	if row := rowOf(t, page, "notes-beta"); !strings.Contains(row, `<span class="nodata">no data yet</span>`) || strings.Contains(row, `class="day-none"`) {
+		t.Error("notes-beta's strip does not say it has no data yet")
+	}
+}
+
+// svgOf cuts the chart of a class out of a row.
+func svgOf(t *testing.T, row, class string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(row, `class="`+class+`"`)
+	if !ok {
+		t.Fatalf("no %s chart in the row", class)
+	}
+	chart, _, _ := strings.Cut(rest, "</svg>")
+	return chart
+}
+
+func testStatusRecentProbes(t *testing.T, f *fleet) {
+	page := f.mustGet(t, "/")
+	tickClasses := func(name string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile(`<rect role="listitem"[^>]*class="(tick-\w+)"`).FindAllStringSubmatch(svgOf(t, rowOf(t, page, name), "recent"), -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		last, all string // the newest tick's class, and the class every tick has ("" when they differ)
+	}{
+		{"billing-api", "tick-down", ""}, // down for fifty minutes, up before
+		{"github-bridge", "tick-degraded", "tick-degraded"},
+		{"weather-tools", "tick-up", "tick-up"},
+		{"notes-beta", "tick-none", "tick-none"}, // no run yet: every slot is no data
+	} {
+		ticks := tickClasses(tc.name)
+		if len(ticks) != recentShown {
+			t.Fatalf("%s: %d ticks, want %d", tc.name, len(ticks), recentShown)
+		}
+		if ticks[len(ticks)-1] != tc.last {
+			t.Errorf("%s: newest tick %s, want %s", tc.name, ticks[len(ticks)-1], tc.last)
+		}
+		for _, c := range ticks {
+			if tc.all != "" && c != tc.all {
+				t.Errorf("%s: ticks %v, want every one %s", tc.name, ticks, tc.all)
+				break
+			}
+		}
+	}
+	// A tick says when, where, what and how long.
+	if !regexp.MustCompile(`<title>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC in eu: down after [^<]+ \(JSON-RPC -32603`).MatchString(svgOf(t, rowOf(t, page, "billing-api"), "recent")) {
+		t.Errorf("billing-api's newest tick does not say when, where, what and its codes:\n%s", svgOf(t, rowOf(t, page, "billing-api"), "recent"))
+	}
+	if !strings.Contains(rowOf(t, page, "notes-beta"), "<span>no run yet</span>") {
+		t.Error("notes-beta's recent probes do not say there are none")
+	}
+}
+
+func testStatusAlerts(t *testing.T, f *fleet) {
+	page := f.mustGet(t, "/")
+	if !strings.Contains(page, `<b class="alerts-open">3 alerts open on 3 servers</b>`) {
+		t.Errorf("the headline does not count the open alerts")
+	}
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		// Up, with its down alert held open while flapping: the row says both and why.
+		{"weather-tools", []string{`<span class="pill up"`, `1 alert open</span>`, `class="open-alert flapping" data-kind="down"`,
+			"Held open while flapping: the server is up again since ", "(20 min ago)"}},
+		{"search-index", []string{`data-kind="certificate"`, "has a TLS certificate about to expire", "the TLS certificate expires in 6 days"}},
+		{"github-bridge", []string{`class="open-alert maintenance" data-kind="conformance"`, "<code>lifecycle.unknown-method</code>",
+			"Maintenance window weekly deploy in force"}},
+	} {
+		row := rowOf(t, page, tc.name)
+		for _, want := range tc.want {
+			if !strings.Contains(row, want) {
+				t.Errorf("%s: row lacks %q", tc.name, want)
+			}
+		}
+	}
+	for _, name := range []string{"notes-beta", "archive-reader"} {
+		if row := rowOf(t, page, name); strings.Contains(row, "open-alert") || strings.Contains(row, "alert open") {
+			t.Errorf("%s has no open alert but its row shows one", name)
+		}
 	}
 }
 
@@ -151,7 +240,7 @@ func testServerPage(t *testing.T, f *fleet) {
 		`<code>echo</code>`, `<code>word_count</code>`, // the tools of the latest run
 		`removed summarize`, `changed echo (description)`, // the drift of three hours ago, diffed
 		`13 tools → 14 tools`, // the drift of two days ago, its previous recording gone
-		`No alerts.`,
+		`Maintenance window weekly deploy in force: nothing is sent yet`,             // its open alert, held back
 		`<span class="out degraded">Degraded</span>`, `<code>JSON-RPC -32603</code>`, // the run history
 	} {
 		if !strings.Contains(page, want) {

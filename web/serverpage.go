@@ -33,6 +33,7 @@ type serverPageData struct {
 	Regions   []regionRow
 	Latency   latencyChart
 	Days      template.HTML
+	DaysStart string // where the strip's data begins (see stripStart)
 	DaysNote  string
 	ByRegion  []regionStrip
 	Findings  findingsView
@@ -112,6 +113,7 @@ func (d *dashboard) serverPage(w http.ResponseWriter, r *http.Request) {
 	ok90, runs90 := daysUptime(det.Days)
 	data.Days = template.HTML(uptimeStrip(det.Days, 900, 44, fmt.Sprintf("Uptime of %s by day over the last %d days, all regions", srv.Name, len(det.Days))).SVG())
 	data.DaysNote = formatUptime(ok90, runs90)
+	data.DaysStart = stripStart(det.Days)
 	if len(det.ByRegion) > 1 {
 		for _, rw := range det.ByRegion {
 			ok, runs := daysUptime(rw.Days)
@@ -135,7 +137,7 @@ func (d *dashboard) serverPage(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	if data.Alerts, err = d.alertsOf(r, srv.ID, now); err != nil {
+	if data.Alerts, err = d.alertsOf(r, srv.ID, det.State, now); err != nil {
 		d.fail(w, r, err)
 		return
 	}

@@ -14,7 +14,7 @@ import (
 
 // alertsView is a server's open alerts and their history.
 type alertsView struct {
-	Open    []alertRow
+	Open    []openAlertView
 	History []alertRow
 	Note    string
 }
@@ -35,9 +35,9 @@ const alertHistoryShown = 20
 
 // alertsOf reads the alerts of a server. A database without the alert tables (an older
 // schema, or alerts not set up) has no alerts to show, which is no error.
-func (d *dashboard) alertsOf(r *http.Request, serverID int64, now time.Time) (alertsView, error) {
+func (d *dashboard) alertsOf(r *http.Request, serverID int64, state string, now time.Time) (alertsView, error) {
 	var v alertsView
-	open, err := d.store.OpenAlerts(r.Context(), serverID)
+	open, err := d.store.OpenAlertsWithLast(r.Context(), serverID)
 	if undefinedTable(err) {
 		v.Note = "No alerts."
 		return v, nil
@@ -45,13 +45,7 @@ func (d *dashboard) alertsOf(r *http.Request, serverID int64, now time.Time) (al
 	if err != nil {
 		return v, err
 	}
-	for _, a := range open {
-		since := a.FiredAt
-		if since.IsZero() {
-			since = a.Since
-		}
-		v.Open = append(v.Open, alertRow{Kind: a.Kind, Key: a.Key, At: formatTime(since), Ago: formatAgo(since, now)})
-	}
+	v.Open = openAlertsOf(open, state, now)
 	history, err := d.store.AlertHistory(r.Context(), store.AlertHistoryQuery{ServerID: serverID, Limit: alertHistoryShown})
 	if undefinedTable(err) {
 		history, err = nil, nil

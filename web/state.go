@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/store"
@@ -61,15 +62,20 @@ func outcomeView(outcome string) stateView {
 	return stateView{store.StateUnknown, outcome, ""}
 }
 
-// Day classes of the uptime bars: every run reached the server, almost every, fewer, none ran.
+// Day classes of the uptime bars: every run reached the server; under 1% or more of them
+// failed (the colour of the failed share drawn on top of a day's bar); no run on a day of
+// the server's history; a day before its first run, of which there is no data.
 const (
 	dayAllUp  = "day-ok"
 	dayMinor  = "day-minor" // at least 99% reached the server
 	dayMajor  = "day-major"
 	dayNoData = "day-none"
+	dayBefore = "day-before"
 )
 
-// dayBar turns one day of uptime into a bar with its numbers.
+// dayBar turns one day of uptime into a bar with its numbers. A day with failures is drawn
+// green with its failed share on top, so that one failed run among hundreds is a sliver,
+// not a day painted red.
 func dayBar(d store.DayUptime) chart.Bar {
 	date := d.Day.UTC().Format("Mon Jan 2")
 	switch {
@@ -82,17 +88,77 @@ func dayBar(d store.DayUptime) chart.Bar {
 	if d.OK*100 >= d.Runs*99 {
 		class = dayMinor
 	}
-	return chart.Bar{Fill: 1, Class: class, Label: fmt.Sprintf("%s: %s up, %d of %d runs failed",
-		date, formatUptime(d.OK, d.Runs), d.Runs-d.OK, d.Runs)}
+	return chart.Bar{Fill: 1, Class: dayAllUp, Share: float64(d.Runs-d.OK) / float64(d.Runs), ShareClass: class,
+		Label: fmt.Sprintf("%s: %s up, %d of %d runs failed", date, formatUptime(d.OK, d.Runs), d.Runs-d.OK, d.Runs)}
 }
 
-// uptimeStrip draws days of uptime, oldest first.
+// firstDayWithRuns is the index of the first day that has runs, len(days) when none has.
+func firstDayWithRuns(days []store.DayUptime) int {
+	for i, d := range days {
+		if d.Runs > 0 {
+			return i
+		}
+	}
+	return len(days)
+}
+
+// uptimeStrip draws days of uptime, oldest first. The days before the first run are no
+// data, not days without runs: they are drawn as a faint baseline.
 func uptimeStrip(days []store.DayUptime, width, height float64, label string) chart.Bars {
 	bars := make([]chart.Bar, len(days))
+	first := firstDayWithRuns(days)
 	for i, d := range days {
+		if i < first {
+			bars[i] = chart.Bar{Fill: 0, Class: dayBefore, Label: d.Day.UTC().Format("Mon Jan 2") + ": no data (before the first run)"}
+			continue
+		}
 		bars[i] = dayBar(d)
 	}
 	return chart.Bars{Width: width, Height: height, Gap: 1.5, Bars: bars, Class: "uptime", Label: label, Stretch: true}
+}
+
+// stripStart says where a strip's data begins, for the axis under it: "" when its first day
+// has runs, "no data yet" when no day has, else "no data before Mon Jan 2".
+func stripStart(days []store.DayUptime) string {
+	switch first := firstDayWithRuns(days); {
+	case first == 0:
+		return ""
+	case first == len(days):
+		return "no data yet"
+	default:
+		return "no data before " + days[first].Day.UTC().Format("Mon Jan 2")
+	}
+}
+
+// recentShown is how many of a server's last runs the bar of recent probes draws.
+const recentShown = 30
+
+// Tick classes of the bar of recent probes: a run's outcome, or a slot before the first run.
+const tickNone = "tick-none"
+
+// recentTicks draws a server's last runs (newest first, as the store gives them) as ticks,
+// oldest on the left and the newest at the right edge; slots before the first run are no
+// data.
+func recentTicks(runs []store.RunRecord, name string) chart.Bars {
+	bars := make([]chart.Bar, recentShown)
+	pad := recentShown - min(len(runs), recentShown)
+	for i := range pad {
+		bars[i] = chart.Bar{Fill: 0, Class: tickNone, Label: "no run yet"}
+	}
+	for i, r := range runs[:recentShown-pad] {
+		label := fmt.Sprintf("%s in %s: %s", formatTime(r.Start), r.Region, strings.ToLower(outcomeView(r.Outcome).Label))
+		if r.Outcome == store.OutcomeDown {
+			label += " after " + formatLatency(r.Duration)
+		} else {
+			label += ", " + formatLatency(r.Duration)
+		}
+		if codes := runCodes(r); codes != "" {
+			label += " (" + codes + ")"
+		}
+		bars[recentShown-1-i] = chart.Bar{Fill: 1, Class: "tick-" + outcomeView(r.Outcome).Key, Label: label}
+	}
+	return chart.Bars{Width: 180, Height: 34, Gap: 1.5, Bars: bars, Class: "recent",
+		Label: fmt.Sprintf("The last %d runs of %s, oldest first", recentShown, name), Stretch: true}
 }
 
 // daysUptime sums days.

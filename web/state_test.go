@@ -9,25 +9,63 @@ import (
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
-func TestDayBarColoursByShareOfFailedRuns(t *testing.T) {
+func TestDayBarShowsItsFailedShareOnAGreenDay(t *testing.T) {
 	t.Parallel()
 	day := time.Date(2025, 11, 20, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
-		runs, ok int64
-		class    string
-		label    string
+		runs, ok   int64
+		class      string
+		share      float64
+		shareClass string
+		label      string
 	}{
-		{0, 0, dayNoData, "Thu Nov 20: no runs"},
-		{1440, 1440, dayAllUp, "Thu Nov 20: 100% up, all 1440 runs answered"},
-		{1440, 1430, dayMinor, "Thu Nov 20: 99.30% up, 10 of 1440 runs failed"},
-		{100, 99, dayMinor, "Thu Nov 20: 99.00% up, 1 of 100 runs failed"},
-		{100, 98, dayMajor, "Thu Nov 20: 98.00% up, 2 of 100 runs failed"},
-		{12, 0, dayMajor, "Thu Nov 20: 0.00% up, 12 of 12 runs failed"},
+		{0, 0, dayNoData, 0, "", "Thu Nov 20: no runs"},
+		{1440, 1440, dayAllUp, 0, "", "Thu Nov 20: 100% up, all 1440 runs answered"},
+		{1440, 1439, dayAllUp, 1.0 / 1440, dayMinor, "Thu Nov 20: 99.93% up, 1 of 1440 runs failed"},
+		{1440, 1430, dayAllUp, 10.0 / 1440, dayMinor, "Thu Nov 20: 99.30% up, 10 of 1440 runs failed"},
+		{100, 99, dayAllUp, 0.01, dayMinor, "Thu Nov 20: 99.00% up, 1 of 100 runs failed"},
+		{100, 98, dayAllUp, 0.02, dayMajor, "Thu Nov 20: 98.00% up, 2 of 100 runs failed"},
+		{12, 0, dayAllUp, 1, dayMajor, "Thu Nov 20: 0.00% up, 12 of 12 runs failed"},
 	} {
 		b := dayBar(store.DayUptime{Day: day, Runs: tc.runs, OK: tc.ok})
-		if b.Class != tc.class || b.Label != tc.label {
-			t.Errorf("%d of %d: %q %q, want %q %q", tc.ok, tc.runs, b.Class, b.Label, tc.class, tc.label)
+		if b.Class != tc.class || b.Label != tc.label || math.Abs(b.Share-tc.share) > 1e-12 || b.ShareClass != tc.shareClass {
+			t.Errorf("%d of %d: %q share %v %q, %q; want %q share %v %q, %q", tc.ok, tc.runs,
+				b.Class, b.Share, b.ShareClass, b.Label, tc.class, tc.share, tc.shareClass, tc.label)
 		}
+	}
+}
+
+func TestUptimeStripSaysNoDataBeforeTheFirstRun(t *testing.T) {
+	t.Parallel()
+	day := func(i int) time.Time { return time.Date(2025, 11, 20+i, 0, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		name    string
+		runs    []int64
+		classes []string
+		start   string
+	}{
+		{"no run at all", []int64{0, 0, 0}, []string{dayBefore, dayBefore, dayBefore}, "no data yet"},
+		{"first run on the second day", []int64{0, 5, 0}, []string{dayBefore, dayAllUp, dayNoData}, "no data before Fri Nov 21"},
+		{"runs from the first day", []int64{5, 0, 5}, []string{dayAllUp, dayNoData, dayAllUp}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			days := make([]store.DayUptime, len(tc.runs))
+			for i, n := range tc.runs {
+				days[i] = store.DayUptime{Day: day(i), Runs: n, OK: n}
+			}
+			strip := uptimeStrip(days, 90, 20, "uptime")
+			for i, b := range strip.Bars {
+				if b.Class != tc.classes[i] {
+					t.Errorf("day %d: class %q, want %q", i, b.Class, tc.classes[i])
+				}
+				if b.Class == dayBefore && !strings.Contains(b.Label, "no data") {
+					t.Errorf("day %d: label %q does not say there is no data", i, b.Label)
+				}
+			}
+			if got := stripStart(days); got != tc.start {
+				t.Errorf("stripStart = %q, want %q", got, tc.start)
+			}
+		})
 	}
 }
 

@@ -35,6 +35,7 @@ type statusData struct {
 	Shown         string // "1–50 of 230"
 	Prev, Next    string // page links
 	Empty         string // why there are no rows
+	AlertsOpen    string // "2 alerts open on 1 server", "" when none is
 }
 
 type stateCount struct {
@@ -53,12 +54,18 @@ type serverRow struct {
 	Regions   []regionChip
 	Uptime    string // over the last 90 days
 	Bars      template.HTML
+	BarsStart string        // where the strip's data begins (see stripStart)
+	Recent    template.HTML // the last runs, a tick each
+	RecentFor string        // "last 30 runs", "last 4 runs", "no run yet"
 	P50, P95  string
 	Reached   bool // some run of the last 24 hours reached the server
 	Spark     template.HTML
 	Score     string // conformance score of the latest run
 	Failing   []string
 	LastError *errorView
+	// Alerts are the server's open alerts, each saying why it is open when the server looks
+	// fine (flapping, a maintenance window, not enough good runs yet).
+	Alerts []openAlertView
 }
 
 type regionChip struct {
@@ -135,10 +142,23 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 		}
 		shown = append(shown, st)
 	}
-	// Problems first, then by name: the reader sees what is wrong without scrolling.
+	open, err := d.alertsOpenOn(ctx, 0)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	data.AlertsOpen = alertsOpenLine(open)
+	// Problems first, then by name: the reader sees what is wrong without scrolling. Within a
+	// state, servers with an open alert come first.
 	slices.SortStableFunc(shown, func(a, b store.ServerStatus) int {
 		if ra, rb := stateRank(a.State), stateRank(b.State); ra != rb {
 			return ra - rb
+		}
+		if oa, ob := len(open[a.Server.ID]) > 0, len(open[b.Server.ID]) > 0; oa != ob {
+			if oa {
+				return -1
+			}
+			return 1
 		}
 		return strings.Compare(a.Server.Name, b.Server.Name)
 	})
@@ -165,7 +185,7 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 		data.Empty = "No server matches."
 	}
 
-	rows, err := d.statusRows(r, pageRows, now)
+	rows, err := d.statusRows(r, pageRows, open, now)
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -203,6 +223,18 @@ func headline(total int, counts map[string]int) (string, string) {
 	return fmt.Sprintf("All %d servers are up", watched), store.StateUp
 }
 
+// alertsOpenLine counts the open alerts for the headline: "1 alert open on 1 server".
+func alertsOpenLine(open map[int64][]store.OpenAlert) string {
+	n := 0
+	for _, as := range open {
+		n += len(as)
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s open on %s", plural(n, "alert", "alerts"), plural(len(open), "server", "servers"))
+}
+
 func statusHref(state, query string, pageNo int) string {
 	v := url.Values{}
 	if state != "" {
@@ -229,7 +261,7 @@ const sparkHours = 24
 
 // statusRows builds the rows of the servers on the page: their figures come with the
 // statuses; the sparklines and last errors are read for these servers only.
-func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, now time.Time) ([]serverRow, error) {
+func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, open map[int64][]store.OpenAlert, now time.Time) ([]serverRow, error) {
 	if len(sts) == 0 {
 		return nil, nil
 	}
@@ -250,6 +282,14 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, now ti
 	if err != nil {
 		return nil, err
 	}
+	recent, err := d.store.RecentRuns(r.Context(), ids, recentShown)
+	if err != nil {
+		return nil, err
+	}
+	recentBy := map[int64][]store.RunRecord{}
+	for _, run := range recent {
+		recentBy[run.ServerID] = append(recentBy[run.ServerID], run)
+	}
 	rows := make([]serverRow, len(sts))
 	for i, st := range sts {
 		row := serverRow{
@@ -263,6 +303,12 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, now ti
 		row.Uptime = "–"
 		if w, ok := st.Window("90d"); ok {
 			row.Uptime = formatUptime(w.Up+w.Degraded, w.Runs)
+		}
+		row.BarsStart = stripStart(st.Days)
+		row.Recent = template.HTML(recentTicks(recentBy[st.Server.ID], st.Server.Name).SVG())
+		row.RecentFor = "no run yet"
+		if n := min(len(recentBy[st.Server.ID]), recentShown); n > 0 {
+			row.RecentFor = "last " + plural(n, "run", "runs")
 		}
 		row.Bars = template.HTML(uptimeStrip(st.Days, 450, 34, fmt.Sprintf("Uptime of %s by day over the last %d days", st.Server.Name, len(st.Days))).SVG())
 		if w, ok := st.Window("24h"); ok && w.Up+w.Degraded > 0 {
@@ -279,6 +325,7 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, now ti
 		if run, ok := lastErrors[st.Server.ID]; ok {
 			row.LastError = errorOf(run, now)
 		}
+		row.Alerts = openAlertsOf(open[st.Server.ID], st.State, now)
 		rows[i] = row
 	}
 	return rows, nil

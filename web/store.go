@@ -18,13 +18,14 @@ type Store interface {
 
 // StatusReader gives the figures of the status page and of a server's page: the statuses of
 // every server (the same queries as the JSON API's, so a page and the API never disagree),
-// one server's windows per region, hourly rollups for sparklines and charts, and the last
-// failed run of an hour or a day.
+// one server's windows per region, hourly rollups for sparklines and charts, the last
+// failed run of an hour or a day, and the last runs of servers for the bar of recent probes.
 type StatusReader interface {
 	ServerStatuses(ctx context.Context, now time.Time) ([]store.ServerStatus, error)
 	ServerDetail(ctx context.Context, id int64, now time.Time) (store.ServerDetail, error)
 	HourlyRollups(ctx context.Context, serverIDs []int64, from, to time.Time) ([]store.ServerHour, error)
 	LatestFailures(ctx context.Context, ranges []store.FailureRange) ([]store.RunRecord, error)
+	RecentRuns(ctx context.Context, serverIDs []int64, n int) ([]store.RunRecord, error)
 }
 
 // ServerReader finds the server a page is about.
@@ -42,9 +43,10 @@ type RunReader interface {
 	ToolChanges(ctx context.Context, serverID int64, since time.Time, limit int) ([]store.ToolChange, error)
 }
 
-// AlertReader gives a server's open alerts and their history.
+// AlertReader gives open alerts (of one server, or of all with 0), each with its incident's
+// latest transition, and their history.
 type AlertReader interface {
-	OpenAlerts(ctx context.Context, serverID int64) ([]store.AlertState, error)
+	OpenAlertsWithLast(ctx context.Context, serverID int64) ([]store.OpenAlert, error)
 	AlertHistory(ctx context.Context, q store.AlertHistoryQuery) ([]store.AlertHistoryEntry, error)
 }
 

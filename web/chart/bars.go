@@ -12,6 +12,12 @@ type Bar struct {
 	// Label is what the bar stands for, in words and numbers: shown on hover and read by
 	// screen readers.
 	Label string
+	// Share is the fraction (0..1) of the bar drawn on top of it in ShareClass, such as the
+	// failed runs of a day over its good ones: the bar shows a proportion rather than one
+	// colour for the whole. A share above 0 is at least minShareHeight tall, so that one
+	// failure among a thousand runs can still be seen.
+	Share      float64
+	ShareClass string
 }
 
 // Bars is a strip of equally wide bars, oldest first.
@@ -30,6 +36,9 @@ type Bars struct {
 
 // stubHeight is the height of an empty bar.
 const stubHeight = 2
+
+// minShareHeight is the least height of a bar's share above 0.
+const minShareHeight = 3
 
 // SVG draws the strip: one rectangle per bar, each a list item named by its <title>, which
 // browsers show on hover and screen readers read. A status page draws thousands of them, so
@@ -57,6 +66,13 @@ func (c Bars) SVG() string {
 			s.b.WriteString(`>`)
 			s.title(b.Label)
 			s.b.WriteString(`</rect>`)
+			if finite(b.Share) && b.Share > 0 {
+				// Not a list item of its own: the bar beneath names the whole day.
+				sh := math.Min(math.Max(math.Min(b.Share, 1)*h, minShareHeight), h)
+				s.b.WriteString(`<rect x="` + num(x) + `" y="` + num(c.Height-h) + `" width="` + num(w) + `" height="` + num(sh) + `"`)
+				s.attr("class", "share "+b.ShareClass)
+				s.b.WriteString(`/>`)
+			}
 		}
 	}
 	return s.close()

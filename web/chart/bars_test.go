@@ -98,3 +98,45 @@ func TestBarsStretchOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+func TestBarsDrawTheirShareOnTopInProportion(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		bar        Bar
+		wantShare  string // height of the share rect, "" for none
+		wantClass  string
+		wantHeight string // of the bar beneath
+	}{
+		{name: "no share draws one rect", bar: Bar{Fill: 1, Class: "ok"}, wantHeight: "20"},
+		{name: "a quarter of the bar", bar: Bar{Fill: 1, Class: "ok", Share: 0.25, ShareClass: "bad"}, wantShare: "5", wantClass: "share bad", wantHeight: "20"},
+		{name: "one failure in a thousand is still seen", bar: Bar{Fill: 1, Class: "ok", Share: 0.001, ShareClass: "bad"}, wantShare: "3", wantClass: "share bad", wantHeight: "20"},
+		{name: "a share above 1 is the whole bar", bar: Bar{Fill: 1, Share: 4, ShareClass: "bad"}, wantShare: "20", wantClass: "share bad", wantHeight: "20"},
+		{name: "a NaN share draws none", bar: Bar{Fill: 1, Share: math.NaN(), ShareClass: "bad"}, wantHeight: "20"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := parseSVG(t, Bars{Width: 10, Height: 20, Bars: []Bar{tc.bar}}.SVG())
+			rects := root.all("rect")
+			want := 1
+			if tc.wantShare != "" {
+				want = 2
+			}
+			if len(rects) != want {
+				t.Fatalf("%d rects, want %d", len(rects), want)
+			}
+			if rects[0].attrs["height"] != tc.wantHeight || rects[0].attrs["role"] != "listitem" {
+				t.Errorf("bar: %v", rects[0].attrs)
+			}
+			if want == 2 {
+				sh := rects[1]
+				if sh.attrs["height"] != tc.wantShare || sh.attrs["class"] != tc.wantClass || sh.attrs["role"] != "" {
+					t.Errorf("share: %v, want height %s class %q and no role", sh.attrs, tc.wantShare, tc.wantClass)
+				}
+				if sh.attrs["y"] != rects[0].attrs["y"] {
+					t.Errorf("share at y=%s, bar at y=%s: the share is not on top", sh.attrs["y"], rects[0].attrs["y"])
+				}
+			}
+		})
+	}
+}

@@ -26,6 +26,9 @@ func TestSparklineDrawsValuesWithGaps(t *testing.T) {
 		{name: "not zero based stretches", values: []float64{5, 10}, wantPath: "M2 22L102 2", wantLast: true},
 		{name: "gap splits the path", values: []float64{0, 10, nan, 10, 0}, wantPath: "M2 22L27 2M77 2L102 22", wantLast: true},
 		{name: "lone point becomes a dot", values: []float64{0, nan, 10, nan, 5, 5}, wantPath: "M82 12L102 12", wantDots: 2, wantLast: true},
+		// A server probed for the first time this hour: one value in 24, at the right edge.
+		{name: "a single value is drawn", values: []float64{nan, nan, nan, 7}, zero: true, wantDots: 1, wantLast: true},
+		{name: "a single value alone", values: []float64{7}, wantDots: 1, wantLast: true},
 		{name: "missing newest value has no end marker", values: []float64{1, 2, nan}, wantPath: "M2 22L52 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

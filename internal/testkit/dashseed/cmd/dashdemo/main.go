@@ -71,7 +71,11 @@ func serve(ctx context.Context, dbURL, listen string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if _, err := dashseed.Seed(ctx, s, now, dashseed.DemoPlans(samples, now)); err != nil {
+	servers, err := dashseed.Seed(ctx, s, now, dashseed.DemoPlans(samples, now))
+	if err != nil {
+		return err
+	}
+	if err := dashseed.SeedAlerts(ctx, s, now, servers); err != nil {
 		return err
 	}
 	h, err := web.New(web.Deps{Store: s, Logger: log, Checks: reg, Version: "demo"})
