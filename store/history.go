@@ -25,16 +25,20 @@ const MaxRunsPerQuery = 1000
 
 const runColumns = `r.id, r.server_id, r.region, r.worker, r.started_at, r.duration_us, r.outcome,
 	r.protocol_version, r.server_name, r.server_version, r.error_code, r.http_status,
-	r.exit_status, r.tool_count, r.tool_fingerprint, r.error`
+	r.exit_status, r.tool_count, r.tool_fingerprint, r.error, r.answer_us`
 
 func scanRun(row pgx.Row, r *RunRecord) error {
 	var us int64
+	var answerUS *int64
 	if err := row.Scan(&r.ID, &r.ServerID, &r.Region, &r.Worker, &r.Start, &us, &r.Outcome,
 		&r.ProtocolVersion, &r.ServerName, &r.ServerVersion, &r.ErrorCode, &r.HTTPStatus,
-		&r.ExitStatus, &r.ToolCount, &r.ToolFingerprint, &r.Error); err != nil {
+		&r.ExitStatus, &r.ToolCount, &r.ToolFingerprint, &r.Error, &answerUS); err != nil {
 		return err
 	}
 	r.Duration = time.Duration(us) * time.Microsecond
+	if answerUS != nil {
+		r.AnswerTime = time.Duration(*answerUS) * time.Microsecond
+	}
 	return nil
 }
 

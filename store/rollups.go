@@ -80,7 +80,8 @@ func (h Histogram) Quantile(q float64, lo, hi time.Duration) time.Duration {
 }
 
 // Stats summarise runs: counts by outcome and the latency of the runs that reached the server
-// (up or degraded).
+// (up or degraded). A run's latency is its answer time, or its whole duration when it has
+// none (RunRecord.Latency): rollups written before answer times were kept hold durations.
 type Stats struct {
 	Runs, Up, Degraded, Down int64
 	LatencySum               time.Duration
@@ -154,7 +155,7 @@ func rollupsOf(b *runBatch, fresh []int) []Rollup {
 	for _, i := range fresh {
 		r := &b.runs[i]
 		// Microseconds, as stored, so that a rollup equals the sum of the stored runs.
-		d := r.Duration.Truncate(time.Microsecond)
+		d := r.Latency()
 		hour := r.Start.UTC().Truncate(time.Hour)
 		k := rollupKey{r.ServerID, r.Region, hour.Unix()}
 		ru := byKey[k]

@@ -70,7 +70,8 @@ func TestHistogramQuantile(t *testing.T) {
 }
 
 // TestRollupsAgreeWithTheRawRuns writes random runs from concurrent writers, with retries, and
-// recomputes every rollup from the runs table in SQL.
+// recomputes every rollup from the runs table in SQL: the latency of a run is its answer time,
+// or its duration when it has none.
 func TestRollupsAgreeWithTheRawRuns(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t)
@@ -89,6 +90,13 @@ func TestRollupsAgreeWithTheRawRuns(t *testing.T) {
 		}
 		r := sampleRun(1+rng.Int64N(3), []string{"eu", "us"}[rng.IntN(2)], start, outcomes[rng.IntN(len(outcomes))], d)
 		r.Transcript = nil
+		switch rng.IntN(3) {
+		case 0: // written before answer times were kept, or never answered: the duration counts
+		case 1: // exactly on a bound
+			r.AnswerTime = min(bounds[rng.IntN(len(bounds))], d)
+		default:
+			r.AnswerTime = time.Duration(rng.Int64N(int64(d) + 1))
+		}
 		runs = append(runs, r)
 	}
 	var wg sync.WaitGroup
@@ -116,9 +124,9 @@ func TestRollupsAgreeWithTheRawRuns(t *testing.T) {
 	rows, err := s.pool.Query(ctx, `SELECT server_id, region, date_trunc('hour', started_at, 'UTC'),
 			count(*), count(*) FILTER (WHERE outcome = 'up'), count(*) FILTER (WHERE outcome = 'degraded'),
 			count(*) FILTER (WHERE outcome = 'down'),
-			coalesce(sum(duration_us) FILTER (WHERE outcome <> 'down'), 0)::bigint,
-			coalesce(min(duration_us) FILTER (WHERE outcome <> 'down'), 0),
-			coalesce(max(duration_us) FILTER (WHERE outcome <> 'down'), 0)
+			coalesce(sum(coalesce(answer_us, duration_us)) FILTER (WHERE outcome <> 'down'), 0)::bigint,
+			coalesce(min(coalesce(answer_us, duration_us)) FILTER (WHERE outcome <> 'down'), 0),
+			coalesce(max(coalesce(answer_us, duration_us)) FILTER (WHERE outcome <> 'down'), 0)
 		FROM runs GROUP BY 1, 2, 3`)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +146,7 @@ func TestRollupsAgreeWithTheRawRuns(t *testing.T) {
 		t.Fatal(rows.Err())
 	}
 	rows, err = s.pool.Query(ctx, `SELECT server_id, region, date_trunc('hour', started_at, 'UTC'),
-			(SELECT count(*) FROM latency_buckets b WHERE b.upper_us < r.duration_us) AS bucket, count(*)
+			(SELECT count(*) FROM latency_buckets b WHERE b.upper_us < coalesce(r.answer_us, r.duration_us)) AS bucket, count(*)
 		FROM runs r WHERE outcome <> 'down' GROUP BY 1, 2, 3, 4`)
 	if err != nil {
 		t.Fatal(err)
@@ -215,5 +223,53 @@ func TestRollupsAgreeWithTheRawRuns(t *testing.T) {
 	}
 	if up := summary.Uptime(); up <= 0 || up >= 1 {
 		t.Errorf("uptime %v, want strictly between 0 and 1 for a random mix", up)
+	}
+}
+
+func TestRollupLatencyIsTheAnswerTimeOrElseTheWholeDuration(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	hour := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	bounds := LatencyBucketBounds()
+	tests := []struct {
+		name     string
+		outcome  string
+		duration time.Duration
+		answer   time.Duration
+		// want is the latency the rollup counts; 0 when the run counts as down, without one.
+		want time.Duration
+	}{
+		{"an up run counts its answer time, not the probe", OutcomeUp, 2400 * ms, 180 * ms, 180 * ms},
+		{"a degraded run counts its answer time", OutcomeDegraded, 900 * ms, 40 * ms, 40 * ms},
+		{"a run without an answer time counts its duration", OutcomeUp, 2400 * ms, 0, 2400 * ms},
+		{"an answer time under a microsecond is none", OutcomeUp, 300 * ms, 400 * time.Nanosecond, 300 * ms},
+		{"the answer time is stored to the microsecond", OutcomeUp, 300 * ms, 12*ms + 1500*time.Nanosecond, 12*ms + time.Microsecond},
+		{"a down run has no latency", OutcomeDown, 5 * time.Second, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := sampleRun(1, "eu", hour.Add(5*time.Minute), tt.outcome, tt.duration)
+			r.AnswerTime = tt.answer
+			rs := rollupsOf(&runBatch{runs: []RunRecord{r}}, []int{0})
+			if len(rs) != 1 || rs[0].Runs != 1 || !rs[0].Hour.Equal(hour) {
+				t.Fatalf("rollups = %+v, want one of one run in %v", rs, hour)
+			}
+			st := rs[0].Stats
+			if tt.want == 0 {
+				if st.Down != 1 || st.Latency != nil || st.LatencySum != 0 {
+					t.Errorf("stats = %+v, want one down run and no latency", st)
+				}
+				return
+			}
+			if st.LatencySum != tt.want || st.LatencyMin != tt.want || st.LatencyMax != tt.want {
+				t.Errorf("latency sum/min/max = %v/%v/%v, want %v", st.LatencySum, st.LatencyMin, st.LatencyMax, tt.want)
+			}
+			if b := bucketOf(bounds, tt.want); st.Latency[b] != 1 {
+				t.Errorf("histogram %v, want the run in bucket %d", st.Latency, b)
+			}
+			if got := r.Latency(); got != tt.want {
+				t.Errorf("Latency() = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -37,9 +37,15 @@ type RunRecord struct {
 	Region   string
 	Worker   string
 	// Start is stored to the microsecond.
-	Start    time.Time
+	Start time.Time
+	// Duration is the whole probe: every request it made, the rule probes included.
 	Duration time.Duration
-	Outcome  string
+	// AnswerTime is how long the server took to answer what a client asks first: the main
+	// connection's handshake (initialize, or server/discover for a stateless server) and
+	// the first page of tools/list. 0 when unknown: the run never got that far, or was
+	// written before answer times were kept. Latency figures use it (see Latency).
+	AnswerTime time.Duration
+	Outcome    string
 	// ProtocolVersion is the negotiated revision ("" when initialize failed).
 	ProtocolVersion string
 	ServerName      string
@@ -57,6 +63,16 @@ type RunRecord struct {
 	// Transcript is opaque to the store (the monitor's encoding of the probe transcript); it
 	// is stored gzip-compressed. Read it back with Store.Transcript.
 	Transcript []byte
+}
+
+// Latency is the run's figure in the latency rollups, to the microsecond as stored: its
+// answer time when known, else its whole duration (runs written before answer times were
+// kept, and runs that never got an answer, which count only as down).
+func (r *RunRecord) Latency() time.Duration {
+	if a := r.AnswerTime.Truncate(time.Microsecond); a > 0 {
+		return a
+	}
+	return r.Duration.Truncate(time.Microsecond)
 }
 
 // StepRecord is one request or notification of a run.
@@ -95,6 +111,8 @@ func (r *RunRecord) Validate() error {
 		return bad(fmt.Sprintf("start %v is in the future", r.Start))
 	case r.Duration < 0:
 		return bad("negative duration")
+	case r.AnswerTime < 0:
+		return bad("negative answer time")
 	case r.Outcome != OutcomeUp && r.Outcome != OutcomeDegraded && r.Outcome != OutcomeDown:
 		return bad(fmt.Sprintf("outcome %q is not up, degraded or down", r.Outcome))
 	}
@@ -230,6 +248,7 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 		ids                             = make([]RunID, n)
 		starts                          = make([]time.Time, n)
 		serverIDs, durations            = make([]int64, n), make([]int64, n)
+		answers                         = make([]*int64, n)
 		regions, workers, outcomes      = make([]string, n), make([]string, n), make([]string, n)
 		protocols, names, versions, fps = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		errs                            = make([]string, n)
@@ -239,6 +258,9 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 	for i, r := range b.runs {
 		ids[i], starts[i] = r.ID, r.Start
 		serverIDs[i], durations[i] = r.ServerID, r.Duration.Microseconds()
+		if us := r.AnswerTime.Microseconds(); us > 0 {
+			answers[i] = &us
+		}
 		regions[i], workers[i], outcomes[i] = r.Region, r.Worker, r.Outcome
 		protocols[i], names[i], versions[i], fps[i] = r.ProtocolVersion, r.ServerName, r.ServerVersion, r.ToolFingerprint
 		errs[i] = r.Error
@@ -255,15 +277,15 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 	}
 	rows, err := tx.Query(ctx, `INSERT INTO runs (id, started_at, server_id, region, worker, duration_us,
 			outcome, protocol_version, server_name, server_version, error_code, http_status,
-			exit_status, tool_count, tool_fingerprint, error)
+			exit_status, tool_count, tool_fingerprint, error, answer_us)
 		SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::text[], $5::text[],
 			$6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[],
-			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[]) AS u (id)
+			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[], $17::bigint[]) AS u (id)
 		WHERE NOT EXISTS (SELECT FROM runs r WHERE r.id = u.id)
 		ON CONFLICT DO NOTHING
 		RETURNING id`,
 		ids, starts, serverIDs, regions, workers, durations, outcomes, protocols, names,
-		versions, errorCodes, httpStatuses, exits, toolCounts, fps, errs)
+		versions, errorCodes, httpStatuses, exits, toolCounts, fps, errs, answers)
 	if err != nil {
 		return nil, fmt.Errorf("insert runs: %w", err)
 	}

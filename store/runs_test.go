@@ -16,6 +16,7 @@ func TestWriteRunsStoresRunsStepsFindingsAndTranscripts(t *testing.T) {
 	srv := mustUpsert(t, ctx, s, httpServer("a"))
 	start := time.Now().UTC().Truncate(time.Microsecond)
 	up := sampleRun(srv.ID, "eu", start, OutcomeUp, 120*time.Millisecond)
+	up.AnswerTime = 15 * time.Millisecond // read back as written; the down run's 0 as 0
 	down := sampleRun(srv.ID, "us", start.Add(time.Second), OutcomeDown, 5*time.Second)
 	down.Transcript = nil
 
@@ -130,6 +131,7 @@ func TestWriteRunsRejectsAnInvalidRunWithoutWriting(t *testing.T) {
 		{"no start", func(r *RunRecord) { r.Start = time.Time{} }},
 		{"start in the future", func(r *RunRecord) { r.Start = time.Now().Add(48 * time.Hour) }},
 		{"negative duration", func(r *RunRecord) { r.Duration = -1 }},
+		{"negative answer time", func(r *RunRecord) { r.AnswerTime = -1 }},
 		{"unknown outcome", func(r *RunRecord) { r.Outcome = "ok" }},
 		{"finding without check id", func(r *RunRecord) { r.Findings = []FindingRecord{{Status: "pass"}} }},
 	}
