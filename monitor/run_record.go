@@ -81,6 +81,7 @@ func RunRecordOf(res *probe.Result, findings []checks.Finding, meta RunMeta) sto
 		Worker:          meta.Worker,
 		Start:           res.Start,
 		Duration:        res.Duration,
+		AnswerTime:      answerTime(res),
 		ProtocolVersion: res.Negotiated,
 	}
 	handshake, _ := res.Handshake()

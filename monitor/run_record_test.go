@@ -168,6 +168,11 @@ func TestRecordOutcomesAndExactCodes(t *testing.T) {
 			if tt.tools && *rec.ToolCount != len(fixture.DefaultTools()) {
 				t.Errorf("tool count %d, want %d", *rec.ToolCount, len(fixture.DefaultTools()))
 			}
+			// A run that reached the server has an answer time, within the whole probe; a down
+			// run has none.
+			if (rec.AnswerTime > 0) != (tt.outcome != store.OutcomeDown) || rec.AnswerTime > rec.Duration {
+				t.Errorf("answer time %v of a %s run of %v, want one within it exactly when the run is not down", rec.AnswerTime, rec.Outcome, rec.Duration)
+			}
 			if rec.ServerID != tt.server.ID || rec.Region != "eu" || rec.Worker != "w1" || rec.ID.IsZero() {
 				t.Errorf("run identity %v/%s/%s/%s", rec.ServerID, rec.Region, rec.Worker, rec.ID)
 			}
