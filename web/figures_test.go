@@ -84,7 +84,8 @@ func testFigures(t *testing.T, f *fleet) {
 	}{{"24h", "24 h", 24}, {"7d", "7 d", 7 * 24}, {"30d", "30 d", 30 * 24}, {"90d", "90 d", 90 * 24}}
 	for _, p := range f.plans {
 		t.Run(p.Name, func(t *testing.T) {
-			rows, err := f.pool.Query(f.ctx, `SELECT started_at, outcome, duration_us FROM runs WHERE server_id = $1`, f.servers[p.Name].ID)
+			// The figures are of the answer time, or of the whole probe for a run without one.
+			rows, err := f.pool.Query(f.ctx, `SELECT started_at, outcome, coalesce(answer_us, duration_us) FROM runs WHERE server_id = $1`, f.servers[p.Name].ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,6 +128,9 @@ func testFigures(t *testing.T, f *fleet) {
 			_, _, reached := within(24)
 			if len(reached) > 0 {
 				p50, p95 := estimateFromRaw(reached, 0.5), estimateFromRaw(reached, 0.95)
+				if !strings.Contains(row, `<span class="label">Answer time 24 h</span>`) {
+					t.Error("status page: the latency figures do not say they are the answer time")
+				}
 				m := regexp.MustCompile(`p50 <b>([^<]+)</b> · p95 ([^<]+?) <svg`).FindStringSubmatch(row)
 				if m == nil || m[1] != formatLatency(p50) || m[2] != formatLatency(p95) {
 					t.Errorf("status page: latency %v, from raw runs p50 %s p95 %s", m, formatLatency(p50), formatLatency(p95))
@@ -151,7 +155,7 @@ func testFigures(t *testing.T, f *fleet) {
 				q    float64
 			}{{"p50", 0.5}, {"p95", 0.95}, {"p99", 0.99}} {
 				want := formatLatency(estimateFromRaw(reached, q.q))
-				if got := submatch(t, page, `<span class="label">Latency `+q.name+`, 24 h</span><span class="value">([^<]+)</span>`); got != want {
+				if got := submatch(t, page, `<span class="label">Answer time `+q.name+`, 24 h</span><span class="value">([^<]+)</span>`); got != want {
 					t.Errorf("server page: %s = %s, from raw runs %s", q.name, got, want)
 				}
 			}

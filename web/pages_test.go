@@ -126,6 +126,10 @@ func testStatusRecentProbes(t *testing.T, f *fleet) {
 	if !regexp.MustCompile(`<title>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC in eu: down after [^<]+ \(JSON-RPC -32603`).MatchString(svgOf(t, rowOf(t, page, "billing-api"), "recent")) {
 		t.Errorf("billing-api's newest tick does not say when, where, what and its codes:\n%s", svgOf(t, rowOf(t, page, "billing-api"), "recent"))
 	}
+	// A run that reached the server gives its answer time first, the whole probe after it.
+	if !regexp.MustCompile(`<title>[^<]+ UTC in (eu|us): up, answered in \d[^<]* ms \(whole probe \d[^<)]*\)</title>`).MatchString(svgOf(t, rowOf(t, page, "weather-tools"), "recent")) {
+		t.Errorf("weather-tools's ticks do not give the answer time and the whole probe:\n%s", svgOf(t, rowOf(t, page, "weather-tools"), "recent"))
+	}
 	if !strings.Contains(rowOf(t, page, "notes-beta"), "<span>no run yet</span>") {
 		t.Error("notes-beta's recent probes do not say there are none")
 	}
@@ -345,8 +349,15 @@ func testRunPage(t *testing.T, f *fleet) {
 		f.servers["github-bridge"].ID).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
+	run, err := f.store.Run(f.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	page := f.mustGet(t, runHref(id))
 	for _, want := range []string{
+		// Both times, each saying what it is.
+		"<dt>Answer time</dt><dd>" + formatLatency(run.AnswerTime) + ` <span class="muted">initialize`,
+		"<dt>Whole probe</dt><dd>" + formatDuration(run.Duration) + ` <span class="muted">every request`,
 		"MCP conformance report", `<span class="a1 a31">FAIL</span>`, "lifecycle.unknown-method",
 		`[frames <a href="#frame-`, "Steps", `<h2>Transcript`, `id="frame-0"`, `POST http://127.0.0.1:`,
 		`&#34;jsonrpc&#34;: &#34;2.0&#34;`, // an indented JSON frame

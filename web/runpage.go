@@ -21,7 +21,9 @@ type runData struct {
 	Worker     string
 	Outcome    stateView
 	Duration   string
-	Protocol   string
+	// Answer is the run's answer time, "" when it has none (see store.RunRecord.AnswerTime).
+	Answer   string
+	Protocol string
 	Identity   string
 	Codes      string
 	Error      string
@@ -62,6 +64,9 @@ func (d *dashboard) runPage(w http.ResponseWriter, r *http.Request) {
 		Worker: run.Worker, Outcome: outcomeView(run.Outcome), Duration: formatDuration(run.Duration),
 		Protocol: run.ProtocolVersion, Identity: textclip.Runes(run.ServerName+" "+run.ServerVersion, 200),
 		Codes: runCodes(run), Error: run.Error, Server: fmt.Sprintf("server %d (removed)", run.ServerID),
+	}
+	if run.AnswerTime > 0 {
+		data.Answer = formatLatency(run.AnswerTime)
 	}
 	if run.ToolCount != nil {
 		data.Tools = strconv.Itoa(*run.ToolCount)

@@ -163,7 +163,7 @@ func figuresOf(st store.ServerStatus) []tile {
 			name string
 			q    float64
 		}{{"p50", 0.5}, {"p95", 0.95}, {"p99", 0.99}} {
-			out = append(out, tile{Label: "Latency " + p.name + ", 24 h", Value: formatLatency(w.LatencyQuantile(p.q)),
+			out = append(out, tile{Label: "Answer time " + p.name + ", 24 h", Value: formatLatency(w.LatencyQuantile(p.q)),
 				Sub: "of " + plural(reached, "run", "runs")})
 		}
 	}

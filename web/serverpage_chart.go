@@ -172,15 +172,16 @@ func (d *dashboard) latencyChart(r *http.Request, det store.ServerDetail, w char
 			hover[b] = bucketLabel(x[b], w.bucket) + " — " + strings.Join(parts, "; ")
 		}
 	}
-	label := fmt.Sprintf("Latency of %s over the last %s, p50 and p95 per region", det.Server.Name, windowLabel(w.name))
+	label := fmt.Sprintf("Answer time of %s over the last %s, p50 and p95 per region", det.Server.Name, windowLabel(w.name))
 	base := chart.TimeChart{X: x, Step: w.bucket, Series: series, Hover: hover, YFormat: formatAxisMillis,
 		Class: "timechart", Label: label, Empty: "No run reached the server in this window"}
 	wide, narrow := base, base
 	wide.Width, wide.Height = 860, 260
 	narrow.Width, narrow.Height = 380, 240
 	out.Wide, out.Narrow = template.HTML(wide.SVG()), template.HTML(narrow.SVG())
-	out.Caption = fmt.Sprintf("Each point is the %s of runs in one %s bucket (solid p50, dashed p95); hover for the numbers.",
-		"latency percentile", bucketName(w.bucket))
+	out.Caption = fmt.Sprintf("Each point is the answer-time percentile of runs in one %s bucket (solid p50, dashed p95); hover for the numbers. "+
+		"A run's answer time is how long the server took to answer initialize (server/discover when stateless) and the first tools/list page; "+
+		"the whole probe, with its other requests and rule probes, is on each run's page.", bucketName(w.bucket))
 	return out, nil
 }
 

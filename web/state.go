@@ -147,10 +147,13 @@ func recentTicks(runs []store.RunRecord, name string) chart.Bars {
 	}
 	for i, r := range runs[:recentShown-pad] {
 		label := fmt.Sprintf("%s in %s: %s", formatTime(r.Start), r.Region, strings.ToLower(outcomeView(r.Outcome).Label))
-		if r.Outcome == store.OutcomeDown {
+		switch {
+		case r.Outcome == store.OutcomeDown:
 			label += " after " + formatLatency(r.Duration)
-		} else {
-			label += ", " + formatLatency(r.Duration)
+		case r.AnswerTime > 0:
+			label += ", answered in " + formatLatency(r.AnswerTime) + " (whole probe " + formatLatency(r.Duration) + ")"
+		default:
+			label += ", whole probe " + formatLatency(r.Duration)
 		}
 		if codes := runCodes(r); codes != "" {
 			label += " (" + codes + ")"

@@ -339,9 +339,9 @@ func sparkLabel(values []float64) string {
 		}
 	}
 	if math.IsNaN(last) {
-		return "Median latency by hour over the last 24 hours: no runs reached the server"
+		return "Median answer time by hour over the last 24 hours: no runs reached the server"
 	}
-	return fmt.Sprintf("Median latency by hour over the last 24 hours; latest hour %s", formatLatency(time.Duration(last*float64(time.Millisecond))))
+	return fmt.Sprintf("Median answer time by hour over the last 24 hours; latest hour %s", formatLatency(time.Duration(last*float64(time.Millisecond))))
 }
 
 func errorOf(run store.RunRecord, now time.Time) *errorView {

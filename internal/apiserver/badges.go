@@ -136,8 +136,8 @@ func formatPercent(p float64) string {
 	return strconv.FormatFloat(math.Floor(p*100)/100, 'f', -1, 64) + "%"
 }
 
-// latencyBadge is GET /badge/{server}/latency.svg?quantile=p95: a latency percentile of the
-// last 24 hours.
+// latencyBadge is GET /badge/{server}/latency.svg?quantile=p95: a percentile of the answer
+// time over the last 24 hours.
 func (s *API) latencyBadge(w http.ResponseWriter, r *http.Request) error {
 	qs := r.URL.Query().Get("quantile")
 	if qs == "" {
@@ -152,7 +152,9 @@ func (s *API) latencyBadge(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	win, _ := st.Window("24h")
-	b := badge.Badge{Label: qs + " latency", Message: "no data", Color: badge.ColorGrey}
+	// The figure is the answer time (see store.RunRecord.AnswerTime), and the label says so:
+	// a whole probe, with its rule probes, takes several times as long.
+	b := badge.Badge{Label: qs + " answer time", Message: "no data", Color: badge.ColorGrey}
 	if win.Up+win.Degraded > 0 && win.Latency != nil {
 		d := win.LatencyQuantile(q)
 		b.Message = formatLatency(d)

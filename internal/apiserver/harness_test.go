@@ -142,7 +142,9 @@ func (w *world) recordFixture(tools []fixture.Tool) ([]byte, []store.FindingReco
 }
 
 // seedRuns gives alpha runs every 10 minutes over 30 hours in eu and us and every 6 hours
-// over 8 days before that, with random outcomes and latencies; the newest eu run carries a
+// over 8 days before that, with random outcomes and latencies; the runs of the last 30 hours
+// that reached the server have an answer time of a fifth of their duration, the older ones
+// none (as if written before answer times were kept); the newest eu run carries a
 // recording and is up, the newest us run is down with an exact error code. Two earlier runs
 // carry recordings of a smaller tool surface, so that the tool history has a change.
 func (w *world) seedRuns() {
@@ -162,6 +164,9 @@ func (w *world) seedRuns() {
 			Steps: []store.StepRecord{{Name: "initialize", Method: "initialize", Outcome: "ok", Latency: 3 * time.Millisecond}},
 			Findings: []store.FindingRecord{{CheckID: "lifecycle.initialize", Status: "pass", Message: "ok"},
 				{CheckID: "tools.list", Status: "fail", Severity: "error", Message: "tools/list failed"}}}
+		if outcome != store.OutcomeDown && start.After(w.now.Add(-30*time.Hour)) {
+			r.AnswerTime = r.Duration / 5
+		}
 		if outcome == store.OutcomeDown {
 			code := int64(-32603)
 			r.ErrorCode, r.Error = &code, "initialize failed: JSON-RPC error -32603"

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 	"github.com/mcpwatch/mcpwatch/store"
 )
 
-// rawWindow computes a window's uptime and latency figures from the seeded runs themselves.
+// rawWindow computes a window's uptime and latency figures from the seeded runs themselves:
+// the latency of a run is its answer time, or its duration when it has none.
 func rawWindow(runs []store.RunRecord, from, to time.Time) (total, ok int64, lat []time.Duration) {
 	for _, r := range runs {
 		if r.Start.Before(from) || !r.Start.Before(to) {
@@ -24,7 +26,7 @@ func rawWindow(runs []store.RunRecord, from, to time.Time) (total, ok int64, lat
 		total++
 		if r.Outcome != store.OutcomeDown {
 			ok++
-			lat = append(lat, r.Duration.Truncate(time.Microsecond))
+			lat = append(lat, r.Latency())
 		}
 	}
 	slices.Sort(lat)
@@ -141,6 +143,10 @@ func readGetServerGivesRegionsDaysAndHours(t *testing.T, w *world) {
 }
 
 func readRunsPageThroughEveryRunWithCursors(t *testing.T, w *world) {
+	seeded := map[string]store.RunRecord{}
+	for _, r := range w.runs {
+		seeded[r.ID.String()] = r
+	}
 	want := func(outcome, region string) []string {
 		var rs []store.RunRecord
 		for _, r := range w.runs {
@@ -184,6 +190,15 @@ func readRunsPageThroughEveryRunWithCursors(t *testing.T, w *world) {
 			resp.json(t, &page)
 			for _, r := range page.Runs {
 				got = append(got, r.ID)
+				// The whole probe and the answer time, null when the run has none.
+				s := seeded[r.ID]
+				answer := "null"
+				if r.AnswerMs != nil {
+					answer = strconv.FormatFloat(*r.AnswerMs, 'f', -1, 64)
+				}
+				if r.DurationMs != ms(s.Duration) || (r.AnswerMs == nil) != (s.AnswerTime == 0) || (r.AnswerMs != nil && *r.AnswerMs != ms(s.AnswerTime)) {
+					t.Errorf("run %s: durationMs %v, answerMs %s; want %v and %v", r.ID, r.DurationMs, answer, s.Duration, s.AnswerTime)
+				}
 				if (f.outcome != "" && r.Outcome != f.outcome) || (f.region != "" && r.Region != f.region) {
 					t.Errorf("filter %+v let %+v through", f, r)
 				}

@@ -27,22 +27,24 @@ type serverView struct {
 }
 
 type runView struct {
-	ID              string    `json:"id"`
-	ServerID        int64     `json:"serverId"`
-	Region          string    `json:"region"`
-	Worker          string    `json:"worker"`
-	StartedAt       time.Time `json:"startedAt"`
-	DurationMs      float64   `json:"durationMs"`
-	Outcome         string    `json:"outcome"`
-	ProtocolVersion string    `json:"protocolVersion"`
-	ServerName      string    `json:"serverName"`
-	ServerVersion   string    `json:"serverVersion"`
-	ErrorCode       *int64    `json:"errorCode"`
-	HTTPStatus      *int      `json:"httpStatus"`
-	ExitStatus      *int      `json:"exitStatus"`
-	ToolCount       *int      `json:"toolCount"`
-	ToolFingerprint string    `json:"toolFingerprint"`
-	Error           string    `json:"error"`
+	ID         string    `json:"id"`
+	ServerID   int64     `json:"serverId"`
+	Region     string    `json:"region"`
+	Worker     string    `json:"worker"`
+	StartedAt  time.Time `json:"startedAt"`
+	DurationMs float64   `json:"durationMs"`
+	// AnswerMs is the answer time the latency figures use, null when the run has none.
+	AnswerMs        *float64 `json:"answerMs"`
+	Outcome         string   `json:"outcome"`
+	ProtocolVersion string   `json:"protocolVersion"`
+	ServerName      string   `json:"serverName"`
+	ServerVersion   string   `json:"serverVersion"`
+	ErrorCode       *int64   `json:"errorCode"`
+	HTTPStatus      *int     `json:"httpStatus"`
+	ExitStatus      *int     `json:"exitStatus"`
+	ToolCount       *int     `json:"toolCount"`
+	ToolFingerprint string   `json:"toolFingerprint"`
+	Error           string   `json:"error"`
 }
 
 type windowView struct {
@@ -100,6 +102,7 @@ type regionView struct {
 	RunID      string    `json:"runId"`
 	At         time.Time `json:"at"`
 	DurationMs float64   `json:"durationMs"`
+	AnswerMs   *float64  `json:"answerMs"`
 	ErrorCode  *int64    `json:"errorCode"`
 	HTTPStatus *int      `json:"httpStatus"`
 	ExitStatus *int      `json:"exitStatus"`
@@ -186,6 +189,15 @@ func msPtr(d time.Duration) *float64 {
 	return &v
 }
 
+// answerMs is a run's answer time, nil when it has none (a down run, or one written before
+// answer times were kept): 0 would read as an instant answer.
+func answerMs(r store.RunRecord) *float64 {
+	if r.AnswerTime <= 0 {
+		return nil
+	}
+	return msPtr(r.AnswerTime)
+}
+
 func ratio(part, whole int64) *float64 {
 	if whole == 0 {
 		return nil
@@ -213,7 +225,7 @@ func toServerView(v store.Server) serverView {
 func toRunView(r store.RunRecord) runView {
 	return runView{
 		ID: r.ID.String(), ServerID: r.ServerID, Region: r.Region, Worker: r.Worker,
-		StartedAt: r.Start.UTC(), DurationMs: ms(r.Duration), Outcome: r.Outcome,
+		StartedAt: r.Start.UTC(), DurationMs: ms(r.Duration), AnswerMs: answerMs(r), Outcome: r.Outcome,
 		ProtocolVersion: r.ProtocolVersion, ServerName: r.ServerName, ServerVersion: r.ServerVersion,
 		ErrorCode: r.ErrorCode, HTTPStatus: r.HTTPStatus, ExitStatus: r.ExitStatus,
 		ToolCount: r.ToolCount, ToolFingerprint: r.ToolFingerprint, Error: r.Error,
@@ -279,7 +291,7 @@ func (s *API) toStatusView(st store.ServerStatus) statusView {
 	for _, r := range st.Regions {
 		l := r.Latest
 		v.Regions = append(v.Regions, regionView{Region: r.Region, State: r.State, RunID: l.ID.String(), At: l.Start.UTC(),
-			DurationMs: ms(l.Duration), ErrorCode: l.ErrorCode, HTTPStatus: l.HTTPStatus, ExitStatus: l.ExitStatus})
+			DurationMs: ms(l.Duration), AnswerMs: answerMs(l), ErrorCode: l.ErrorCode, HTTPStatus: l.HTTPStatus, ExitStatus: l.ExitStatus})
 	}
 	if len(st.Windows) > 0 {
 		v.Latency = toLatencyView(st.Windows[0])

@@ -23,7 +23,7 @@ func DemoPlans(s Samples, now time.Time) []Plan {
 	day := 24 * time.Hour
 	return []Plan{
 		{
-			Name: "weather-tools", Regions: []string{"eu", "us"}, Enabled: true, Latency: 180 * time.Millisecond,
+			Name: "weather-tools", Regions: []string{"eu", "us"}, Enabled: true, Latency: 180 * time.Millisecond, Answer: 48 * time.Millisecond,
 			State: store.StateUp,
 			Pick: func(t time.Time, region string) *store.RunRecord {
 				switch {
@@ -36,7 +36,7 @@ func DemoPlans(s Samples, now time.Time) []Plan {
 			},
 		},
 		{
-			Name: "github-bridge", Regions: []string{"eu", "us"}, Enabled: true, Latency: 320 * time.Millisecond,
+			Name: "github-bridge", Regions: []string{"eu", "us"}, Enabled: true, Latency: 320 * time.Millisecond, Answer: 85 * time.Millisecond,
 			State: store.StateDegraded,
 			Pick: func(t time.Time, _ string) *store.RunRecord {
 				switch {
@@ -49,7 +49,7 @@ func DemoPlans(s Samples, now time.Time) []Plan {
 			},
 		},
 		{
-			Name: "billing-api", Regions: []string{"eu"}, Enabled: true, Latency: 95 * time.Millisecond,
+			Name: "billing-api", Regions: []string{"eu"}, Enabled: true, Latency: 95 * time.Millisecond, Answer: 22 * time.Millisecond,
 			State: store.StateDown,
 			Pick: func(t time.Time, _ string) *store.RunRecord {
 				if t.After(ago(50 * time.Minute)) {
@@ -59,7 +59,7 @@ func DemoPlans(s Samples, now time.Time) []Plan {
 			},
 		},
 		{
-			Name: "search-index", Regions: []string{"eu", "us"}, Enabled: true, Latency: 240 * time.Millisecond,
+			Name: "search-index", Regions: []string{"eu", "us"}, Enabled: true, Latency: 240 * time.Millisecond, Answer: 61 * time.Millisecond,
 			State: store.StateDegraded,
 			Pick: func(t time.Time, region string) *store.RunRecord {
 				if region == "eu" && t.After(ago(30*time.Minute)) {
@@ -69,12 +69,12 @@ func DemoPlans(s Samples, now time.Time) []Plan {
 			},
 		},
 		{
-			Name: "archive-reader", Regions: []string{"eu"}, Enabled: false, Latency: 410 * time.Millisecond,
+			Name: "archive-reader", Regions: []string{"eu"}, Enabled: false, Latency: 410 * time.Millisecond, Answer: 104 * time.Millisecond,
 			State: store.StatePaused, Until: ago(10 * day),
 			Pick: func(time.Time, string) *store.RunRecord { return &s.Up },
 		},
 		{
-			Name: "notes-beta", Regions: []string{"eu"}, Enabled: true, Latency: 100 * time.Millisecond,
+			Name: "notes-beta", Regions: []string{"eu"}, Enabled: true, Latency: 100 * time.Millisecond, Answer: 25 * time.Millisecond,
 			State: store.StateUnknown,
 			Pick:  func(time.Time, string) *store.RunRecord { return nil },
 		},

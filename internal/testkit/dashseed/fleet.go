@@ -79,8 +79,12 @@ type Plan struct {
 	Name    string
 	Regions []string
 	Enabled bool
-	// Latency is the typical duration of a run; runs vary around it.
+	// Latency is the typical duration of a run (the whole probe); runs vary around it.
 	Latency time.Duration
+	// Answer is the typical answer time of a run that reached the server (its handshake and
+	// first tools/list page), a fraction of Latency; it varies with it. 0 writes runs without
+	// one, as before answer times were kept.
+	Answer time.Duration
 	// Pick chooses the sample of the run at t seen from region (nil: no run then).
 	Pick func(t time.Time, region string) *store.RunRecord
 	// Until ends the history early (a paused server); zero means now.
@@ -151,9 +155,9 @@ func Seed(ctx context.Context, s *store.Store, now time.Time, plans []Plan) (map
 	return out, nil
 }
 
-// History builds a plan's runs up to now (or Until). Durations vary around the plan's latency
-// in a way that depends only on the plan's name and the run's time, so a history is the same
-// at every seeding.
+// History builds a plan's runs up to now (or Until). Durations and answer times vary around the
+// plan's in a way that depends only on the plan's name and the run's time, so a history is the
+// same at every seeding.
 func History(serverID int64, p Plan, now time.Time) []store.RunRecord {
 	end := now
 	if !p.Until.IsZero() {
@@ -183,8 +187,12 @@ func History(serverID int64, p Plan, now time.Time) []store.RunRecord {
 				// A log-normal spread: most runs near the typical latency, a tail above it.
 				factor := math.Exp(rng.NormFloat64() * 0.35)
 				r.Duration = time.Duration(float64(p.Latency) * factor).Truncate(time.Microsecond)
+				// A slow network slows both; the answer time has a spread of its own too.
+				answer := time.Duration(float64(p.Answer) * factor * math.Exp(rng.NormFloat64()*0.2))
+				r.AnswerTime = min(answer, r.Duration).Truncate(time.Microsecond)
 			} else {
 				r.Duration = time.Duration(50+rng.IntN(200)) * time.Millisecond
+				r.AnswerTime = 0 // it never got that far
 			}
 			if now.Sub(start) > detailAge {
 				r.Steps, r.Findings, r.Transcript = nil, nil, nil

@@ -35,7 +35,7 @@ func TestHistoryIsTheSameAtEverySeeding(t *testing.T) {
 	now := time.Date(2025, 11, 20, 12, 0, 0, 0, time.UTC)
 	up := store.RunRecord{Outcome: store.OutcomeUp, Transcript: []byte("{}"), Steps: []store.StepRecord{{Name: "initialize"}}}
 	down := store.RunRecord{Outcome: store.OutcomeDown, Transcript: []byte("{}"), Steps: []store.StepRecord{{Name: "initialize"}}}
-	p := Plan{Name: "x", Regions: []string{"eu", "us"}, Latency: 100 * time.Millisecond,
+	p := Plan{Name: "x", Regions: []string{"eu", "us"}, Latency: 100 * time.Millisecond, Answer: 25 * time.Millisecond,
 		Pick: func(t time.Time, region string) *store.RunRecord {
 			if region == "us" && t.After(now.Add(-time.Hour)) {
 				return &down
@@ -69,6 +69,10 @@ func TestHistoryIsTheSameAtEverySeeding(t *testing.T) {
 		}
 		if r.Region == "us" && r.Start.After(now.Add(-time.Hour)) && r.Outcome != store.OutcomeDown {
 			t.Errorf("run %d should be the down sample", i)
+		}
+		// A run that reached the server answered within its probe; a down one did not answer.
+		if reached := r.Outcome != store.OutcomeDown; reached != (r.AnswerTime > 0) || r.AnswerTime > r.Duration {
+			t.Errorf("run %d (%s): answer time %v of a probe of %v", i, r.Outcome, r.AnswerTime, r.Duration)
 		}
 	}
 }
