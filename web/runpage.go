@@ -24,10 +24,10 @@ type runData struct {
 	// Answer is the run's answer time, "" when it has none (see store.RunRecord.AnswerTime).
 	Answer   string
 	Protocol string
-	Identity   string
-	Codes      string
-	Error      string
-	Tools      string
+	Identity string
+	Codes    string
+	Error    string
+	Tools    string
 	// Report is the text report as `prober check` prints it (from the recording).
 	Report  template.HTML
 	Verdict string
