@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mcpwatch/mcpwatch/internal/pgembed"
+	"github.com/mcpwatch/mcpwatch/internal/statussite"
 	"github.com/mcpwatch/mcpwatch/monitor"
 )
 
@@ -54,12 +56,15 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
 		return exitUsage
 	}
-	url, err := e.databaseURL(f.databaseURL)
-	if err != nil {
-		return e.commandUsageError("run", err)
+	// No database given: the service runs one of its own (in --data-dir).
+	url, _ := e.databaseURL(f.databaseURL)
+	if url != "" && f.dataDir != "" {
+		return e.commandUsageError("run", fmt.Errorf("--data-dir is the directory of the database prober runs itself, and a database is given ($%s or $%s): give one", envDatabaseURL, envDatabaseURLFallback))
 	}
-	if _, err := pgxpool.ParseConfig(url); err != nil {
-		return e.commandUsageError("run", fmt.Errorf("--database-url: %w", err))
+	if url != "" {
+		if _, err := pgxpool.ParseConfig(url); err != nil {
+			return e.commandUsageError("run", fmt.Errorf("--database-url: %w", err))
+		}
 	}
 	worker := f.worker
 	if worker == "" {
@@ -69,14 +74,16 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: f.level})).With("worker", worker, "region", cfg.Region)
 
 	svc, err := monitor.Start(ctx, cfg, monitor.ServiceOptions{
-		DatabaseURL: url, Migrate: f.migrate, ForceSync: f.forceSync, Worker: worker, MetricsAddr: f.metricsAddr, DashboardURL: f.dashboardURL,
+		DatabaseURL: url, DataDir: f.dataDir, Listen: f.listen, Migrate: f.migrate,
+		Site: statussite.Options{AdminToken: f.adminToken, Private: f.private}, ForceSync: f.forceSync, Worker: worker, MetricsAddr: f.metricsAddr, DashboardURL: f.dashboardURL,
 		MemoryBudget: f.memoryBudget, AllowPrivate: f.allowPrivate, LookupEnv: e.lookupEnv, Version: buildVersion(), Logger: log,
 	})
 	switch {
 	case errors.Is(err, monitor.ErrStoppedWaiting):
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
 		return exitInterrupted
-	case errors.Is(err, monitor.ErrNoSpoolDir):
+	case errors.Is(err, monitor.ErrNoSpoolDir), errors.Is(err, pgembed.ErrNoBinaries), errors.Is(err, pgembed.ErrRootUser),
+		errors.Is(err, pgembed.ErrDataDir), errors.Is(err, pgembed.ErrInUse):
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
 		return exitUsage
 	case err != nil:
