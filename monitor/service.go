@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -114,11 +115,11 @@ type Service struct {
 	stopWorker, stopAlerting, stopMaintain, stopSite context.CancelFunc
 	workerDone, alertingDone, maintainDone, siteDone chan struct{}
 	// siteAddr is where the status site listens ("" when it is not served).
-	siteAddr string
-	bufferDone                             chan struct{}
-	workerErr                              error // set before workerDone is closed
-	stopOnce                               sync.Once
-	stopErr                                error
+	siteAddr   string
+	bufferDone chan struct{}
+	workerErr  error // set before workerDone is closed
+	stopOnce   sync.Once
+	stopErr    error
 }
 
 // Start connects to the database (waiting for it), migrates it when asked, applies the
@@ -219,6 +220,9 @@ func start(ctx context.Context, st *store.Store, cfg *Config, opts ServiceOption
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	maintain(ctx, st, cfg, log)
+	for _, note := range cfg.SkipMissingCommands(exec.LookPath) {
+		log.Warn(note)
+	}
 	// A file older than the one synced last is refused (logged and counted): the worker
 	// probes the servers the database has, which the newer file put there.
 	if err := syncConfig(ctx, st, cfg, syncOptions{worker: opts.Worker, force: opts.ForceSync}, workerMetrics, log); err != nil &&
@@ -452,6 +456,9 @@ func (s *Service) Reload(ctx context.Context, cfg *Config) error {
 	}
 	for _, name := range cfg.MissingEnv(s.env) {
 		s.log.Warn("environment variable not set: probes of the servers that read it will be down", "variable", name)
+	}
+	for _, note := range cfg.SkipMissingCommands(exec.LookPath) {
+		s.log.Warn(note)
 	}
 	if err := syncConfig(ctx, s.st, cfg, syncOptions{worker: s.name}, s.m, s.log); err != nil {
 		if !errors.Is(err, store.ErrStaleGeneration) { // syncConfig said why
