@@ -2,6 +2,8 @@ package monitor
 
 import (
 	"errors"
+	"maps"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,21 @@ func TestOptionalIsForStdioServersOnly(t *testing.T) {
 	_, err := ParseConfig("fleet.yaml", []byte("servers:\n  - name: s\n    url: http://127.0.0.1:1/mcp\n    optional: true\n"))
 	if err == nil || !strings.Contains(err.Error(), "servers[0].optional: only a stdio server (one with a command) takes optional") {
 		t.Errorf("%v, want optional refused on a url server", err)
+	}
+}
+
+// The README's quick start fleet loads, and only its npx server may be left out.
+func TestTheExampleFleetIsValidAndOnlyItsNpxServerIsOptional(t *testing.T) {
+	t.Parallel()
+	cfg, err := LoadConfig(filepath.Join("..", "examples", "fleet.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	optional := map[string]bool{}
+	for _, s := range cfg.Servers {
+		optional[s.Name] = s.Optional
+	}
+	if want := map[string]bool{"go-sdk-everything": false, "reference-everything": true}; !maps.Equal(optional, want) {
+		t.Errorf("servers and whether optional: %v, want %v", optional, want)
 	}
 }
