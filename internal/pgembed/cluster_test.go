@@ -189,6 +189,11 @@ func TestClusterRefusesUnusableDataDirectories(t *testing.T) {
 		if !errors.Is(err, ErrDataDir) || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: %v, want ErrDataDir saying %q", tc.name, err, tc.says)
 		}
+		if tc.dir != notEmpty {
+			if _, err := os.Stat(tc.dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s: the refusal left %s behind (%v)", tc.name, tc.dir, err)
+			}
+		}
 	}
 }
 

@@ -241,6 +241,10 @@ func prepareDir(dir string, acct *account) (int, error) {
 		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 			return 0, fmt.Errorf("%w: %w", ErrDataDir, err)
 		}
+		// Before the directory is made: a refusal leaves nothing behind.
+		if err := acct.canReach(dir); err != nil {
+			return 0, err
+		}
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			return 0, fmt.Errorf("%w: %w", ErrDataDir, err)
 		}
