@@ -19,7 +19,6 @@ import (
 	"github.com/mcpwatch/mcpwatch/internal/metrics"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
 	"github.com/mcpwatch/mcpwatch/internal/pgembed"
-	"github.com/mcpwatch/mcpwatch/internal/statussite"
 	"github.com/mcpwatch/mcpwatch/migrations"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -62,11 +61,11 @@ type ServiceOptions struct {
 	DataDir string
 	// Listen, when not empty, is the address the status site (status page, JSON API,
 	// badges, /healthz, /readyz and /metrics, as the api command serves them) is served on
-	// from this process.
+	// from this process; Site builds it.
 	Listen string
-	// Site sets the status site up; its Registry, Allow, DashboardURL, Version and Logger
-	// are the service's.
-	Site statussite.Options
+	// Site builds the status site on the service's store and metrics registry (the command
+	// passes statussite.New: the dashboard is not this package's to import).
+	Site SiteFactory
 	// Migrate applies the schema migrations at start.
 	Migrate bool
 	// Worker names this process in leases, runs and its spool file; required.
@@ -90,6 +89,15 @@ type ServiceOptions struct {
 	// Logger receives the service's logs; nil discards them.
 	Logger *slog.Logger
 }
+
+// Site serves the status site on a listener until ctx ends (statussite.Site).
+type Site interface {
+	Serve(ctx context.Context, ln net.Listener) error
+}
+
+// SiteFactory builds the status site on the service's store, with the registry /metrics
+// serves (the monitor's metrics in it) and the service's logger.
+type SiteFactory func(st *store.Store, registry *metrics.Registry, log *slog.Logger) (Site, error)
 
 // Service is a running monitor: its configuration synced into the database, a worker probing
 // the servers on their schedules, a buffer between the worker and the database, the alert
@@ -377,12 +385,10 @@ func (s *Service) serveMetrics(addr string, registry *metrics.Registry) error {
 
 // serveSite serves the status site on opts.Listen from the service's store and registry.
 func (s *Service) serveSite(ctx context.Context, opts ServiceOptions, registry *metrics.Registry) error {
-	so := opts.Site
-	so.Registry, so.Allow, so.Version, so.Logger = registry, opts.AllowPrivate, opts.Version, s.log.With("component", "site")
-	if so.DashboardURL == "" {
-		so.DashboardURL = opts.DashboardURL
+	if opts.Site == nil {
+		return errors.New("monitor: --listen needs a site to serve")
 	}
-	site, err := statussite.New(s.st, so)
+	site, err := opts.Site(s.st, registry, s.log.With("component", "site"))
 	if err != nil {
 		return err
 	}
@@ -500,7 +506,7 @@ func (s *Service) shutdown(ctx context.Context) error {
 	bg := context.WithoutCancel(ctx)
 	if s.stopSite != nil {
 		s.stopSite()
-		<-s.siteDone // bounded by statussite.ShutdownGrace
+		<-s.siteDone // Site.Serve bounds its shutdown
 	}
 	if s.stopMaintain != nil {
 		s.stopMaintain()

@@ -13,9 +13,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mcpwatch/mcpwatch/internal/metrics"
 	"github.com/mcpwatch/mcpwatch/internal/pgembed"
 	"github.com/mcpwatch/mcpwatch/internal/statussite"
 	"github.com/mcpwatch/mcpwatch/monitor"
+	"github.com/mcpwatch/mcpwatch/store"
 )
 
 // monitorCommands dispatches the monitor's commands: run, migrate, servers.
@@ -75,7 +77,12 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 
 	svc, err := monitor.Start(ctx, cfg, monitor.ServiceOptions{
 		DatabaseURL: url, DataDir: f.dataDir, Listen: f.listen, Migrate: f.migrate,
-		Site: statussite.Options{AdminToken: f.adminToken, Private: f.private}, ForceSync: f.forceSync, Worker: worker, MetricsAddr: f.metricsAddr, DashboardURL: f.dashboardURL,
+		Site: func(st *store.Store, registry *metrics.Registry, log *slog.Logger) (monitor.Site, error) {
+			return statussite.New(st, statussite.Options{
+				AdminToken: f.adminToken, Private: f.private, DashboardURL: f.dashboardURL, Allow: f.allowPrivate,
+				Registry: registry, Version: buildVersion(), Logger: log,
+			})
+		}, ForceSync: f.forceSync, Worker: worker, MetricsAddr: f.metricsAddr, DashboardURL: f.dashboardURL,
 		MemoryBudget: f.memoryBudget, AllowPrivate: f.allowPrivate, LookupEnv: e.lookupEnv, Version: buildVersion(), Logger: log,
 	})
 	switch {
