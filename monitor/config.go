@@ -108,6 +108,9 @@ type ServerConfig struct {
 	Timeout   time.Duration
 	Labels    map[string]string
 	Enabled   bool
+	// Optional marks a stdio server that this machine may lack the program of: it is then
+	// left out (disabled, with a note in the log) instead of probed down.
+	Optional bool
 }
 
 // LoadConfig reads and validates a configuration file.
@@ -199,6 +202,22 @@ func (c *Config) MissingEnv(lookup func(string) (string, bool)) []string {
 		}
 	}
 	return missing
+}
+
+// SkipMissingCommands disables the optional stdio servers whose program lookPath does not
+// find (exec.LookPath: a name on PATH, or a path), and returns a note for each.
+func (c *Config) SkipMissingCommands(lookPath func(string) (string, error)) []string {
+	var notes []string
+	for i, s := range c.Servers {
+		if !s.Optional || !s.Enabled || len(s.Command) == 0 {
+			continue
+		}
+		if _, err := lookPath(s.Command[0]); err != nil {
+			c.Servers[i].Enabled = false
+			notes = append(notes, fmt.Sprintf("server %s skipped: its program %s is not installed here (%v); install it and send SIGHUP to probe it", s.Name, s.Command[0], err))
+		}
+	}
+	return notes
 }
 
 // MaxTimeout is the longest probe timeout of the file's servers.

@@ -82,6 +82,7 @@ type serverFile struct {
 	Timeout   *units.Duration                `yaml:"timeout"`
 	Labels    map[string]string              `yaml:"labels"`
 	Enabled   *bool                          `yaml:"enabled"`
+	Optional  *bool                          `yaml:"optional"`
 }
 
 // headerFile is `Name: {from-env: VARIABLE, prefix: "Bearer "}`. A header value is never

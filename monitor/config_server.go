@@ -41,6 +41,9 @@ func (s *serverFile) validate(v *validator, at string, defaults ServerDefaults) 
 	if s.Enabled != nil {
 		out.Enabled = *s.Enabled
 	}
+	if s.Optional != nil {
+		out.Optional = *s.Optional
+	}
 	return out, len(v.errs) == before && !v.refused(at)
 }
 
@@ -68,7 +71,7 @@ func (s *serverFile) identity(v *validator, at string, out *ServerConfig) {
 // for a stdio server).
 func (s *serverFile) transport(v *validator, at string) string {
 	httpOnly := []string{"headers"}
-	stdioOnly := []string{"args", "env", "dir"}
+	stdioOnly := []string{"args", "env", "dir", "optional"}
 	switch {
 	case s.URL != nil && s.Command != nil:
 		v.fail(at+".command", "a server has a url (HTTP) or a command (stdio), not both")

@@ -9,13 +9,16 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/internal/metrics"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
+	"github.com/mcpwatch/mcpwatch/internal/pgembed"
 	"github.com/mcpwatch/mcpwatch/migrations"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -50,8 +53,19 @@ var (
 // ServiceOptions is what a monitor process is started with besides its configuration file.
 type ServiceOptions struct {
 	// DatabaseURL is the Postgres database. Start waits for it, with backoff, while it does
-	// not answer: a monitor started before its database waits, it does not exit.
+	// not answer: a monitor started before its database waits, it does not exit. Empty, the
+	// service runs a database of its own (package pgembed) in DataDir.
 	DatabaseURL string
+	// DataDir is the embedded database's directory when DatabaseURL is empty (default
+	// pgembed.DefaultDataDir).
+	DataDir string
+	// Listen, when not empty, is the address the status site (status page, JSON API,
+	// badges, /healthz, /readyz and /metrics, as the api command serves them) is served on
+	// from this process; Site builds it.
+	Listen string
+	// Site builds the status site on the service's store and metrics registry (the command
+	// passes statussite.New: the dashboard is not this package's to import).
+	Site SiteFactory
 	// Migrate applies the schema migrations at start.
 	Migrate bool
 	// Worker names this process in leases, runs and its spool file; required.
@@ -76,6 +90,15 @@ type ServiceOptions struct {
 	Logger *slog.Logger
 }
 
+// Site serves the status site on a listener until ctx ends (statussite.Site).
+type Site interface {
+	Serve(ctx context.Context, ln net.Listener) error
+}
+
+// SiteFactory builds the status site on the service's store, with the registry /metrics
+// serves (the monitor's metrics in it) and the service's logger.
+type SiteFactory func(st *store.Store, registry *metrics.Registry, log *slog.Logger) (Site, error)
+
 // Service is a running monitor: its configuration synced into the database, a worker probing
 // the servers on their schedules, a buffer between the worker and the database, the alert
 // engine and dispatcher when the configuration has an alerts section, the hourly
@@ -83,6 +106,7 @@ type ServiceOptions struct {
 // Stop stops it in order. Each part has a Run(ctx) that the service drives.
 type Service struct {
 	st       *store.Store
+	db       *pgembed.Cluster // nil with an external database
 	worker   *Worker
 	buffer   *Buffer
 	alerting *Alerting // nil without an alerts section
@@ -96,19 +120,22 @@ type Service struct {
 	mu  sync.Mutex
 	cfg *Config
 
-	stopWorker, stopAlerting, stopMaintain context.CancelFunc
-	workerDone, alertingDone, maintainDone chan struct{}
-	bufferDone                             chan struct{}
-	workerErr                              error // set before workerDone is closed
-	stopOnce                               sync.Once
-	stopErr                                error
+	stopWorker, stopAlerting, stopMaintain, stopSite context.CancelFunc
+	workerDone, alertingDone, maintainDone, siteDone chan struct{}
+	// siteAddr is where the status site listens ("" when it is not served).
+	siteAddr   string
+	bufferDone chan struct{}
+	workerErr  error // set before workerDone is closed
+	stopOnce   sync.Once
+	stopErr    error
 }
 
 // Start connects to the database (waiting for it), migrates it when asked, applies the
 // retention, syncs cfg's servers (unless its file is older than the one synced last: then it
 // logs the refusal and goes on with the servers the database has), registers the region, opens the buffer and starts the
-// alerting, the worker, the maintenance and the metrics endpoint. ctx bounds the start
-// only: the service runs until Stop.
+// alerting, the worker, the maintenance, the metrics endpoint and the status site. Without a
+// DatabaseURL it first starts a database of its own in DataDir, which Stop stops last. ctx
+// bounds the start only: the service runs until Stop.
 //
 // An error wraps ErrStoppedWaiting when ctx ended before the database answered, and
 // ErrNoSpoolDir when no spool directory was found.
@@ -123,16 +150,61 @@ func Start(ctx context.Context, cfg *Config, opts ServiceOptions) (*Service, err
 	for _, name := range cfg.MissingEnv(opts.LookupEnv) {
 		log.Warn("environment variable not set: probes of the servers that read it will be down", "variable", name)
 	}
+	var db *pgembed.Cluster
+	if opts.DatabaseURL == "" {
+		var err error
+		if db, err = startEmbedded(ctx, opts.DataDir, log); err != nil {
+			return nil, err
+		}
+		opts.DatabaseURL = db.URL()
+	}
+	stopDB := func() {
+		if db != nil {
+			_ = db.Stop()
+		}
+	}
 	st, err := connect(ctx, opts.DatabaseURL, log)
 	if err != nil {
+		stopDB()
 		return nil, err
 	}
 	s, err := start(ctx, st, cfg, opts, log)
 	if err != nil {
 		st.Close()
+		stopDB()
 		return nil, err
 	}
+	if db != nil {
+		s.db = db
+		go s.watchEmbedded()
+	}
 	return s, nil
+}
+
+// startEmbedded starts the service's own database in dir (default pgembed.DefaultDataDir).
+func startEmbedded(ctx context.Context, dir string, log *slog.Logger) (*pgembed.Cluster, error) {
+	if dir == "" {
+		var err error
+		if dir, err = pgembed.DefaultDataDir(runtime.GOOS, os.Geteuid(), os.Getenv); err != nil {
+			return nil, err
+		}
+	}
+	db, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir, Logger: log.With("component", "database")})
+	if err != nil {
+		return nil, fmt.Errorf("embedded database: %w", err)
+	}
+	return db, nil
+}
+
+// watchEmbedded says when the service's own database stops before the service does: the
+// runs then wait in the buffer and the spool, as for an external database gone away, until
+// the next start.
+func (s *Service) watchEmbedded() {
+	select {
+	case <-s.db.Exited():
+		s.log.Error("the embedded database stopped on its own; results wait in the spool until the next start", "dataDir", s.db.Dir())
+	case <-s.workerDone:
+	}
 }
 
 // start is Start once the database answers; on an error it has stopped what it started, and
@@ -156,6 +228,9 @@ func start(ctx context.Context, st *store.Store, cfg *Config, opts ServiceOption
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	maintain(ctx, st, cfg, log)
+	for _, note := range cfg.SkipMissingCommands(exec.LookPath) {
+		log.Warn(note)
+	}
 	// A file older than the one synced last is refused (logged and counted): the worker
 	// probes the servers the database has, which the newer file put there.
 	if err := syncConfig(ctx, st, cfg, syncOptions{worker: opts.Worker, force: opts.ForceSync}, workerMetrics, log); err != nil &&
@@ -222,6 +297,12 @@ func start(ctx context.Context, st *store.Store, cfg *Config, opts ServiceOption
 	}
 	if opts.MetricsAddr != "" {
 		if err := s.serveMetrics(opts.MetricsAddr, registry); err != nil {
+			s.shutdown(ctx)
+			return nil, err
+		}
+	}
+	if opts.Listen != "" {
+		if err := s.serveSite(ctx, opts, registry); err != nil {
 			s.shutdown(ctx)
 			return nil, err
 		}
@@ -302,6 +383,42 @@ func (s *Service) serveMetrics(addr string, registry *metrics.Registry) error {
 	return nil
 }
 
+// serveSite serves the status site on opts.Listen from the service's store and registry.
+func (s *Service) serveSite(ctx context.Context, opts ServiceOptions, registry *metrics.Registry) error {
+	if opts.Site == nil {
+		return errors.New("monitor: --listen needs a site to serve")
+	}
+	site, err := opts.Site(s.st, registry, s.log.With("component", "site"))
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	s.siteAddr = ln.Addr().String()
+	siteCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopSite, s.siteDone = stop, make(chan struct{})
+	go func() {
+		defer close(s.siteDone)
+		if err := site.Serve(siteCtx, ln); err != nil {
+			s.log.Error("status site stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// SiteAddr is the address the status site listens on, "" when it is not served.
+func (s *Service) SiteAddr() string { return s.siteAddr }
+
+// DataDir is the directory of the service's own database, "" with an external one.
+func (s *Service) DataDir() string {
+	if s.db == nil {
+		return ""
+	}
+	return s.db.Dir()
+}
+
 // maintainHourly maintains the database every hour until ctx ends.
 func (s *Service) maintainHourly(ctx context.Context) {
 	ticker := time.NewTicker(maintainEvery)
@@ -346,6 +463,9 @@ func (s *Service) Reload(ctx context.Context, cfg *Config) error {
 	for _, name := range cfg.MissingEnv(s.env) {
 		s.log.Warn("environment variable not set: probes of the servers that read it will be down", "variable", name)
 	}
+	for _, note := range cfg.SkipMissingCommands(exec.LookPath) {
+		s.log.Warn(note)
+	}
 	if err := syncConfig(ctx, s.st, cfg, syncOptions{worker: s.name}, s.m, s.log); err != nil {
 		if !errors.Is(err, store.ErrStaleGeneration) { // syncConfig said why
 			s.log.Error("configuration not synced; the database keeps the servers it had", "err", err)
@@ -359,16 +479,23 @@ func (s *Service) Reload(ctx context.Context, cfg *Config) error {
 	return nil
 }
 
-// Stop shuts the service down in order: no more claims, in-flight probes finish (within the
+// Stop shuts the service down in order: the status site closed, no more claims, in-flight probes finish (within the
 // shutdownGrace), their runs made durable and leases completed, the alerts of the last runs
 // handed to the dispatcher, the buffer flushed (what it cannot write stays in the spool for
-// the next start), the metrics endpoint closed and the database let go. Each step is
+// the next start), the metrics endpoint closed, the database let go and the service's own
+// database, if it runs one, stopped. Each step is
 // bounded; ctx only carries values. Stop returns the buffer's error, when it lost runs or
 // could not keep its spool; calling it again returns the same.
 func (s *Service) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		s.stopErr = s.shutdown(ctx)
 		s.st.Close()
+		if s.db != nil {
+			// Last: everything before it may still write.
+			if err := s.db.Stop(); err != nil {
+				s.log.Error("embedded database", "err", err)
+			}
+		}
 		s.log.Info("stopped")
 	})
 	return s.stopErr
@@ -377,6 +504,10 @@ func (s *Service) Stop(ctx context.Context) error {
 // shutdown stops what was started, in order, all but the database.
 func (s *Service) shutdown(ctx context.Context) error {
 	bg := context.WithoutCancel(ctx)
+	if s.stopSite != nil {
+		s.stopSite()
+		<-s.siteDone // Site.Serve bounds its shutdown
+	}
 	if s.stopMaintain != nil {
 		s.stopMaintain()
 		<-s.maintainDone

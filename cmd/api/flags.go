@@ -7,11 +7,10 @@ import (
 	"io"
 	"net/netip"
 	"net/url"
-	"os"
-	"strings"
 
 	"github.com/mcpwatch/mcpwatch/internal/dbenv"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
+	"github.com/mcpwatch/mcpwatch/internal/statussite"
 )
 
 // config is the command line, checked.
@@ -93,13 +92,9 @@ func parseFlags(args []string, stdout, stderr io.Writer, getenv func(string) str
 		return fail("--database-url (or $%s, or $%s) is required", dbenv.Primary, dbenv.Fallback)
 	}
 	if tokenFile != "" {
-		b, err := os.ReadFile(tokenFile)
-		if err != nil {
+		var err error
+		if cfg.adminToken, err = statussite.ReadAdminToken(tokenFile); err != nil {
 			return fail("--admin-token-file: %v", err)
-		}
-		cfg.adminToken = strings.TrimSpace(string(b))
-		if len(cfg.adminToken) < 16 {
-			return fail("--admin-token-file: the token must be at least 16 characters (it is %d)", len(cfg.adminToken))
 		}
 	}
 	if cfg.private && cfg.adminToken == "" {

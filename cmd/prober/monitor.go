@@ -13,7 +13,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mcpwatch/mcpwatch/internal/metrics"
+	"github.com/mcpwatch/mcpwatch/internal/pgembed"
+	"github.com/mcpwatch/mcpwatch/internal/statussite"
 	"github.com/mcpwatch/mcpwatch/monitor"
+	"github.com/mcpwatch/mcpwatch/store"
 )
 
 // monitorCommands dispatches the monitor's commands: run, migrate, servers.
@@ -54,12 +58,15 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
 		return exitUsage
 	}
-	url, err := e.databaseURL(f.databaseURL)
-	if err != nil {
-		return e.commandUsageError("run", err)
+	// No database given: the service runs one of its own (in --data-dir).
+	url, _ := e.databaseURL(f.databaseURL)
+	if url != "" && f.dataDir != "" {
+		return e.commandUsageError("run", fmt.Errorf("--data-dir is the directory of the database prober runs itself, and a database is given ($%s or $%s): give one", envDatabaseURL, envDatabaseURLFallback))
 	}
-	if _, err := pgxpool.ParseConfig(url); err != nil {
-		return e.commandUsageError("run", fmt.Errorf("--database-url: %w", err))
+	if url != "" {
+		if _, err := pgxpool.ParseConfig(url); err != nil {
+			return e.commandUsageError("run", fmt.Errorf("--database-url: %w", err))
+		}
 	}
 	worker := f.worker
 	if worker == "" {
@@ -69,14 +76,21 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: f.level})).With("worker", worker, "region", cfg.Region)
 
 	svc, err := monitor.Start(ctx, cfg, monitor.ServiceOptions{
-		DatabaseURL: url, Migrate: f.migrate, ForceSync: f.forceSync, Worker: worker, MetricsAddr: f.metricsAddr, DashboardURL: f.dashboardURL,
+		DatabaseURL: url, DataDir: f.dataDir, Listen: f.listen, Migrate: f.migrate,
+		Site: func(st *store.Store, registry *metrics.Registry, log *slog.Logger) (monitor.Site, error) {
+			return statussite.New(st, statussite.Options{
+				AdminToken: f.adminToken, Private: f.private, DashboardURL: f.dashboardURL, Allow: f.allowPrivate,
+				Registry: registry, Version: buildVersion(), Logger: log,
+			})
+		}, ForceSync: f.forceSync, Worker: worker, MetricsAddr: f.metricsAddr, DashboardURL: f.dashboardURL,
 		MemoryBudget: f.memoryBudget, AllowPrivate: f.allowPrivate, LookupEnv: e.lookupEnv, Version: buildVersion(), Logger: log,
 	})
 	switch {
 	case errors.Is(err, monitor.ErrStoppedWaiting):
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
 		return exitInterrupted
-	case errors.Is(err, monitor.ErrNoSpoolDir):
+	case errors.Is(err, monitor.ErrNoSpoolDir), errors.Is(err, pgembed.ErrNoBinaries), errors.Is(err, pgembed.ErrRootUser),
+		errors.Is(err, pgembed.ErrDataDir), errors.Is(err, pgembed.ErrInUse):
 		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
 		return exitUsage
 	case err != nil:

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
+	"github.com/mcpwatch/mcpwatch/internal/statussite"
 	"github.com/mcpwatch/mcpwatch/internal/units"
 	"github.com/mcpwatch/mcpwatch/monitor"
 )
@@ -24,7 +25,8 @@ var errHelpShown = errors.New("help requested")
 // configuration file's settings.
 type monitorFlags struct {
 	config, databaseURL, region, worker, metricsAddr, spoolDir string
-	dashboardURL                                               string
+	dashboardURL, listen, dataDir, adminToken                  string
+	private                                                    bool
 	allowPrivate                                               []netip.Prefix
 	concurrency                                                int
 	memoryBudget                                               int64
@@ -47,6 +49,10 @@ func parseMonitorArgs(args []string) (*monitorFlags, error) {
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "")
 	fs.StringVar(&f.spoolDir, "spool-dir", "", "")
 	fs.StringVar(&f.dashboardURL, "dashboard-url", "", "")
+	fs.StringVar(&f.listen, "listen", "", "")
+	fs.StringVar(&f.dataDir, "data-dir", "", "")
+	fs.BoolVar(&f.private, "private", false, "")
+	tokenFile := fs.String("admin-token-file", "", "")
 	level := fs.String("log-level", "info", "")
 	allow := fs.String("allow-private", "", "")
 	budget := fs.String("memory-budget", "", "")
@@ -72,6 +78,27 @@ func parseMonitorArgs(args []string) (*monitorFlags, error) {
 		if u, err := url.Parse(f.dashboardURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("--dashboard-url %q: want the http(s) URL of the dashboard, such as https://status.example.com", f.dashboardURL)
 		}
+	}
+	if f.set["listen"] && f.listen == "" {
+		return nil, errors.New("--listen: empty: give the address to serve the status page on, such as 127.0.0.1:8080")
+	}
+	if f.set["data-dir"] && f.dataDir == "" {
+		return nil, errors.New("--data-dir: empty")
+	}
+	if f.dataDir != "" && f.databaseURL != "" {
+		return nil, errors.New("--data-dir is the directory of the database prober runs itself, --database-url an external database: give one")
+	}
+	if *tokenFile != "" {
+		if f.listen == "" {
+			return nil, errors.New("--admin-token-file needs --listen: it lets the API served there take writes")
+		}
+		var err error
+		if f.adminToken, err = statussite.ReadAdminToken(*tokenFile); err != nil {
+			return nil, fmt.Errorf("--admin-token-file: %w", err)
+		}
+	}
+	if f.private && f.adminToken == "" {
+		return nil, errors.New("--private needs --admin-token-file (and --listen): nobody could read anything")
 	}
 	if f.set["memory-budget"] {
 		n, err := units.ParseSize(*budget)
@@ -114,7 +141,7 @@ func writeMonitorHelp(w io.Writer) {
 	fmt.Fprintf(w, `prober run: monitor the servers of a configuration file, writing every probe to Postgres.
 
 Usage:
-  prober run --config mcpwatch.yaml [flags]
+  prober run --config mcpwatch.yaml [--listen 127.0.0.1:8080] [flags]
 
 Each server is probed on its schedule, judged by the same checks as 'prober check', and the
 run (outcome up/degraded/down, exact JSON-RPC error code, HTTP status, exit status, latency of
@@ -139,9 +166,25 @@ Ctrl-C stops gracefully: no more claims, probes in flight get shutdown-grace to 
 results are written (or kept in the spool file for the next start). When the database is
 away, results wait in memory and then in the spool file, and are written once it is back.
 
+Without a database URL, prober run starts a PostgreSQL server of its own from the server
+binaries installed on the machine (PATH, /usr/lib/postgresql/*/bin, /usr/pgsql-*/bin,
+Homebrew), in --data-dir, initialised on first use, reachable through a Unix socket in that
+directory only, and stops it on exit; the log says where the data is and the psql command
+that opens it. As root, the server runs as the user postgres. Several workers, and 'api',
+share one external database instead: give each the same --database-url.
+
 Flags:
   --config FILE         the YAML configuration (see docs/monitor.md); required
-  --database-url URL    the Postgres database (default: $%s, then $%s)
+  --listen ADDR         serve the status page, the JSON API, badges, /healthz, /readyz and
+                        /metrics from this process on ADDR, e.g. 127.0.0.1:8080, as 'api'
+                        serves them (default: off)
+  --admin-token-file F  with --listen: the file of the token that writes through the API
+                        need ("Authorization: Bearer TOKEN"); without it the API takes none
+  --private             with --admin-token-file: every read needs the token too
+  --database-url URL    an external Postgres database (default: $%s, then $%s, else
+                        the database prober runs itself)
+  --data-dir DIR        the directory of the database prober runs itself (default:
+                        ~/.local/share/mcpwatch/postgres; /var/lib/mcpwatch/postgres as root)
   --region NAME         this worker's region (default: the file's region, else %q)
   --worker NAME         this worker's name in leases and runs (default: HOST-PID)
   --concurrency N       probes at once (default: the file's concurrency, else %d)
@@ -168,13 +211,15 @@ Flags:
                         Give it the list the API server has.
 
 Examples:
+  prober run --config examples/fleet.yaml --listen 127.0.0.1:8080
   export %s=postgres://postgres@127.0.0.1:5432/mcpwatch
   prober run --config mcpwatch.yaml --metrics-addr 127.0.0.1:9464
   SLACK_WEBHOOK_URL=https://hooks.slack.com/services/... \
     prober run --config mcpwatch.yaml --dashboard-url https://status.example.com
 
 Exit codes: 0 stopped by a signal, 1 failure (the database refused, a server name taken),
-2 usage or configuration error (each problem named by file:line:column and field, or an
-alert channel whose secret variable is not set).
+2 usage or configuration error (each problem named by file:line:column and field, an
+alert channel whose secret variable is not set, no PostgreSQL server binaries for the
+database of its own, or its --data-dir unusable).
 `, envDatabaseURL, envDatabaseURLFallback, monitor.DefaultRegion, monitor.DefaultConcurrency, envDatabaseURL)
 }

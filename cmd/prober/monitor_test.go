@@ -252,6 +252,8 @@ func TestRunUsageAndConfigErrors(t *testing.T) {
 	writeFile(t, bad, "servers:\n  - name: a\n    url: http://127.0.0.1:1/mcp\n    schedule: sometimes\n")
 	good := filepath.Join(dir, "good.yaml")
 	writeFile(t, good, "servers:\n  - name: a\n    url: http://127.0.0.1:1/mcp\n")
+	short := filepath.Join(dir, "token")
+	writeFile(t, short, "secret\n")
 	tests := []struct {
 		name string
 		args []string
@@ -261,7 +263,11 @@ func TestRunUsageAndConfigErrors(t *testing.T) {
 		{"no config", []string{"--database-url", "postgres://x@127.0.0.1:1/db"}, exitUsage, "--config is required"},
 		{"an invalid config", []string{"--config", bad, "--database-url", "postgres://x@127.0.0.1:1/db"}, exitUsage, bad + `:4:15: servers[0].schedule: not a schedule: "sometimes"`},
 		{"a missing config", []string{"--config", filepath.Join(dir, "nope.yaml")}, exitUsage, "nope.yaml: no such file"},
-		{"no database", []string{"--config", good}, exitUsage, "no database"},
+		{"a data directory and a database", []string{"--config", good, "--data-dir", dir, "--database-url", "postgres://x@127.0.0.1:1/db"}, exitUsage, "--data-dir is the directory of the database prober runs itself"},
+		{"a data directory of other files", []string{"--config", good, "--data-dir", dir}, exitUsage, "unusable data directory: "},
+		{"an admin token without --listen", []string{"--config", good, "--admin-token-file", good}, exitUsage, "--admin-token-file needs --listen"},
+		{"a short admin token", []string{"--config", good, "--listen", "127.0.0.1:0", "--admin-token-file", short}, exitUsage, "--admin-token-file: the token must be at least 16 characters"},
+		{"private without a token", []string{"--config", good, "--listen", "127.0.0.1:0", "--private"}, exitUsage, "--private needs --admin-token-file"},
 		{"a bad concurrency", []string{"--config", good, "--concurrency", "0"}, exitUsage, "--concurrency 0"},
 		{"a bad log level", []string{"--config", good, "--log-level", "loud"}, exitUsage, "--log-level"},
 		{"a memory budget too small", []string{"--config", good, "--memory-budget", "1MiB"}, exitUsage, `--memory-budget "1MiB"`},

@@ -40,7 +40,9 @@ type Config struct {
 	// Catalog describes the checks (titles, areas, rules) in run reports; default
 	// checks.Default().
 	Catalog *checks.Registry
-	// Registry receives the API's metrics; default a registry of its own.
+	// Registry receives the API's metrics; default a registry of its own, with the runtime
+	// and process collectors. A registry given is the process's (the monitor's, when it
+	// serves the API too) and has those already.
 	Registry *metrics.Registry
 	Logger   *slog.Logger
 	// WriteRate and WriteBurst bound writes per client address (default 1 every 2s, bursts
@@ -131,7 +133,8 @@ func New(cfg Config) (*API, error) {
 		}
 		cfg.Catalog = cat
 	}
-	if cfg.Registry == nil {
+	ownRegistry := cfg.Registry == nil
+	if ownRegistry {
 		cfg.Registry = metrics.NewRegistry()
 	}
 	s := &API{
@@ -149,7 +152,7 @@ func New(cfg Config) (*API, error) {
 		}
 		s.dashboard = u
 	}
-	m, err := newHTTPMetrics(cfg.Registry, cfg.Store)
+	m, err := newHTTPMetrics(cfg.Registry, cfg.Store, ownRegistry)
 	if err != nil {
 		return nil, err
 	}

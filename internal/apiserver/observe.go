@@ -17,7 +17,7 @@ type httpMetrics struct {
 	duration *metrics.HistogramVec
 }
 
-func newHTTPMetrics(reg *metrics.Registry, st Database) (*httpMetrics, error) {
+func newHTTPMetrics(reg *metrics.Registry, st Database, processWide bool) (*httpMetrics, error) {
 	m := &httpMetrics{
 		requests: metrics.NewCounterVec(metrics.Opts{
 			Name: "mcpwatch_api_requests_total",
@@ -30,17 +30,19 @@ func newHTTPMetrics(reg *metrics.Registry, st Database) (*httpMetrics, error) {
 		}, []string{"route"}),
 	}
 	pool := st.Pool()
-	for _, c := range []metrics.Collector{
+	collectors := []metrics.Collector{
 		m.requests, m.duration,
-		metrics.NewRuntimeCollector(),
-		metrics.NewProcessCollector(),
 		metrics.NewGaugeFunc(metrics.Opts{Name: "mcpwatch_api_db_connections_in_use",
 			Help: "Database connections the API holds in use."},
 			func() float64 { return float64(pool.Stat().AcquiredConns()) }),
 		metrics.NewGaugeFunc(metrics.Opts{Name: "mcpwatch_api_db_connections_idle",
 			Help: "Idle database connections of the API's pool."},
 			func() float64 { return float64(pool.Stat().IdleConns()) }),
-	} {
+	}
+	if processWide {
+		collectors = append(collectors, metrics.NewRuntimeCollector(), metrics.NewProcessCollector())
+	}
+	for _, c := range collectors {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("apiserver: %w", err)
 		}
