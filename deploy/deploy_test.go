@@ -82,7 +82,7 @@ func TestSampleConfigurationLoadsAndProbesOnlyTheComposeFileServers(t *testing.T
 		}
 	}
 	if missing := cfg.MissingEnv(func(string) (string, bool) { return "", false }); len(missing) > 0 {
-		t.Errorf("the sample needs variables %v: a trial without secrets would not start", missing)
+		t.Errorf("the sample needs variables %v: its probes would fail in a trial without secrets", missing)
 	}
 	if !slices.ContainsFunc(cfg.Servers, func(s monitor.ServerConfig) bool { return s.Enabled }) {
 		t.Error("no server of the sample is enabled")
