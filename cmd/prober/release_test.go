@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"debug/elf"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,124 +11,49 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpwatch/mcpwatch/internal/testkit/dockerfile"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/modroot"
 )
 
 // The release files (the Dockerfile and .goreleaser.yaml at the module root) build this
 // command; these tests hold them to what the README, docs/release.md and the GitHub Action
 // rely on.
 
-// dockerInstruction is one instruction of a Dockerfile, continuation lines joined.
-type dockerInstruction struct {
-	line    int
-	keyword string // upper case: FROM, RUN, USER, …
-	args    string
-}
-
-// dockerStage is the instructions from one FROM to the next.
-type dockerStage struct {
-	from, name   string
-	instructions []dockerInstruction
-}
-
-func parseDockerfile(t *testing.T, file string) []dockerStage {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var (
-		stages  []dockerStage
-		pending strings.Builder
-		start   int
-	)
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "#") || (line == "" && pending.Len() == 0) {
-			continue
-		}
-		if pending.Len() == 0 {
-			start = n
-		}
-		if cont, ok := strings.CutSuffix(line, `\`); ok {
-			pending.WriteString(cont + " ")
-			continue
-		}
-		pending.WriteString(line)
-		keyword, args, _ := strings.Cut(pending.String(), " ")
-		pending.Reset()
-		in := dockerInstruction{line: start, keyword: strings.ToUpper(keyword), args: strings.TrimSpace(args)}
-		if in.keyword == "FROM" {
-			fields := strings.Fields(in.args)
-			st := dockerStage{from: fields[0]}
-			if len(fields) == 3 && strings.EqualFold(fields[1], "AS") {
-				st.name = fields[2]
-			}
-			stages = append(stages, st)
-			continue
-		}
-		if len(stages) == 0 {
-			if in.keyword != "ARG" {
-				t.Fatalf("%s:%d: %s before the first FROM", file, in.line, in.keyword)
-			}
-			continue
-		}
-		stages[len(stages)-1].instructions = append(stages[len(stages)-1].instructions, in)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return stages
-}
-
-func releaseRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not at %s: %v", root, err)
-	}
-	return root
-}
-
 func TestDockerfileBuildsStaticAndRunsAsNonRootWithoutAShell(t *testing.T) {
-	stages := parseDockerfile(t, filepath.Join(releaseRoot(t), "Dockerfile"))
+	stages := dockerfile.Load(t, filepath.Join(modroot.Of(t), "Dockerfile"))
 	if len(stages) < 2 {
 		t.Fatalf("%d stages: want a build stage and a final one", len(stages))
 	}
 	build, final := stages[0], stages[len(stages)-1]
-	if !strings.HasPrefix(build.from, "golang:") || build.name == "" {
-		t.Errorf("build stage FROM %s AS %q: want the Go image, named", build.from, build.name)
+	if !strings.HasPrefix(build.From, "golang:") || build.Name == "" {
+		t.Errorf("build stage FROM %s AS %q: want the Go image, named", build.From, build.Name)
 	}
-	if build.from != "golang:"+goLine(t)+"-bookworm" {
-		t.Errorf("build stage FROM %s: want the Go of go.mod (%s)", build.from, goLine(t))
+	if build.From != "golang:"+goLine(t)+"-bookworm" {
+		t.Errorf("build stage FROM %s: want the Go of go.mod (%s)", build.From, goLine(t))
 	}
-	if !slices.ContainsFunc(build.instructions, func(in dockerInstruction) bool {
-		return in.keyword == "RUN" && strings.Contains(in.args, "CGO_ENABLED=0 go build") && strings.HasSuffix(in.args, "./cmd/prober")
+	if !slices.ContainsFunc(build.Instructions, func(in dockerfile.Instruction) bool {
+		return in.Keyword == "RUN" && strings.Contains(in.Args, "CGO_ENABLED=0 go build") && strings.HasSuffix(in.Args, "./cmd/prober")
 	}) {
 		t.Error("the build stage has no RUN CGO_ENABLED=0 go build … ./cmd/prober")
 	}
 
-	if final.from != "scratch" && !strings.HasPrefix(final.from, "gcr.io/distroless/static") {
-		t.Errorf("final stage FROM %s: want scratch or distroless/static (no shell, no C library)", final.from)
+	if final.From != "scratch" && !strings.HasPrefix(final.From, "gcr.io/distroless/static") {
+		t.Errorf("final stage FROM %s: want scratch or distroless/static (no shell, no C library)", final.From)
 	}
 	var user string
 	copied := false
-	for _, in := range final.instructions {
-		switch in.keyword {
+	for _, in := range final.Instructions {
+		switch in.Keyword {
 		case "RUN", "SHELL":
-			t.Errorf("line %d: %s in the final stage, which has no shell to run it", in.line, in.keyword)
+			t.Errorf("line %d: %s in the final stage, which has no shell to run it", in.Line, in.Keyword)
 		case "USER":
-			user = in.args
+			user = in.Args
 		case "COPY":
-			copied = copied || strings.HasPrefix(in.args, "--from="+build.name+" ")
+			copied = copied || strings.HasPrefix(in.Args, "--from="+build.Name+" ")
 		case "ENTRYPOINT", "CMD":
-			var argv []string
-			if err := json.Unmarshal([]byte(in.args), &argv); err != nil || len(argv) == 0 {
-				t.Errorf("line %d: %s %s: want the exec form (a JSON array), not a shell command", in.line, in.keyword, in.args)
+			if _, ok := in.Exec(); !ok {
+				t.Errorf("line %d: %s %s: want the exec form (a JSON array), not a shell command", in.Line, in.Keyword, in.Args)
 			}
 		}
 	}
@@ -138,14 +61,14 @@ func TestDockerfileBuildsStaticAndRunsAsNonRootWithoutAShell(t *testing.T) {
 		t.Errorf("final stage USER %q: want a non-root user", user)
 	}
 	if !copied {
-		t.Errorf("the final stage copies nothing from the build stage %q", build.name)
+		t.Errorf("the final stage copies nothing from the build stage %q", build.Name)
 	}
 }
 
 // goLine is go.mod's go version as major.minor, the tag of the Go image.
 func goLine(t *testing.T) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(releaseRoot(t), "go.mod"))
+	raw, err := os.ReadFile(filepath.Join(modroot.Of(t), "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +107,7 @@ type goreleaserConfig struct {
 
 func loadGoreleaser(t *testing.T) goreleaserConfig {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(releaseRoot(t), ".goreleaser.yaml"))
+	raw, err := os.ReadFile(filepath.Join(modroot.Of(t), ".goreleaser.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,15 +161,15 @@ func TestReleaseBuildsPrintTheVersionTheyAreStampedWith(t *testing.T) {
 		t.Skip("builds the prober twice")
 	}
 	_ = version // the variable the release files stamp
-	root := releaseRoot(t)
+	root := modroot.Of(t)
 	c := loadGoreleaser(t)
 	goreleaserLdflags := strings.ReplaceAll(strings.Join(c.Builds[0].Ldflags, " "), "{{ .Version }}", "9.8.7")
 
 	var dockerBuild string
-	for _, st := range parseDockerfile(t, filepath.Join(root, "Dockerfile")) {
-		for _, in := range st.instructions {
-			if in.keyword == "RUN" && strings.Contains(in.args, "go build") {
-				dockerBuild = in.args
+	for _, st := range dockerfile.Load(t, filepath.Join(root, "Dockerfile")) {
+		for _, in := range st.Instructions {
+			if in.Keyword == "RUN" && strings.Contains(in.Args, "go build") {
+				dockerBuild = in.Args
 			}
 		}
 	}
