@@ -147,6 +147,8 @@ func Start(ctx context.Context, cfg *Config, opts ServiceOptions) (*Service, err
 	if opts.Worker == "" {
 		return nil, errors.New("monitor: service needs a worker name")
 	}
+	// Every line of the service names the worker and its region, once.
+	log = log.With("worker", opts.Worker, "region", cfg.Region)
 	for _, name := range cfg.MissingEnv(opts.LookupEnv) {
 		log.Warn("environment variable not set: probes of the servers that read it will be down", "variable", name)
 	}

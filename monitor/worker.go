@@ -48,7 +48,9 @@ type WorkerConfig struct {
 	// AlertTimeout bounds one judgement; default DefaultAlertTimeout.
 	AlertTimeout time.Duration
 	// Trace, when set, hears about every probe (from many goroutines at once).
-	Trace   func(Event)
+	Trace func(Event)
+	// Logger receives the worker's logs as they are: the Service gives it one that already
+	// names the worker and its region.
 	Logger  *slog.Logger
 	Metrics *Metrics
 }
@@ -182,7 +184,7 @@ func NewWorker(st SlotClaimer, p *Prober, buf *Buffer, cfg WorkerConfig) (*Worke
 		return nil, errors.New("monitor: worker needs a region and a name")
 	}
 	w := &Worker{
-		st: st, prober: p, buf: buf, cfg: cfg, log: cfg.Logger.With("worker", cfg.Name, "region", cfg.Region),
+		st: st, prober: p, buf: buf, cfg: cfg, log: cfg.Logger,
 		slots: make(chan struct{}, cfg.Concurrency),
 		freed: make(chan struct{}, 1),
 		wake:  make(chan struct{}, 1),

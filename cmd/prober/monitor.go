@@ -73,7 +73,7 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		host, _ := os.Hostname()
 		worker = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: f.level})).With("worker", worker, "region", cfg.Region)
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: f.level}))
 
 	svc, err := monitor.Start(ctx, cfg, monitor.ServiceOptions{
 		DatabaseURL: url, DataDir: f.dataDir, Listen: f.listen, Migrate: f.migrate,

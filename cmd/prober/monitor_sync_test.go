@@ -82,6 +82,11 @@ func TestRunRefusesAnOlderFileUnlessForced(t *testing.T) {
 	}
 	// Stopped only once started: a stop while it registers its region is another test's.
 	waitUntil(t, 30*time.Second, "b started", func() bool { return strings.Contains(logsF.String(), "worker started") })
+	for _, line := range strings.Split(logsF.String(), "\n") {
+		if strings.Count(line, " worker=") > 1 || strings.Count(line, " region=") > 1 {
+			t.Errorf("a log line names the worker or region twice: %s", line)
+		}
+	}
 }
 
 func TestForceSyncIsAFlagOfRun(t *testing.T) {
