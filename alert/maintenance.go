@@ -102,3 +102,31 @@ func matchesAny(patterns []string, name string) bool {
 	}
 	return false
 }
+
+// MaintenanceCalendar says which maintenance window of a configuration is in force for a
+// server at a time: what the pages show beside a server whose alerts a window holds back.
+type MaintenanceCalendar struct {
+	windows []maintenance
+}
+
+// NewMaintenanceCalendar compiles the maintenance windows of a configuration (nil: none).
+func NewMaintenanceCalendar(c *Config) (*MaintenanceCalendar, error) {
+	if c == nil {
+		return &MaintenanceCalendar{}, nil
+	}
+	ws, err := compileMaintenance(c.Maintenance)
+	if err != nil {
+		return nil, err
+	}
+	return &MaintenanceCalendar{windows: ws}, nil
+}
+
+// At returns the window in force for server at t and when it closes (of several, the one that
+// stays open longest); ok is false when none is.
+func (c *MaintenanceCalendar) At(t time.Time, server string) (name string, end time.Time, ok bool) {
+	if c == nil {
+		return "", time.Time{}, false
+	}
+	name, end = maintenanceAt(c.windows, t, server)
+	return name, end, name != ""
+}

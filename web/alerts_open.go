@@ -101,3 +101,18 @@ func (d *dashboard) alertsOpenOn(ctx context.Context, serverID int64) (map[int64
 	}
 	return out, nil
 }
+
+// maintenanceNote says which maintenance window is in force for a server now: its alerts are
+// held back until it closes, even those not open yet. "" when none is, or when the dashboard
+// has no alerts configuration.
+func (d *dashboard) maintenanceNote(server string, now time.Time) string {
+	if d.maintenance == nil {
+		return ""
+	}
+	name, end, ok := d.maintenance(now, server)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("Maintenance window %s in force until %s (%s): alerts about this server are held back until it closes.",
+		name, formatTime(end), formatIn(end, now))
+}

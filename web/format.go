@@ -85,6 +85,20 @@ func formatAgo(t, now time.Time) string {
 	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
 }
 
+// formatIn says how long after now t comes, in one unit: formatAgo's counterpart.
+func formatIn(t, now time.Time) string {
+	d := t.Sub(now)
+	switch {
+	case d < time.Minute:
+		return "in under a minute"
+	case d < time.Hour:
+		return fmt.Sprintf("in %d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("in %d h", int(d.Hours()))
+	}
+	return fmt.Sprintf("in %d days", int(d.Hours()/24))
+}
+
 // formatDuration is a run's duration.
 func formatDuration(d time.Duration) string {
 	if d <= 0 {

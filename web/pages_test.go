@@ -21,6 +21,7 @@ func TestDashboard(t *testing.T) {
 	t.Run("status page shows the last error with its exact codes", func(t *testing.T) { testStatusLastError(t, f) })
 	t.Run("status page shows the last runs as ticks", func(t *testing.T) { testStatusRecentProbes(t, f) })
 	t.Run("status page shows open alerts and why they are open", func(t *testing.T) { testStatusAlerts(t, f) })
+	t.Run("pages name the maintenance window in force", func(t *testing.T) { testMaintenanceInForce(t, f) })
 	t.Run("server page shows chart findings tools drift and runs", func(t *testing.T) { testServerPage(t, f) })
 	t.Run("server page lists untested checks apart", func(t *testing.T) { testUntestedFindings(t, f) })
 	t.Run("server page pages through runs without overlap", func(t *testing.T) { testRunPaging(t, f) })

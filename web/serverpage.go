@@ -137,7 +137,7 @@ func (d *dashboard) serverPage(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	if data.Alerts, err = d.alertsOf(r, srv.ID, det.State, now); err != nil {
+	if data.Alerts, err = d.alertsOf(r, srv.ID, srv.Name, det.State, now); err != nil {
 		d.fail(w, r, err)
 		return
 	}

@@ -17,6 +17,8 @@ type alertsView struct {
 	Open    []openAlertView
 	History []alertRow
 	Note    string
+	// Maintenance names the maintenance window in force for the server, if any.
+	Maintenance string
 }
 
 type alertRow struct {
@@ -35,8 +37,8 @@ const alertHistoryShown = 20
 
 // alertsOf reads the alerts of a server. A database without the alert tables (an older
 // schema, or alerts not set up) has no alerts to show, which is no error.
-func (d *dashboard) alertsOf(r *http.Request, serverID int64, state string, now time.Time) (alertsView, error) {
-	var v alertsView
+func (d *dashboard) alertsOf(r *http.Request, serverID int64, server, state string, now time.Time) (alertsView, error) {
+	v := alertsView{Maintenance: d.maintenanceNote(server, now)}
 	open, err := d.store.OpenAlertsWithLast(r.Context(), serverID)
 	if undefinedTable(err) {
 		v.Note = "No alerts."

@@ -66,6 +66,8 @@ type serverRow struct {
 	// Alerts are the server's open alerts, each saying why it is open when the server looks
 	// fine (flapping, a maintenance window, not enough good runs yet).
 	Alerts []openAlertView
+	// Maintenance names the maintenance window in force for the server, if any.
+	Maintenance string
 }
 
 type regionChip struct {
@@ -326,6 +328,7 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, open m
 			row.LastError = errorOf(run, now)
 		}
 		row.Alerts = openAlertsOf(open[st.Server.ID], st.State, now)
+		row.Maintenance = d.maintenanceNote(st.Server.Name, now)
 		rows[i] = row
 	}
 	return rows, nil

@@ -52,6 +52,10 @@ type Deps struct {
 	// it is (default store.DefaultStatusTTL; negative: every request reads). Ignored when
 	// Statuses is set.
 	StatusTTL time.Duration
+	// Maintenance, when set, says which maintenance window of the alerts configuration is in
+	// force for a server at a time, and until when (the monitor's process has the
+	// configuration; `api`, which has none, leaves it nil and shows no window).
+	Maintenance func(at time.Time, server string) (name string, end time.Time, ok bool)
 }
 
 // defaultRefresh is how often open pages re-fetch their live part.
@@ -75,6 +79,7 @@ type dashboard struct {
 	// statusPages keeps renderings of the status page, by the reading of statuses they show.
 	statusPages *lru.Cache[statusPageKey, renderedPage]
 	gzips       gzipPool
+	maintenance func(at time.Time, server string) (name string, end time.Time, ok bool)
 }
 
 // New builds the dashboard's handler, to be mounted at "/": it serves "/", "/servers/{name}",
@@ -85,7 +90,7 @@ func New(deps Deps) (http.Handler, error) {
 	}
 	d := &dashboard{
 		store: deps.Store, log: deps.Logger, checks: deps.Checks, now: deps.Now,
-		title: deps.Title, version: deps.Version,
+		title: deps.Title, version: deps.Version, maintenance: deps.Maintenance,
 		analyses:    lru.New[store.RunID, *analysis](analysisCacheSize),
 		statusPages: lru.New[statusPageKey, renderedPage](statusPageCacheSize),
 	}

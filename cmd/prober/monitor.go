@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/internal/metrics"
 	"github.com/mcpwatch/mcpwatch/internal/pgembed"
 	"github.com/mcpwatch/mcpwatch/internal/statussite"
@@ -74,13 +75,20 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		worker = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: f.level}))
+	// The pages name the maintenance window in force as the alert engine sees it: the alerts
+	// section read at start (a reload changes it only at the next start).
+	calendar, err := alert.NewMaintenanceCalendar(cfg.Alerts)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "prober run: %v\n", err)
+		return exitUsage
+	}
 
 	svc, err := monitor.Start(ctx, cfg, monitor.ServiceOptions{
 		DatabaseURL: url, DataDir: f.dataDir, Listen: f.listen, Migrate: f.migrate,
 		Site: func(st *store.Store, registry *metrics.Registry, log *slog.Logger) (monitor.Site, error) {
 			return statussite.New(st, statussite.Options{
 				AdminToken: f.adminToken, Private: f.private, DashboardURL: f.dashboardURL, Allow: f.allowPrivate,
-				Registry: registry, Version: buildVersion(), Logger: log,
+				Registry: registry, Version: buildVersion(), Logger: log, Maintenance: calendar.At,
 			})
 		}, ForceSync: f.forceSync, Worker: worker, MetricsAddr: f.metricsAddr, DashboardURL: f.dashboardURL,
 		MemoryBudget: f.memoryBudget, AllowPrivate: f.allowPrivate, LookupEnv: e.lookupEnv, Version: buildVersion(), Logger: log,

@@ -351,3 +351,51 @@ func expectCleanStop(t *testing.T, code <-chan int, stderr *lockedBuffer) {
 		t.Fatalf("prober run did not stop within a minute\n%s", stderr.String())
 	}
 }
+
+// The monitor's own status site names the maintenance window in force for a server: the
+// monitor has the alerts section, a separate `api` does not.
+func TestRunListenShowsTheMaintenanceWindowInForce(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	dir := t.TempDir()
+	config := filepath.Join(dir, "mcpwatch.yaml")
+	writeFile(t, config, fmt.Sprintf(`defaults:
+  schedule: "@every 1s"
+  timeout: 5s
+servers:
+  - name: good
+    url: %s
+alerts:
+  maintenance:
+    - name: weekly deploy
+      schedule: "* * * * *"
+      duration: 2h
+`, serveFixture(t, fixture.Conformant)))
+	site := freeAddr(t)
+	var stderr lockedBuffer
+	env := environment{stdout: &bytes.Buffer{}, stderr: &stderr, lookupEnv: func(string) (string, bool) { return "", false }}
+	ctx, cancel := context.WithCancel(context.Background())
+	code := make(chan int, 1)
+	go func() {
+		code <- env.runMonitor(ctx, []string{"--config", config, "--database-url", db.URL, "--worker", "w1",
+			"--listen", site, "--spool-dir", filepath.Join(dir, "spool")}, nil)
+	}()
+	defer func() {
+		cancel()
+		expectCleanStop(t, code, &stderr)
+	}()
+	var page string
+	waitUntil(t, time.Minute, "the status page with a run of good", func() bool {
+		resp, err := http.Get("http://" + site + "/") // refused until the site listens
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		page = string(body)
+		return resp.StatusCode == http.StatusOK && strings.Contains(page, `href="/servers/good"`) && !strings.Contains(page, "No run yet")
+	})
+	if !strings.Contains(page, "Maintenance window weekly deploy in force until") {
+		t.Errorf("the status page does not name the window in force:\n%.3000s", page)
+	}
+}

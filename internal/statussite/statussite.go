@@ -53,6 +53,9 @@ type Options struct {
 	// Version names the build.
 	Version string
 	Logger  *slog.Logger
+	// Maintenance, when set, names the maintenance window in force for a server (the
+	// monitor's alerts configuration); the pages then show it.
+	Maintenance func(at time.Time, server string) (name string, end time.Time, ok bool)
 }
 
 // Site is the HTTP handler of every page and endpoint, with the refresh of the status sums
@@ -83,7 +86,8 @@ func New(st *store.Store, opts Options) (*Site, error) {
 		Registry: opts.Registry,
 	}
 	if !opts.NoDashboard {
-		dash, err := web.New(web.Deps{Store: st, Logger: log, Checks: catalog, Version: opts.Version, Statuses: statuses})
+		dash, err := web.New(web.Deps{Store: st, Logger: log, Checks: catalog, Version: opts.Version, Statuses: statuses,
+			Maintenance: opts.Maintenance})
 		if err != nil {
 			return nil, err
 		}
