@@ -30,7 +30,7 @@ const quickStartDeadline = 60 * time.Second
 // minute, and a Ctrl-C stops it and the database it started. The test only gives port 0 and a
 // data directory of its own; as root, the server runs as the postgres user.
 func TestQuickStartShowsAProbeOnTheStatusPageWithinAMinute(t *testing.T) {
-	if _, err := pgembed.FindBinaries(t.Context(), pgembed.Search{Path: os.Getenv("PATH"), Globs: pgembed.DefaultSearch}, 0); err != nil {
+	if _, err := pgembed.FindBinaries(t.Context(), pgembed.Search{Path: os.Getenv("PATH"), Globs: pgembed.DefaultSearch()}, 0); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI installs PostgreSQL: %v", err)
 		}

@@ -17,17 +17,19 @@ import (
 // ErrNoBinaries is the error when no directory holds both postgres and initdb.
 var ErrNoBinaries = errors.New("no PostgreSQL server binaries (postgres and initdb) found")
 
-// DefaultSearch are the usual places of the server binaries beyond PATH, as globs: Debian and
-// Ubuntu's versioned directories, the PGDG packages of Fedora and RHEL, Homebrew's versioned
-// and unversioned prefixes on Apple silicon and Intel, and a build from source.
-var DefaultSearch = []string{
-	"/usr/lib/postgresql/*/bin",
-	"/usr/pgsql-*/bin",
-	"/opt/homebrew/opt/postgresql@*/bin",
-	"/opt/homebrew/opt/postgresql/bin",
-	"/usr/local/opt/postgresql@*/bin",
-	"/usr/local/opt/postgresql/bin",
-	"/usr/local/pgsql/bin",
+// DefaultSearch returns the usual places of the server binaries beyond PATH, as globs: Debian
+// and Ubuntu's versioned directories, the PGDG packages of Fedora and RHEL, Homebrew's
+// versioned and unversioned prefixes on Apple silicon and Intel, and a build from source.
+func DefaultSearch() []string {
+	return []string{
+		"/usr/lib/postgresql/*/bin",
+		"/usr/pgsql-*/bin",
+		"/opt/homebrew/opt/postgresql@*/bin",
+		"/opt/homebrew/opt/postgresql/bin",
+		"/usr/local/opt/postgresql@*/bin",
+		"/usr/local/opt/postgresql/bin",
+		"/usr/local/pgsql/bin",
+	}
 }
 
 // InstallHint is what to do when no binaries are found: the one command per platform, and

@@ -21,7 +21,7 @@ import (
 // fails it in CI, where they are installed.
 func machineBinaries(t *testing.T) {
 	t.Helper()
-	_, err := FindBinaries(context.Background(), Search{Path: os.Getenv("PATH"), Globs: DefaultSearch}, 0)
+	_, err := FindBinaries(context.Background(), Search{Path: os.Getenv("PATH"), Globs: DefaultSearch()}, 0)
 	if err == nil {
 		return
 	}

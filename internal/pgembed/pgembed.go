@@ -134,7 +134,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	search := opts.Search
 	if search == nil {
-		search = &Search{Path: os.Getenv("PATH"), Globs: DefaultSearch}
+		search = &Search{Path: os.Getenv("PATH"), Globs: DefaultSearch()}
 	}
 	existing, err := prepareDir(dir, acct)
 	if err != nil {
@@ -146,7 +146,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	c := &Cluster{
 		dir: dir, bin: bin, exited: make(chan struct{}), logPath: filepath.Join(dir, logName), log: log,
-		stopTimeout: cmp(opts.StopTimeout, 30*time.Second),
+		stopTimeout: orDefault(opts.StopTimeout, 30*time.Second),
 	}
 	if existing == 0 {
 		log.Info("initialising the database (first start)", "dataDir", dir, "postgres", bin.Version, "binaries", bin.Dir)
@@ -160,7 +160,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := c.start(acct); err != nil {
 		return nil, err
 	}
-	startCtx, cancel := context.WithTimeout(ctx, cmp(opts.StartTimeout, 60*time.Second))
+	startCtx, cancel := context.WithTimeout(ctx, orDefault(opts.StartTimeout, 60*time.Second))
 	defer cancel()
 	if err := c.waitReady(startCtx); err != nil {
 		_ = c.Stop()
@@ -170,7 +170,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-func cmp(d, def time.Duration) time.Duration {
+// orDefault is d, or def when d is not set.
+func orDefault(d, def time.Duration) time.Duration {
 	if d > 0 {
 		return d
 	}
