@@ -49,14 +49,17 @@ var permanentSlackErrors = map[string]bool{
 	"invalid_arguments": true, "invalid_arg_name": true, "ekm_access_denied": true,
 }
 
-// Slack API errors of chat.update after which the update is posted in the thread instead.
-var notUpdatable = map[string]bool{"message_not_found": true, "cant_update_message": true, "edit_window_closed": true}
+// notUpdatable reports whether a Slack API error of chat.update means the message cannot be
+// edited, so that the update is posted in the thread instead.
+func notUpdatable(code string) bool {
+	return code == "message_not_found" || code == "cant_update_message" || code == "edit_window_closed"
+}
 
 func (s *slackSender) Send(ctx context.Context, m *Message, d Delivery) (string, error) {
 	if m.Event == EventUpdate && s.api != nil {
 		if channel, ts, ok := strings.Cut(d.ThreadRef, " "); ok && channel != "" && ts != "" {
 			err := s.update(ctx, m, d, channel, ts)
-			if se, isSlack := errors.AsType[slack.SlackErrorResponse](err); !isSlack || !notUpdatable[se.Err] {
+			if se, isSlack := errors.AsType[slack.SlackErrorResponse](err); !isSlack || !notUpdatable(se.Err) {
 				return "", err
 			}
 			// The first message cannot be edited: say it in its thread.
@@ -101,7 +104,7 @@ func (s *slackSender) update(ctx context.Context, m *Message, d Delivery, channe
 	text, blocks := slackMessage(&first, d.DashboardURL)
 	_, _, _, err := s.api.UpdateMessageContext(ctx, channel, ts, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
 	if err != nil {
-		if se, ok := errors.AsType[slack.SlackErrorResponse](err); ok && notUpdatable[se.Err] {
+		if se, ok := errors.AsType[slack.SlackErrorResponse](err); ok && notUpdatable(se.Err) {
 			return err
 		}
 		return s.classify(err)

@@ -32,7 +32,7 @@ func resultsChecks() []Check {
 // inputRequiredMethods are the requests that may answer an InputRequiredResult (2026-07-28
 // basic/patterns/mrtr, "Supported Requests"): "Servers MUST NOT send InputRequiredResult
 // responses on any other client requests."
-var inputRequiredMethods = []string{"prompts/get", "resources/read", "tools/call"}
+func inputRequiredMethods() []string { return []string{"prompts/get", "resources/read", "tools/call"} }
 
 // interimResult reports whether a result is an InputRequiredResult: resultType
 // input_required. Such a result is no answer of its method (it carries no tools, no
@@ -62,12 +62,12 @@ func checkInputRequired(r *Capture, f *Finding) {
 		if !interimResult(st.Result) {
 			continue
 		}
-		if slices.Contains(inputRequiredMethods, st.Method) {
+		if slices.Contains(inputRequiredMethods(), st.Method) {
 			allowed++
 			continue
 		}
 		f.Fail(Seqs(st.Request, st.Response), "%s: expected a complete result (only %s may answer input_required), got resultType input_required",
-			describeStepName(st), joinMethods(inputRequiredMethods))
+			describeStepName(st), joinMethods(inputRequiredMethods()))
 	}
 	if judged == 0 && len(f.Evidence) == 0 {
 		f.Untested("no stateless request got a result (%s)", discoverFailedReason(r))

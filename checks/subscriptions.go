@@ -19,12 +19,18 @@ func subscriptionsListenCheck() Check {
 		Evaluate: checkSubscriptionsListen}
 }
 
-// listFilters maps the list-change notifications to the filter field that asks for them
-// (2026-07-28 basic/patterns/subscriptions, "Notification Filter").
-var listFilters = map[string]string{
-	"notifications/tools/list_changed":     "toolsListChanged",
-	"notifications/prompts/list_changed":   "promptsListChanged",
-	"notifications/resources/list_changed": "resourcesListChanged",
+// listFilter names the filter field that asks for a list-change notification (2026-07-28
+// basic/patterns/subscriptions, "Notification Filter"); known is false for other methods.
+func listFilter(method string) (field string, known bool) {
+	switch method {
+	case "notifications/tools/list_changed":
+		return "toolsListChanged", true
+	case "notifications/prompts/list_changed":
+		return "promptsListChanged", true
+	case "notifications/resources/list_changed":
+		return "resourcesListChanged", true
+	}
+	return "", false
 }
 
 // checkSubscriptionsListen judges the stream of the probe's subscriptions/listen (2026-07-28
@@ -148,7 +154,7 @@ func askedFor(m *Message, filter map[string]json.RawMessage) bool {
 		// "This might be a sub-resource of the one that the client actually subscribed to."
 		return slices.ContainsFunc(uris, func(u string) bool { return u != "" && len(uri) >= len(u) && uri[:len(u)] == u })
 	}
-	field, known := listFilters[m.Method]
+	field, known := listFilter(m.Method)
 	return known && jsondoc.IsTrue(filter[field])
 }
 

@@ -23,8 +23,8 @@ import (
 // rule: OAuth itself allows http on the loopback interface, and a private network is its
 // owner's to secure.
 
-// legacyTLSVersions are the versions RFC 8996 retires.
-var legacyTLSVersions = map[string]bool{"SSLv3": true, "TLS 1.0": true, "TLS 1.1": true}
+// legacyTLSVersion reports whether a version is one RFC 8996 retires (or older).
+func legacyTLSVersion(v string) bool { return v == "SSLv3" || v == "TLS 1.0" || v == "TLS 1.1" }
 
 func checkTLSVersion(r *Capture, f *Finding) {
 	u, err := url.Parse(r.Target)
@@ -51,7 +51,7 @@ func checkTLSVersion(r *Capture, f *Finding) {
 	negotiated, at := negotiatedTLS(r)
 	if negotiated != "" {
 		f.Data = map[string]any{"negotiated": negotiated}
-		if legacyTLSVersions[negotiated] {
+		if legacyTLSVersion(negotiated) {
 			report(Seqs(at), "expected TLS 1.2 or later, got the connection negotiated in %s; %s", negotiated, scope)
 		}
 	}
