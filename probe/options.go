@@ -61,6 +61,10 @@ type Options struct {
 	// the tool probes that end the main session) and says why: where or when they run
 	// instead. It becomes Result.RulesElsewhere, which the checks of those rules cite.
 	RulesElsewhere string
+	// Calls are the opt-in tool calls (prober check --calls): the main connection sends them
+	// after its tool probes, each to a tool the server lists. None by default: the probe
+	// never calls a listed tool unasked.
+	Calls []ToolCall
 
 	// detectEra is set by WithDefaults when the revision was left to the probe.
 	detectEra bool

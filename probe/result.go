@@ -103,6 +103,9 @@ type Result struct {
 	// RulesElsewhere says where the rule probes ran when this probe left them out (one of
 	// several probes of the same server, see RunRevisions); "" when they ran here.
 	RulesElsewhere string `json:"rulesElsewhere,omitempty"`
+	// Calls is what became of each opt-in tool call of Options.Calls, in order (nil
+	// without calls).
+	Calls []CallRecord `json:"calls,omitempty"`
 }
 
 // StepsNamed returns the steps with the given name, in order.

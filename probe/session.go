@@ -138,6 +138,7 @@ func (s *session) run(ctx context.Context, res *Result) {
 	s.callWithID(ctx, StepPing, "ping", nil, json.RawMessage(`"mcpwatch-ping"`), s.o.RequestTimeout, 0)
 	s.call(ctx, StepUnknownMethod, UnknownMethod, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
 	s.probeToolRules(ctx, init.Result)
+	s.probeCalls(ctx, init.Result, res)
 	s.probeResources(ctx, init.Result)
 	s.probeFeatureReads(ctx, init.Result, res.ProtocolVersion)
 	s.probeListRepeat(ctx, init.Result)

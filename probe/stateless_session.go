@@ -31,6 +31,7 @@ func (s *session) runStateless(ctx context.Context, res *Result, disc Step) {
 	s.list(ctx, StepPromptsList, "prompts/list")
 	s.call(ctx, StepUnknownMethod, UnknownMethod, json.RawMessage(`{}`), s.o.RequestTimeout, 0)
 	s.probeToolRules(ctx, disc.Result)
+	s.probeCalls(ctx, disc.Result, res)
 	s.probeResources(ctx, disc.Result)
 	s.probeFeatureReads(ctx, disc.Result, rev)
 	s.probeListRepeat(ctx, disc.Result)

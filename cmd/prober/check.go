@@ -24,6 +24,9 @@ func (e environment) check(ctx context.Context, args []string) int {
 	if err == nil {
 		err = cfg.bearer.apply(cfg, e.lookupEnv)
 	}
+	if err == nil {
+		err = cfg.applyCalls(e.lookupEnv)
+	}
 	if err != nil {
 		return e.usageError(err)
 	}

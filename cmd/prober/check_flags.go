@@ -54,6 +54,8 @@ type checkConfig struct {
 	bearer bearerFlags
 	// progress is --progress, nil when not given (progress.go: shown on a terminal only).
 	progress *bool
+	// calls is --calls FILE, read once the environment can be (check_calls.go).
+	calls string
 }
 
 // repeated collects a flag given several times. Set never fails: a failing Set makes the
@@ -88,6 +90,7 @@ func (b *optionalBool) IsBoolFlag() bool { return true }
 // checkFlags are the raw flag values before validation.
 type checkFlags struct {
 	format, output, failOn, checks, skip, dir, logLevel string
+	calls                                               string
 	timeout, initTimeout, requestTimeout, shutdownGrace time.Duration
 	headers, env                                        repeated
 	maxMessage                                          units.Size
@@ -133,6 +136,7 @@ func newCheckFlagSet(v *checkFlags) *flag.FlagSet {
 	fs.BoolVar(&v.noColor, "no-color", false, "")
 	fs.Var(&v.progress, "progress", "")
 	fs.StringVar(&v.logLevel, "log-level", defaultLogLevel, "")
+	fs.StringVar(&v.calls, "calls", "", "")
 	v.ci.declare(fs)
 	v.bearer.declare(fs)
 	v.tls.declare(fs)
@@ -174,7 +178,7 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 	if err != nil {
 		return nil, err
 	}
-	cfg := &checkConfig{target: target, output: v.output, verbose: v.verbose, noColor: v.noColor, progress: v.progress.value}
+	cfg := &checkConfig{target: target, output: v.output, verbose: v.verbose, noColor: v.noColor, progress: v.progress.value, calls: v.calls}
 	stdio := cfg.target.Kind() == protocol.TransportStdio
 
 	f, ok := report.LookupFormat(v.format)

@@ -115,6 +115,24 @@ Verdict:
                               violations fail the check that validates the message, and
                               where only this prober's schema rejects a message a note says so
 
+Tool calls (never without --calls: the probe calls no listed tool unasked):
+  --calls FILE                call the tools FILE names (YAML) after the other probes, each
+                              only when the server lists it, and judge the results
+                              (tools.call-result, tools.structured-content,
+                              tools.invalid-arguments, tools.call-expectations), e.g.
+                                calls:
+                                  - tool: echo
+                                    arguments: {text: hello, key: {fromEnv: ECHO_KEY}}
+                                    timeout: 5s
+                                    invalid-arguments: true  # may be called with bad arguments
+                                    expect: {isError: false, textContains: hello}
+                                  - tool: add
+                                    arguments: {a: 1, b: 2}
+                                    expect: {pointer: /sum, equals: 3}
+                              fromEnv values are secrets: they never appear in the report,
+                              the transcript or the logs. Calls run the tools for real:
+                              name only tools that are safe to run against this server
+
 CI:
   --write FORMAT=FILE         also write the report in FORMAT to FILE, from the same probe;
                               repeatable (e.g. --format github --write sarif=mcp.sarif
