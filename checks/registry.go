@@ -69,6 +69,7 @@ func Default() (*Registry, error) {
 	all = append(all, statelessRuleChecks()...)
 	all = append(all, toolChecks(schemas)...)
 	all = append(all, toolProbeChecks()...)
+	all = append(all, toolCallChecks(schemas)...)
 	all = append(all, listChecks(schemas)...)
 	all = append(all, resourceChecks()...)
 	all = append(all, promptChecks()...)
