@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -37,27 +36,16 @@ func (v *Validator) ValidateAgainst(revision string, schema, value json.RawMessa
 	return check(s, doc, "validating structured content")
 }
 
-func compileInstanceSchema(draft *jsonschema.Draft, raw string) (s *jsonschema.Schema, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = uncheckable(ErrUncheckable, "the schema compiler failed on it (%v)", r)
+// compileInstanceSchema compiles a tool's schema for validating values against it: what the
+// library refuses makes the schema unusable for that, not a finding of this check.
+func compileInstanceSchema(draft *jsonschema.Draft, raw string) (*jsonschema.Schema, error) {
+	s, err := compileSchema(draft, raw, true)
+	var bad *schemaCompileError
+	if errors.As(err, &bad) {
+		if bad.adding {
+			return nil, uncheckable(ErrUncheckable, "%v", bad.err)
 		}
-	}()
-	c := jsonschema.NewCompiler()
-	c.Draft = draft
-	c.LoadURL = refuseLoad
-	withFormats(c)
-	if err := c.AddResource(toolSchemaURL, strings.NewReader(raw)); err != nil {
-		return nil, uncheckable(ErrUncheckable, "%v", err)
+		return nil, uncheckable(ErrUncheckable, "not a usable %s schema: %s", dialectName(draft), compileMessage(bad.err))
 	}
-	s, err = c.Compile(toolSchemaURL)
-	if err != nil {
-		var refused *refusedLoadError
-		if errors.As(err, &refused) {
-			return nil, uncheckable(ErrExternalRef, "it refers to %s, outside itself, and nothing is ever fetched",
-				strconv.Quote(textclip.Bytes(strings.TrimPrefix(refused.url, toolSchemaBase), 120)))
-		}
-		return nil, uncheckable(ErrUncheckable, "not a usable %s schema: %s", dialectName(draft), compileMessage(err))
-	}
-	return s, nil
+	return s, err
 }

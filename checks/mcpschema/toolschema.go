@@ -221,30 +221,59 @@ const (
 	toolSchemaURL  = toolSchemaBase + "tool-schema.json"
 )
 
-func compileToolSchema(draft *jsonschema.Draft, raw string) (err error) {
+func compileToolSchema(draft *jsonschema.Draft, raw string) error {
+	_, err := compileSchema(draft, raw, false)
+	var bad *schemaCompileError
+	if errors.As(err, &bad) {
+		if bad.adding {
+			return invalid("%v", bad.err)
+		}
+		return invalid("not a valid %s schema: %s", dialectName(draft), compileMessage(bad.err))
+	}
+	return err
+}
+
+// schemaCompileError is a schema the library does not accept: adding it failed (adding), or
+// compiling it did.
+type schemaCompileError struct {
+	adding bool
+	err    error
+}
+
+func (e *schemaCompileError) Error() string { return e.err.Error() }
+
+// compileSchema compiles a schema a server wrote, under an internal URL, loading nothing: a
+// reference outside it is uncheckable (ErrExternalRef), a panic of the compiler too (a hostile
+// schema must not take the prober down with the library), and what the library refuses is a
+// *schemaCompileError for the caller to word. assertFormats makes "format" assert, as
+// validating values does.
+func compileSchema(draft *jsonschema.Draft, raw string, assertFormats bool) (s *jsonschema.Schema, err error) {
 	defer func() {
-		// A hostile schema must not take the prober down with the library.
 		if r := recover(); r != nil {
-			err = uncheckable(ErrUncheckable, "the schema compiler failed on it (%v)", r)
+			s, err = nil, uncheckable(ErrUncheckable, "the schema compiler failed on it (%v)", r)
 		}
 	}()
 	c := jsonschema.NewCompiler()
 	c.Draft = draft
 	c.LoadURL = refuseLoad
-	if err := c.AddResource(toolSchemaURL, strings.NewReader(raw)); err != nil {
-		return invalid("%v", err)
+	if assertFormats {
+		withFormats(c)
 	}
-	if _, err := c.Compile(toolSchemaURL); err != nil {
+	if err := c.AddResource(toolSchemaURL, strings.NewReader(raw)); err != nil {
+		return nil, &schemaCompileError{adding: true, err: err}
+	}
+	s, err = c.Compile(toolSchemaURL)
+	if err != nil {
 		var refused *refusedLoadError
 		if errors.As(err, &refused) {
 			// A relative reference resolves against the internal URL the schema was
 			// compiled under; show it as the server wrote it.
-			return uncheckable(ErrExternalRef, "it refers to %s, outside itself, and nothing is ever fetched",
+			return nil, uncheckable(ErrExternalRef, "it refers to %s, outside itself, and nothing is ever fetched",
 				strconv.Quote(textclip.Bytes(strings.TrimPrefix(refused.url, toolSchemaBase), 120)))
 		}
-		return invalid("not a valid %s schema: %s", dialectName(draft), compileMessage(err))
+		return nil, &schemaCompileError{err: err}
 	}
-	return nil
+	return s, nil
 }
 
 // compileMessage is the library's reason without its "jsonschema ... compilation failed"
