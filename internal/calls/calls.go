@@ -1,4 +1,4 @@
-// Package calls reads a calls file: the tool calls a user allows the prober to make
+// Package calls reads and starts a calls file: the tool calls a user allows the prober to make
 // (prober check --calls FILE), with the arguments of each, its timeout, what its result is
 // expected to be, and whether a call with invalid arguments may be sent too. The probe never
 // calls a listed tool without one.
@@ -15,6 +15,10 @@
 //	  - tool: add
 //	    arguments: {a: 1, b: 2}
 //	    expect: {pointer: /sum, equals: 3}
+//
+// prober check --write-calls writes a starter file from the server's tool list
+// (WriteStarter): every tool an entry, commented out, its arguments built from its
+// inputSchema.
 //
 // An argument value {fromEnv: VAR} (or {from-env: VAR}) is read from the environment when
 // the file is loaded and is a secret from then on: Set.Secrets lists the values, for the
@@ -95,7 +99,12 @@ func Parse(name string, data []byte, lookupEnv func(string) (string, bool)) (*Se
 		out = append(out, fmt.Sprintf("%s: line %d, column %d: %s: %s", name, pl.Value.Line, pl.Value.Column, pl.Written, fmt.Sprintf(format, args...)))
 	}
 	set := &Set{}
-	if len(problems) == 0 && len(f.Calls) == 0 {
+	switch {
+	case len(problems) > 0 || len(f.Calls) > 0:
+	case strings.Contains(string(data), starterMarker):
+		// A file of prober check --write-calls as written: every call commented out.
+		fail("calls", "every call is commented out: uncomment the calls to make (remove the first \"# \" of every line of their entries)")
+	default:
 		fail("calls", "want a list of at least one call")
 	}
 	for i, c := range f.Calls {
