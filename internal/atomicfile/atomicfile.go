@@ -7,6 +7,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -69,6 +71,39 @@ func (f *File) Commit() error {
 		return err
 	}
 	return nil
+}
+
+// CommitNew is Commit that never replaces a file: when path already exists it fails with
+// an error wrapping fs.ErrExist and leaves path as it was. A device or pipe path is written
+// as Create opened it. The temporary is linked to path, which fails when path exists, so
+// no file that appears meanwhile is lost; on a file system without links it is renamed
+// after a check, which a file created between the two would lose.
+func (f *File) CommitNew() error {
+	file := f.f
+	if file == nil {
+		return nil
+	}
+	if !f.temp {
+		return f.Commit()
+	}
+	f.f = nil
+	if err := file.Close(); err != nil {
+		f.removeTemp(file)
+		return err
+	}
+	if err := os.Chmod(file.Name(), 0o644); err != nil {
+		f.removeTemp(file)
+		return err
+	}
+	defer f.removeTemp(file)
+	err := os.Link(file.Name(), f.path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if _, statErr := os.Lstat(f.path); statErr == nil {
+		return &fs.PathError{Op: "create", Path: f.path, Err: fs.ErrExist}
+	}
+	return os.Rename(file.Name(), f.path)
 }
 
 // Abort closes the file and removes the temporary, leaving the path as it was.

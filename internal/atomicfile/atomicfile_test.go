@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -141,5 +142,42 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 		if got[i] != names[i] {
 			t.Fatalf("%s holds %q, want %q", dir, got, names)
 		}
+	}
+}
+
+// CommitNew puts a new file in place and never replaces one, a file that appeared after
+// Create included; the temporary goes either way.
+func TestCommitNewNeverReplacesAFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "calls.yaml")
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("first"))
+	if err := f.CommitNew(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "first" {
+		t.Fatalf("path holds %q", b)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
+	}
+
+	g, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Write([]byte("second"))
+	if err := g.CommitNew(); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("CommitNew over a file: %v, want fs.ErrExist", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "first" {
+		t.Errorf("path holds %q, want the first file", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("the folder holds %d entries, want the file alone", len(entries))
 	}
 }
