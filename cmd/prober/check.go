@@ -111,11 +111,23 @@ func (e environment) check(ctx context.Context, args []string) int {
 	// Said on stderr too, whatever the report's format and destination: the first thing a
 	// user needs when the server could not be talked to at all.
 	diag.write(e, red.String)
+	starterFailed := false
+	switch {
+	case cfg.writeCalls.path == "":
+	case interrupted:
+		fmt.Fprintln(e.stderr, "prober check: --write-calls: interrupted, no file written")
+	default:
+		msg, err := cfg.writeCalls.writeStarter(res, e.stdout, red.String)
+		if err != nil {
+			msg, starterFailed = err.Error(), true
+		}
+		fmt.Fprintf(e.stderr, "prober check: %s\n", red.String(msg))
+	}
 	logger.Info("probe finished", "verdict", rep.Verdict, "failing", rep.Summary.Failing, "durationMs", rep.DurationMs)
 	switch {
 	case interrupted:
 		return exitInterrupted
-	case rep.Failed():
+	case rep.Failed(), starterFailed:
 		return exitFailed
 	}
 	return exitOK

@@ -56,6 +56,8 @@ type checkConfig struct {
 	progress *bool
 	// calls is --calls FILE, read once the environment can be (check_calls.go).
 	calls string
+	// writeCalls is --write-calls FILE ("-" for stdout) and --force (check_calls.go).
+	writeCalls writeCallsFlags
 }
 
 // repeated collects a flag given several times. Set never fails: a failing Set makes the
@@ -91,6 +93,7 @@ func (b *optionalBool) IsBoolFlag() bool { return true }
 type checkFlags struct {
 	format, output, failOn, checks, skip, dir, logLevel string
 	calls                                               string
+	writeCalls                                          writeCallsFlags
 	timeout, initTimeout, requestTimeout, shutdownGrace time.Duration
 	headers, env                                        repeated
 	maxMessage                                          units.Size
@@ -137,6 +140,7 @@ func newCheckFlagSet(v *checkFlags) *flag.FlagSet {
 	fs.Var(&v.progress, "progress", "")
 	fs.StringVar(&v.logLevel, "log-level", defaultLogLevel, "")
 	fs.StringVar(&v.calls, "calls", "", "")
+	v.writeCalls.declare(fs)
 	v.ci.declare(fs)
 	v.bearer.declare(fs)
 	v.tls.declare(fs)
@@ -187,6 +191,9 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 	}
 	cfg.format = f
 	if cfg.ci, err = v.ci.validate(f.Name); err != nil {
+		return nil, err
+	}
+	if cfg.writeCalls, err = v.writeCalls.validate(v.output, v.ci.writeBaseline); err != nil {
 		return nil, err
 	}
 

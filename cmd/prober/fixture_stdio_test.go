@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 )
 
 // The test binary doubles as a stdio MCP server: run with fixtureModeEnv set (through
@@ -41,6 +44,9 @@ const (
 	modeHang       = "hang"       // never answers and ignores stdin EOF
 	modeEchoEnv    = "echo-env"   // serverInfo.version is the value of FIXTURE_API_TOKEN
 	modeSlowStart  = "slow-start" // says so on stderr, reads nothing for slowStartDelay, then serves conformantly
+	// modeStarterTools serves the project's fixture server (internal/testkit/fixture) with
+	// the tools of starterFixture, for --write-calls.
+	modeStarterTools = "starter-tools"
 )
 
 // slowStartDelay is how long the slow-start fixture takes to start: long enough for the
@@ -77,6 +83,16 @@ func serveStdioFixture(mode string) int {
 	case modeSlowStart:
 		fmt.Fprintln(os.Stderr, "fixture: warming up the cache")
 		time.Sleep(slowStartDelay)
+	case modeStarterTools:
+		full, err := fixture.New(starterFixture())
+		if err == nil {
+			err = full.ServeStdio(context.Background(), os.Stdin, os.Stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fixture:", err)
+			return 1
+		}
+		return 0
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 4<<20)

@@ -79,6 +79,11 @@ Examples:
   prober check --write-baseline mcp-baseline.yaml -- ./bin/my-server
   prober check --baseline mcp-baseline.yaml -- ./bin/my-server
 
+  # Call your own tools: write a starter calls file from the server's tool list (it calls
+  # nothing), uncomment the calls that are safe to run, then judge their results
+  prober check --write-calls mcp-calls.yaml -- ./bin/my-server
+  prober check --calls mcp-calls.yaml -- ./bin/my-server
+
   # SARIF for GitHub code scanning, results pointing at the server's manifest
   prober check --format sarif --sarif-artifact mcp.json -o mcp.sarif -- ./bin/my-server
 
@@ -132,6 +137,19 @@ Tool calls (never without --calls: the probe calls no listed tool unasked):
                               fromEnv values are secrets: they never appear in the report,
                               the transcript or the logs. Calls run the tools for real:
                               name only tools that are safe to run against this server
+  --write-calls FILE          after the probe, write a starter calls file to FILE from every
+                              tool the server lists (all tools/list pages), calling none:
+                              one entry per tool, commented out, with the tool's title and
+                              description, its annotations (untrusted hints) and whether
+                              it declares an outputSchema; arguments from its inputSchema
+                              (examples, default, const, enum, else "", 0, false, [], {}),
+                              required ones first, optional ones commented. Uncomment an
+                              entry (remove the first "# " of its lines) to make the call;
+                              as written the file has no call and --calls refuses it. A
+                              server without tools gets no file, and exit 1. FILE is never
+                              replaced unless --force; - writes it to stdout (then give
+                              the report a file with -o). Works beside --calls
+  --force                     let --write-calls replace an existing FILE
 
 CI:
   --write FORMAT=FILE         also write the report in FORMAT to FILE, from the same probe;
@@ -195,7 +213,8 @@ Other:
 Exit codes:
   0    no check fails at or above --fail-on (untested checks are reported, not passed)
   1    a check fails at or above --fail-on, or the probe could not finish: the server is
-       unreachable, its command cannot start, or initialize never succeeded
+       unreachable, its command cannot start, or initialize never succeeded; or
+       --write-calls wrote no file (no tools, or the file could not be written)
   2    usage error: an unknown flag, a bad value, both a URL and a command, or neither; a
        baseline or schema directory that cannot be read
   130  interrupted (Ctrl-C): the stdio server is still shut down and the partial report written
