@@ -19,26 +19,45 @@ import (
 )
 
 // BenchmarkProbeCPU measures the CPU one probe costs the monitor process with the default
-// configuration: Prober.Probe of an HTTP server (probe, checks, run record with its
-// transcript, the alert engine's observation), as the worker makes it, concurrency 8. The
+// configuration: the probe of an HTTP server as the worker makes it (probe, checks, run
+// record with its transcript; with alerts, the alert engine's observation), concurrency 8. The
 // server is the fixture run as a separate program, so that the CPU read here (getrusage of
 // this process, user plus system, over the timed loop, divided by the probes) is the
 // prober's alone; storing the run and the alert engine are not in it.
 //
 //	go test -run '^$' -bench ProbeCPU -benchtime 400x ./monitor/
+//
+// MCPWATCH_BENCH_FIXTURE_URL names a fixture already serving (mcpfixture -http), so that
+// this process starts none: valgrind's callgrind, which counts the instructions a probe
+// costs whatever else the machine runs, loses track of a process whose children exit.
 func BenchmarkProbeCPU(b *testing.B) {
-	url := startFixtureProgram(b)
+	url := os.Getenv("MCPWATCH_BENCH_FIXTURE_URL")
+	if url == "" {
+		url = startFixtureProgram(b)
+	}
+	url = strings.TrimSuffix(url, "/mcp")
 	p, err := NewProber(ProberConfig{LookupEnv: os.LookupEnv, Version: "bench", Concurrency: DefaultConcurrency})
 	if err != nil {
 		b.Fatal(err)
 	}
+	// Without alerts (the default configuration) the worker asks for no observation.
+	for _, observe := range []bool{false, true} {
+		name := "no-alerts"
+		if observe {
+			name = "alerts"
+		}
+		b.Run(name, func(b *testing.B) { probeCPU(b, p, url, observe) })
+	}
+}
+
+func probeCPU(b *testing.B, p *Prober, url string, observe bool) {
 	const concurrency = 8
 	var next atomic.Int64
 	var wrong atomic.Value
 	probeOne := func(i int64) {
 		s := store.Server{ID: i, Name: fmt.Sprintf("srv-%05d", i), URL: fmt.Sprintf("%s/srv-%05d", url, i), Transport: protocol.TransportHTTP, Source: store.SourceConfig, Schedule: "@every 1m"}
-		rec, obs := p.Probe(context.Background(), s, time.Time{}, 10*time.Second, "bench", "bench")
-		if rec.Outcome != store.OutcomeUp || obs.Tools == nil || len(rec.Transcript) == 0 {
+		rec, obs := p.probe(context.Background(), s, time.Time{}, 10*time.Second, "bench", "bench", observe)
+		if rec.Outcome != store.OutcomeUp || (obs.Tools == nil) == observe || len(rec.Transcript) == 0 {
 			wrong.Store(fmt.Sprintf("run %s: %s, tools %v, transcript %d bytes", rec.Outcome, rec.Error, obs.Tools != nil, len(rec.Transcript)))
 		}
 	}
@@ -95,5 +114,5 @@ func startFixtureProgram(b *testing.B) string {
 	if err != nil {
 		b.Fatalf("reading the fixture's address: %v", err)
 	}
-	return strings.TrimSuffix(strings.TrimSpace(line), "/mcp")
+	return strings.TrimSpace(line)
 }
