@@ -146,6 +146,13 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 // that cannot start (a missing environment variable, a refused command) is a down run that
 // says why.
 func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeout time.Duration, region, worker string) (store.RunRecord, alert.Observation) {
+	return p.probe(ctx, s, due, timeout, region, worker, true)
+}
+
+// probe is Probe; without observe it returns no observation (the zero one): a worker with no
+// alert engine has no use for it, and reading the tool surface out of the tools/list pages
+// cost about a twentieth of a probe's CPU.
+func (p *Prober) probe(ctx context.Context, s store.Server, due time.Time, timeout time.Duration, region, worker string, observe bool) (store.RunRecord, alert.Observation) {
 	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts, Due: due}
 	start := time.Now()
 	target, secrets, err := p.target(s)
@@ -182,6 +189,9 @@ func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeo
 	red := redact.New(secrets...)
 	redactFindings(red, findings)
 	rec := RunRecordOf(res, findings, meta)
+	if !observe {
+		return rec, alert.Observation{}
+	}
 	obs := ObservationOf(s, &rec, res, findings)
 	obs.Response = red.String(obs.Response)
 	if obs.Tools != nil && red.Active() {

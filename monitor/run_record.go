@@ -136,16 +136,17 @@ func RunRecordOf(res *probe.Result, findings []checks.Finding, meta RunMeta) sto
 	if limit <= 0 {
 		limit = DefaultMaxTranscriptBytes
 	}
-	if keepTranscript(meta.Transcripts, rec.Outcome) && recordingSize(res) <= limit {
-		rec.Transcript = recording(res, red)
+	if size := recordingSize(res); keepTranscript(meta.Transcripts, rec.Outcome) && size <= limit {
+		rec.Transcript = recording(res, red, size)
 	}
 	redactRun(red, &rec)
 	return rec
 }
 
 // recording is the transcript to store, with secrets replaced; nil when it cannot be made
-// so (a secret that took the place of a JSON token would leave it unreadable).
-func recording(res *probe.Result, red *redact.Redactor) []byte {
+// so (a secret that took the place of a JSON token would leave it unreadable). size is
+// what it is expected to take (recordingSize), so that it is written in one buffer.
+func recording(res *probe.Result, red *redact.Redactor, size int) []byte {
 	if red.Active() {
 		// Frames that are not UTF-8 are stored in base64, where the bytes replacement below
 		// would not see a secret: replace it in them first.
@@ -161,13 +162,13 @@ func recording(res *probe.Result, red *redact.Redactor) []byte {
 		}
 		res = &cp
 	}
-	var buf bytes.Buffer
-	if err := probe.WriteRecording(&buf, res); err != nil {
+	written, err := probe.AppendRecording(make([]byte, 0, size), res)
+	if err != nil {
 		return nil
 	}
-	out := buf.Bytes()
+	out := written
 	if red.Active() {
-		if out = red.Bytes(out); !bytes.Equal(out, buf.Bytes()) {
+		if out = red.Bytes(out); !bytes.Equal(out, written) {
 			if _, err := probe.ReadRecording(bytes.NewReader(out)); err != nil {
 				return nil
 			}

@@ -5,16 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/netguard"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
@@ -463,5 +467,39 @@ func TestProbeOfALegacySSEServerOfTheFile(t *testing.T) {
 	if _, _, err := p.target(store.Server{Name: "odd", Source: store.SourceConfig, Transport: "websocket", URL: ts.URL}); err == nil ||
 		!strings.Contains(err.Error(), `"websocket" is not supported`) {
 		t.Errorf("target of an unknown transport: %v", err)
+	}
+}
+
+// A worker without alerts asks for no observation: the run it stores is the same run, and
+// the tool surface is not read for nothing.
+func TestProbeWithoutObservationStoresTheSameRun(t *testing.T) {
+	t.Parallel()
+	p := testProber(t, nil, TranscriptsAll)
+	server := httpTarget("up", fixtureURL(t, fixture.Conformant))
+	observed, obs := p.probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w", true)
+	if obs.Tools == nil || obs.RunID != observed.ID.String() {
+		t.Fatalf("observed probe: tools %v, run %v of %v", obs.Tools != nil, obs.RunID, observed.ID)
+	}
+	rec, none := p.probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w", false)
+	if !reflect.DeepEqual(none, alert.Observation{}) {
+		t.Errorf("probe without observation returned one: %+v", none)
+	}
+	summary := func(r store.RunRecord) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s %q %s %s %v;", r.Outcome, r.Error, r.ServerName, r.ToolFingerprint, r.Transcript != nil)
+		// The rule probes run side by side: their steps are in no fixed order.
+		var steps []string
+		for _, s := range r.Steps {
+			steps = append(steps, s.Name+"/"+s.Outcome)
+		}
+		slices.Sort(steps)
+		b.WriteString(strings.Join(steps, " "))
+		for _, f := range r.Findings {
+			fmt.Fprintf(&b, " %s=%s", f.CheckID, f.Status)
+		}
+		return b.String()
+	}
+	if got, want := summary(rec), summary(observed); got != want {
+		t.Errorf("the run without observation differs:\n got %s\nwant %s", got, want)
 	}
 }

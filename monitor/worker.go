@@ -546,7 +546,7 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 		// The worker was late, not the server down: paging its owner would be a lie.
 		judge = false
 	} else {
-		rec, obs = w.prober.Probe(probeCtx, c.Server, c.Lease.Due, timeout, w.cfg.Region, w.cfg.Name)
+		rec, obs = w.prober.probe(probeCtx, c.Server, c.Lease.Due, timeout, w.cfg.Region, w.cfg.Name, judge)
 	}
 	w.cfg.Metrics.probeEnded()
 	w.releaseSlot()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-	"unicode/utf8"
 )
 
 // RecordingVersion is bumped when the recording format changes incompatibly.
@@ -14,7 +13,8 @@ const RecordingVersion = 1
 
 // A recording is a Result written out without loss: every frame's exact bytes, directions,
 // kinds and times. It is what the store keeps for a run's detail page and what tests and
-// benchmarks replay checks on.
+// benchmarks replay checks on. These structs read it; AppendRecording writes the same
+// members without reflection (a test holds it to what encoding/json writes of them).
 type recording struct {
 	Version int             `json:"mcpwatchRecording"`
 	Result  *Result         `json:"result"`
@@ -49,28 +49,13 @@ type procRecord struct {
 	Stderr     string `json:"stderr,omitempty"`
 }
 
-// WriteRecording writes r as a recording.
+// WriteRecording writes r as a recording (see AppendRecording).
 func WriteRecording(w io.Writer, r *Result) error {
-	head := *r
-	head.Steps, head.Frames, head.Processes = nil, nil, nil
-	rec := recording{Version: RecordingVersion, Result: &head, Init: r.Initialize, Disc: r.Discover, DurNS: int64(r.Duration), InitAt: r.InitializedAt}
-	for _, f := range r.Frames {
-		fr := frameRecord{Frame: f, Dir: f.Dir.String(), Kind: f.Kind.String(), AtNS: int64(f.At)}
-		if utf8.Valid(f.Raw) {
-			fr.Raw = string(f.Raw)
-		} else {
-			fr.Raw, fr.Base64 = base64.StdEncoding.EncodeToString(f.Raw), true
-		}
-		rec.Frames = append(rec.Frames, fr)
+	out, err := AppendRecording(nil, r)
+	if err != nil {
+		return err
 	}
-	for _, s := range r.Steps {
-		rec.Steps = append(rec.Steps, stepRecord{Step: s, LatencyNS: int64(s.Latency), ErrorCodeRaw: s.ErrorCodeRaw, Result: s.Result})
-	}
-	for _, p := range r.Processes {
-		rec.Procs = append(rec.Procs, procRecord{ProcessInfo: p, ShutdownNS: int64(p.ShutdownAfter), Stderr: string(p.Stderr)})
-	}
-	enc := json.NewEncoder(w)
-	if err := enc.Encode(rec); err != nil {
+	if _, err := w.Write(out); err != nil {
 		return fmt.Errorf("writing recording: %w", err)
 	}
 	return nil

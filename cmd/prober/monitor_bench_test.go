@@ -26,7 +26,8 @@ import (
 // BenchmarkRunScale runs the real `prober run` binary, one worker, against 10,000 HTTP
 // servers on @every 1m (loopback fixtures: a few listeners, one path per server) for a few
 // minutes, and reports what the monitor must hold to: every server probed every minute, the
-// p99 scheduling lag of the steady state, and the worker's peak RSS. It takes minutes, so it
+// p99 scheduling lag of the steady state, the worker's peak RSS, and its CPU per probe (its
+// user plus system time as wait4 reports it, over the runs it stored). It takes minutes, so it
 // runs only when asked for by name:
 //
 //	go test -run '^$' -bench RunScale -benchtime 1x -timeout 20m ./cmd/prober/
@@ -112,13 +113,23 @@ func BenchmarkRunScale(b *testing.B) {
 		}
 		stderr.Close()
 		b.StopTimer()
+		// The worker's own CPU, from its rusage as wait4 reports it: user plus system over its
+		// whole life (start-up and graceful stop included), which every run it stored shares.
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
 		b.Logf("ruleProbes %v, concurrency %d; CPU: worker %v, fixtures (this process) %v, over %v", ruleProbes, concurrency, cpu.Round(time.Second), fixtureCPU.Round(time.Second), duration)
-		reportScale(b, db.URL, names, started, peak)
+		runs := reportScale(b, db.URL, names, started, peak)
+		if runs > 0 {
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(runs), "worker-cpu-ms/probe")
+			b.Logf("worker CPU per probe: %v over %d runs", (cpu / time.Duration(runs)).Round(10*time.Microsecond), runs)
+		}
 	}
 }
 
-// reportScale reads the runs back and computes the numbers from them.
-func reportScale(b *testing.B, url string, names []string, started time.Time, peakKiB int64) {
+// reportScale reads the runs back, computes the numbers from them, and returns how many
+// runs there are.
+func reportScale(b *testing.B, url string, names []string, started time.Time, peakKiB int64) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	st, err := store.Open(ctx, url)
@@ -218,6 +229,7 @@ func reportScale(b *testing.B, url string, names []string, started time.Time, pe
 	b.Logf("settled (a whole interval after the first round): %d runs, lag p99 %v", len(settled), quantile(settled, 0.99))
 	b.Logf("catch-up (slots due during the first round): %d runs, lag p50 %v, max %v", len(catchUp), quantile(catchUp, 0.5), quantile(catchUp, 1))
 	b.Logf("%d slots missed, %d probed twice, %d servers never probed; worker peak RSS %.1f MiB", missed, twice, never, float64(peakKiB)/1024)
+	return total
 }
 
 // cpuTime reads a process's user and system CPU time from /proc.
