@@ -123,7 +123,11 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, to exchangeTarget)
 	if t.overLimit() {
 		return -1, t.notSending("http transport")
 	}
-	x := t.newExchangeTo(t.base, ctx, http.MethodPost, to, msg, t.deadlineFor(msg))
+	deadline := t.deadlineFor(msg)
+	if d := requestOptionsOf(ctx).deadline; d > 0 {
+		deadline = d
+	}
+	x := t.newExchangeTo(t.base, ctx, http.MethodPost, to, msg, deadline)
 	resp, err := x.do()
 	if err != nil {
 		x.release()

@@ -7,6 +7,10 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/paramheader"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // CallStepPrefix starts the step name of an opt-in tool call: call:<tool>, with #2, #3...
@@ -91,6 +95,12 @@ func (s *session) probeCalls(ctx context.Context, handshake json.RawMessage, res
 			res.Calls = append(res.Calls, rec)
 			continue
 		}
+		schema, mirrored, why := s.callHeaders(t)
+		if why != "" {
+			rec.NotSent = why
+			res.Calls = append(res.Calls, rec)
+			continue
+		}
 		used[c.Tool]++
 		name := CallStepPrefix + c.Tool
 		if n := used[c.Tool]; n > 1 {
@@ -104,21 +114,55 @@ func (s *session) probeCalls(ctx context.Context, handshake json.RawMessage, res
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
-		params, _ := json.Marshal(map[string]any{"name": c.Tool, "arguments": args})
-		s.call(ctx, name, "tools/call", params, timeout, 0)
 		rec.Step = name
+		s.sendCall(ctx, name, c.Tool, args, schema, mirrored, timeout)
 		if c.InvalidArguments {
 			bad, how, ok := invalidArguments(args, t.InputSchema)
 			if !ok {
 				rec.InvalidNotSent = how
 			} else {
-				params, _ := json.Marshal(map[string]any{"name": c.Tool, "arguments": bad})
 				rec.InvalidStep, rec.InvalidHow = name+CallInvalidSuffix, how
-				s.call(ctx, rec.InvalidStep, "tools/call", params, timeout, 0)
+				s.sendCall(ctx, rec.InvalidStep, c.Tool, bad, schema, mirrored, timeout)
 			}
 		}
 		res.Calls = append(res.Calls, rec)
 	}
+}
+
+// callHeaders says whether the tool's x-mcp-header annotations let the probe call it, and
+// with which headers. They matter only over Streamable HTTP under 2026-07-28: "Clients using
+// the Streamable HTTP transport MUST reject tool definitions where any x-mcp-header value
+// violates these constraints. Rejection means the client MUST exclude the invalid tool",
+// while "Clients using other transports (e.g., stdio) MAY ignore x-mcp-header annotations
+// entirely". why says why the tool is not called ("" when it is); params is the parsed
+// inputSchema the headers of each call's arguments are read with (nil: no headers).
+func (s *session) callHeaders(t listedTool) (params *jsondoc.Doc, mirrored bool, why string) {
+	if s.meta == "" || s.kind != protocol.TransportHTTP {
+		return nil, false, ""
+	}
+	schema, err := jsondoc.Parse(t.InputSchema)
+	if err != nil {
+		return nil, false, ""
+	}
+	anns := paramheader.Find(schema.Root(), "inputSchema")
+	if ps := paramheader.Problems(anns); len(ps) > 0 {
+		return nil, false, fmt.Sprintf("its x-mcp-header %s, so the tool is invalid and a client over Streamable HTTP \"MUST exclude the invalid tool\" (tools.x-mcp-header judges it)", ps[0].Text)
+	}
+	return schema, len(anns) > 0, ""
+}
+
+// sendCall sends one tools/call of tool with args; under 2026-07-28 over HTTP it carries
+// the Mcp-Param headers the tool's inputSchema (schema) annotates, read from these args.
+// The call's timeout bounds the wait on every transport, the HTTP exchange included.
+func (s *session) sendCall(ctx context.Context, step, tool string, args json.RawMessage, schema *jsondoc.Doc, mirrored bool, timeout time.Duration) Step {
+	params, _ := json.Marshal(map[string]any{"name": tool, "arguments": args})
+	o := requestOptions{deadline: timeout}
+	if schema != nil && mirrored {
+		if a, err := jsondoc.Parse(args); err == nil {
+			o.params, _ = paramheader.Headers(schema.Root(), a.Root())
+		}
+	}
+	return s.call(withRequestOptions(ctx, o), step, "tools/call", params, timeout, 0)
 }
 
 // listedToolSchemas are the tools of the session's tools/list pages by name.
