@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpwatch/mcpwatch/internal/httptoken"
 	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
@@ -173,7 +174,7 @@ func hygieneIcons(icons jsondoc.Value, advise func(string, ...any)) {
 func validMediaType(s string) bool {
 	base, _, _ := strings.Cut(s, ";")
 	typ, sub, ok := strings.Cut(strings.TrimSpace(base), "/")
-	return ok && httpToken(typ) && httpToken(sub)
+	return ok && httptoken.Valid(typ) && httptoken.Valid(sub)
 }
 
 // iconSize is "any" or WxH with positive decimal W and H (schema Icon.sizes).

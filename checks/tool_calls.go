@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -71,12 +72,90 @@ func callsOf(r *Capture, f *Finding) (sent []sentCall, notSent []string, ok bool
 	return sent, notSent, true
 }
 
-// untestedCalls marks f untested for the calls that were not sent (evidence recorded
-// alongside still decides the status).
-func untestedCalls(f *Finding, notSent []string) {
-	if len(notSent) > 0 {
-		f.Untested("not called: %s", strings.Join(notSent, "; "))
+// untestedCalls marks f untested for the calls that were not sent or not judged (evidence
+// recorded alongside still decides the status); the message still names the calls that
+// passed (passed, "" when none did), since untested is never a pass but what did pass is
+// worth knowing.
+func untestedCalls(f *Finding, notSent []string, passed string) {
+	if len(notSent) == 0 {
+		return
 	}
+	if passed != "" {
+		f.Untested("not judged: %s; passed: %s", strings.Join(notSent, "; "), passed)
+		return
+	}
+	f.Untested("not judged: %s", strings.Join(notSent, "; "))
+}
+
+// inputRequired reports whether an answer is an InputRequiredResult (2026-07-28
+// basic/patterns/mrtr): resultType "input_required".
+func inputRequired(m *Message) bool {
+	if m == nil || m.Kind != ResultResponse {
+		return false
+	}
+	res, _ := objectMembers(m.Result)
+	return string(res["resultType"]) == `"input_required"`
+}
+
+// inputRequiredReason is why a call answered input_required is not judged: the probe ends the
+// call there ("Servers MUST NOT assume that clients will fulfill the inputRequests or retry
+// the original request").
+const inputRequiredReason = "answered input_required (an InputRequiredResult); the probe declares no client capabilities, so it cannot fulfil input requests, and the call ends there without a retry"
+
+// unanswered says why a sent call has no answer to judge: its timeout, or describeAnswer.
+func unansweredCall(r *Capture, rec probe.CallRecord, st probe.Step) string {
+	if st.Outcome == probe.OutcomeNoAnswer && strings.Contains(st.Err, probe.ErrTimeout.Error()) && rec.Timeout > 0 {
+		return fmt.Sprintf("no answer within %s", rec.Timeout)
+	}
+	return describeAnswer(r, st)
+}
+
+// serverRequestsDuring are the methods of the requests the server sent on the probe's
+// connection while the call was pending: between the call's request and the probe's next
+// request of the session (ping excluded, which the probe answers).
+func serverRequestsDuring(r *Capture, st probe.Step) []string {
+	end := -1
+	for _, other := range r.Steps {
+		if other.Conn == st.Conn && other.Request > st.Request && (end < 0 || other.Request < end) {
+			end = other.Request
+		}
+	}
+	var methods []string
+	seen := map[string]bool{}
+	r.Inbound(func(fr probe.Frame, m *Message) {
+		if fr.Conn != st.Conn || fr.Seq <= st.Request || end >= 0 && fr.Seq >= end || m == nil || m.Kind != Request || m.Method == "ping" {
+			return
+		}
+		if !seen[m.Method] {
+			seen[m.Method] = true
+			methods = append(methods, m.Method)
+		}
+	})
+	return methods
+}
+
+// serverRequestsNote says what became of the requests a server sent during the calls ("" when
+// it sent none): refused in a session era, since the probe declared no client capability
+// (2025-11-25 basic/lifecycle, Operation: both parties MUST "Only use capabilities that were
+// successfully negotiated"); unanswered under 2026-07-28, where stateless.server-requests
+// judges them.
+func serverRequestsNote(r *Capture, asked map[string][]string) string {
+	if len(asked) == 0 {
+		return ""
+	}
+	tools := make([]string, 0, len(asked))
+	for tool := range asked {
+		tools = append(tools, tool)
+	}
+	sort.Strings(tools)
+	var parts []string
+	for _, tool := range tools {
+		parts = append(parts, fmt.Sprintf("%s sent %s", quoteName(tool), strings.Join(asked[tool], ", ")))
+	}
+	if r.Stateless() {
+		return fmt.Sprintf("; during the call %s, which %s has no place for: the probe answered nothing (stateless.server-requests judges them)", strings.Join(parts, "; "), r.Revision())
+	}
+	return fmt.Sprintf("; during the call %s: the probe refused with -32601, since it declared none of those capabilities (sampling, elicitation, roots) and a server may \"Only use capabilities that were successfully negotiated\"", strings.Join(parts, "; "))
 }
 
 // resultOf is the answer's result when it is one.
@@ -93,9 +172,16 @@ func checkCallResult(r *Capture, f *Finding) {
 		return
 	}
 	rev := r.Revision()
-	var judged, unanswered []string
-	judge := func(tool string, st probe.Step, m *Message, frames []int, what string) {
+	var judged, notJudged []string
+	asked := map[string][]string{}
+	judge := func(rec probe.CallRecord, st probe.Step, m *Message, frames []int, what string) {
+		tool := rec.Tool
+		if methods := serverRequestsDuring(r, st); len(methods) > 0 {
+			asked[tool+what] = methods
+		}
 		switch {
+		case inputRequired(m):
+			notJudged = append(notJudged, fmt.Sprintf("%s%s: %s", quoteName(tool), what, inputRequiredReason))
 		case m != nil && m.Kind == ResultResponse:
 			if p := callResultProblem(rev, m.Result); p != "" {
 				f.FailTool(tool, frames, "tools/call of %s%s: expected a CallToolResult of %s, got one whose %s", quoteName(tool), what, rev, p)
@@ -105,20 +191,25 @@ func checkCallResult(r *Capture, f *Finding) {
 		case m != nil && m.Kind == ErrorResponse:
 			judged = append(judged, quoteName(tool)+what+" (a JSON-RPC error: "+describeError(m)+")")
 		default:
-			unanswered = append(unanswered, fmt.Sprintf("%s%s: %s", quoteName(tool), what, describeAnswer(r, st)))
+			notJudged = append(notJudged, fmt.Sprintf("%s%s: %s", quoteName(tool), what, unansweredCall(r, rec, st)))
 		}
 	}
 	for _, c := range sent {
-		judge(c.rec.Tool, c.st, c.answer, c.frames, "")
+		judge(c.rec, c.st, c.answer, c.frames, "")
 		if c.rec.InvalidStep != "" {
 			if st, found := stepOn(r, probe.ConnMain, c.rec.InvalidStep); found {
-				judge(c.rec.Tool, st, exchangeAnswer(r, st), Seqs(st.Request, st.Response), " with invalid arguments")
+				judge(c.rec, st, exchangeAnswer(r, st), Seqs(st.Request, st.Response), " with invalid arguments")
 			}
 		}
 	}
-	untestedCalls(f, append(notSent, unanswered...))
+	note := serverRequestsNote(r, asked)
+	passed := ""
 	if len(judged) > 0 {
-		f.Pass("tools/call of %s answered as %s has it", strings.Join(judged, ", "), rev)
+		passed = fmt.Sprintf("tools/call of %s answered as %s has it", strings.Join(judged, ", "), rev)
+	}
+	untestedCalls(f, append(notSent, notJudged...), passed+note)
+	if len(judged) > 0 {
+		f.Pass("%s%s", passed, note)
 	}
 }
 
@@ -186,6 +277,10 @@ func checkStructuredContent(schemas *mcpschema.Validator, r *Capture, f *Finding
 	for _, c := range sent {
 		schema, declared := outputs[c.rec.Tool]
 		result, isResult := resultOf(c)
+		if declared && inputRequired(c.answer) {
+			notSent = append(notSent, quoteName(c.rec.Tool)+": "+inputRequiredReason)
+			continue
+		}
 		if !declared || !isResult {
 			continue
 		}
@@ -215,14 +310,16 @@ func checkStructuredContent(schemas *mcpschema.Validator, r *Capture, f *Finding
 		}
 		judged = append(judged, quoteName(tool))
 	}
-	untestedCalls(f, notSent)
 	if len(judged) == 0 && len(f.Evidence) == 0 && len(notSent) == 0 {
 		f.Skip("no tool called with a result declares an outputSchema")
 		return
 	}
+	passed := ""
 	if len(judged) > 0 {
-		f.Pass("the structured content of %s conforms to its outputSchema and is mirrored in text", strings.Join(judged, ", "))
+		passed = fmt.Sprintf("the structured content of %s conforms to its outputSchema and is mirrored in text", strings.Join(judged, ", "))
 	}
+	untestedCalls(f, notSent, passed)
+	f.Pass("%s", passed)
 }
 
 // mirrorsInText reports whether a text block of content holds JSON equal to sc.
@@ -279,6 +376,8 @@ func checkInvalidArguments(r *Capture, f *Finding) {
 		frames := Seqs(st.Request, st.Response)
 		m := exchangeAnswer(r, st)
 		switch {
+		case inputRequired(m):
+			notSent = append(notSent, quoteName(tool)+": "+inputRequiredReason)
 		case m != nil && m.Kind == ResultResponse:
 			res, _ := objectMembers(m.Result)
 			if string(res["isError"]) == "true" {
@@ -293,16 +392,20 @@ func checkInvalidArguments(r *Capture, f *Finding) {
 			}
 			f.WarnTool(tool, frames, "tools/call of %s with %s: expected isError: true or -32602, got %s", quoteName(tool), rec.InvalidHow, describeError(m))
 		default:
-			notSent = append(notSent, quoteName(tool)+": "+describeAnswer(r, st))
+			notSent = append(notSent, quoteName(tool)+": "+unansweredCall(r, rec, st))
 		}
 	}
 	if !asked {
 		f.Skip("the calls file marks no call invalidArguments: true")
 		return
 	}
-	untestedCalls(f, notSent)
+	passed := ""
 	if len(judged) > 0 {
-		f.Pass("arguments that break the inputSchema were refused: %s", strings.Join(judged, ", "))
+		passed = "arguments that break the inputSchema were refused: " + strings.Join(judged, ", ")
+	}
+	untestedCalls(f, notSent, passed)
+	if passed != "" {
+		f.Pass("%s", passed)
 	}
 }
 
@@ -322,11 +425,14 @@ func checkCallExpectations(r *Capture, f *Finding) {
 		tool := c.rec.Tool
 		result, isResult := resultOf(c)
 		switch {
+		case inputRequired(c.answer):
+			unanswered = append(unanswered, quoteName(tool)+": "+inputRequiredReason)
+			continue
 		case c.answer != nil && c.answer.Kind == ErrorResponse:
 			f.FailTool(tool, c.frames, "tools/call of %s: the calls file expects a result, got %s", quoteName(tool), describeError(c.answer))
 			continue
 		case !isResult:
-			unanswered = append(unanswered, quoteName(tool)+": "+describeAnswer(r, c.st))
+			unanswered = append(unanswered, quoteName(tool)+": "+unansweredCall(r, c.rec, c.st))
 			continue
 		}
 		if p := expectationProblem(e, result); p != "" {
@@ -344,9 +450,13 @@ func checkCallExpectations(r *Capture, f *Finding) {
 		f.Skip("the calls file expects nothing of any call")
 		return
 	}
-	untestedCalls(f, append(notSent, unanswered...))
+	passed := ""
 	if len(judged) > 0 {
-		f.Pass("the results of %s are what the calls file expects", strings.Join(judged, ", "))
+		passed = fmt.Sprintf("the results of %s are what the calls file expects", strings.Join(judged, ", "))
+	}
+	untestedCalls(f, append(notSent, unanswered...), passed)
+	if passed != "" {
+		f.Pass("%s", passed)
 	}
 }
 

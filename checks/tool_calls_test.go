@@ -62,6 +62,14 @@ func TestCallResult(t *testing.T) {
 		{name: "isError a string", res: callSession(callOf{tool: "echo", answer: resultReply(`{"content":[],"isError":"no"}`)}), want: StatusFail},
 		{name: "a tool not listed", res: callSession(callOf{tool: "gone", notSent: `the server does not list the tool "gone"`}), want: StatusUntested},
 		{name: "no answer", res: callSession(callOf{tool: "echo", answer: noReply()}), want: StatusUntested},
+		// Untested is never a pass, but the calls that passed are still named.
+		{name: "one not listed, one passed", res: callSession(callOf{tool: "gone", notSent: `the server does not list the tool "gone"`}, callOf{tool: "echo", answer: textResult("hello")}),
+			want: StatusUntested, msg: `passed: tools/call of "echo" answered`},
+		// 2026-07-28 basic/patterns/mrtr: "Servers MUST NOT assume that clients will fulfill
+		// the inputRequests or retry the original request": the probe, which declares no
+		// client capability, ends the call there, and an InputRequiredResult is no
+		// malformed CallToolResult.
+		{name: "input_required", res: callSession(callOf{tool: "echo", answer: resultReply(`{"resultType":"input_required","requestState":"s"}`)}), want: StatusUntested, msg: "cannot fulfil input requests"},
 	})
 }
 

@@ -2,8 +2,8 @@ package checks
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/mcpwatch/mcpwatch/internal/paramheader"
 	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
@@ -80,23 +80,10 @@ func checkXMCPHeaders(r *Capture, f *Finding) {
 		}
 		tools++
 		label, key := toolName(item, page, i)
-		var found []headerUse
-		walkHeaders(item.Get("inputSchema"), "inputSchema", true, true, &found)
-		seen := map[string]string{} // lower-cased value -> where first
-		for _, h := range found {
-			annotated++
-			for _, why := range h.faults() {
-				f.FailTool(key, Seqs(st.Response), "tool %s: x-mcp-header at %s %s", label, h.at, why)
-			}
-			if h.value.Kind() != jsondoc.String || h.value.Str() == "" {
-				continue
-			}
-			lower := strings.ToLower(h.value.Str())
-			if first, dup := seen[lower]; dup {
-				f.FailTool(key, Seqs(st.Response), "tool %s: x-mcp-header %s at %s repeats the one at %s (values must be unique, case-insensitively)", label, clipQuote(h.value.Str()), h.at, first)
-				continue
-			}
-			seen[lower] = h.at
+		found := paramheader.Find(item.Get("inputSchema"), "inputSchema")
+		annotated += len(found)
+		for _, p := range paramheader.Problems(found) {
+			f.FailTool(key, Seqs(st.Response), "tool %s: x-mcp-header %s", label, p.Text)
 		}
 	})
 	if annotated == 0 {
@@ -104,113 +91,6 @@ func checkXMCPHeaders(r *Capture, f *Finding) {
 		return
 	}
 	f.Pass("%d x-mcp-header annotation(s) are tokens, unique per tool, on statically reachable integer, string or boolean parameters", annotated)
-}
-
-// headerUse is one x-mcp-header annotation found in an inputSchema.
-type headerUse struct {
-	at        string // JSON-pointer-like path of the annotated schema
-	value     jsondoc.Value
-	schema    jsondoc.Value // the annotated schema
-	reachable bool          // reached from the root through properties only
-	root      bool          // the annotation is on the root schema itself
-}
-
-// faults says what is wrong with an annotation, apart from uniqueness.
-func (h headerUse) faults() []string {
-	var out []string
-	switch {
-	case h.value.Kind() != jsondoc.String:
-		out = append(out, fmt.Sprintf("is %s, not a string", describeValue(h.value.Any())))
-	case h.value.Str() == "":
-		out = append(out, "is empty")
-	case !httpToken(h.value.Str()):
-		out = append(out, fmt.Sprintf("is %s, not an RFC 9110 token (1*tchar)", clipQuote(h.value.Str())))
-	}
-	if h.root || !h.reachable {
-		out = append(out, "is not on a property statically reachable from the root through properties alone")
-	}
-	switch t := h.schema.Get("type"); {
-	case t.Kind() == jsondoc.String && (t.Str() == "string" || t.Str() == "integer" || t.Str() == "boolean"):
-	case t.Kind() == jsondoc.String:
-		out = append(out, fmt.Sprintf("is on a parameter of type %s (only integer, string and boolean are allowed)", clipQuote(t.Str())))
-	default:
-		out = append(out, "is on a parameter without a single primitive type (integer, string or boolean)")
-	}
-	return out
-}
-
-// Keywords whose values are schemas (or maps or arrays of schemas); data keywords (const,
-// enum, default, examples) are never walked, so a default value holding an "x-mcp-header"
-// member is not mistaken for an annotation.
-var (
-	schemaMapKeywords   = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-	schemaArrayKeywords = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
-	schemaKeywords      = []string{"additionalProperties", "items", "contains", "not", "if", "then", "else",
-		"propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems"}
-)
-
-// maxHeaderWalkDepth bounds the walk of a hostile schema.
-const maxHeaderWalkDepth = 64
-
-// walkHeaders collects the x-mcp-header annotations of a schema. reachable says whether the
-// schema is reached from the root through properties alone.
-func walkHeaders(s jsondoc.Value, at string, reachable, root bool, out *[]headerUse) {
-	walkHeadersDepth(s, at, reachable, root, out, 0)
-}
-
-func walkHeadersDepth(s jsondoc.Value, at string, reachable, root bool, out *[]headerUse, depth int) {
-	if s.Kind() != jsondoc.Object || depth > maxHeaderWalkDepth {
-		return
-	}
-	if v := s.Get("x-mcp-header"); v.Exists() {
-		*out = append(*out, headerUse{at: at, value: v, schema: s, reachable: reachable, root: root})
-	}
-	for _, kw := range schemaMapKeywords {
-		m := s.Get(kw)
-		if m.Kind() != jsondoc.Object {
-			continue
-		}
-		for name, child := range m.Members() {
-			walkHeadersDepth(child, at+"/"+kw+"/"+name, reachable && kw == "properties", false, out, depth+1)
-		}
-	}
-	for _, kw := range schemaArrayKeywords {
-		a := s.Get(kw)
-		if a.Kind() != jsondoc.Array {
-			continue
-		}
-		for i, child := range a.Elements() {
-			walkHeadersDepth(child, fmt.Sprintf("%s/%s/%d", at, kw, i), false, false, out, depth+1)
-		}
-	}
-	for _, kw := range schemaKeywords {
-		c := s.Get(kw)
-		if c.Kind() == jsondoc.Array { // items as an array (draft-07 tuples)
-			for i, child := range c.Elements() {
-				walkHeadersDepth(child, fmt.Sprintf("%s/%s/%d", at, kw, i), false, false, out, depth+1)
-			}
-			continue
-		}
-		walkHeadersDepth(c, at+"/"+kw, false, false, out, depth+1)
-	}
-}
-
-// httpToken reports whether s is 1*tchar (RFC 9110 §5.6.2): the characters a field name
-// may hold, which excludes control characters, spaces and separators.
-func httpToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // tools.execution (2025-11-25 basic/utilities/tasks, "Capabilities"): "Servers and clients

@@ -55,6 +55,8 @@ type httpTransport struct {
 	sessionID string
 	version   string
 	active    sync.WaitGroup // running Sends and event-stream readers
+	// streams end the open event streams of POSTs by exchange number (see EndStream).
+	streams map[int]context.CancelFunc
 
 	closeOnce sync.Once
 	closeErr  error
@@ -63,7 +65,29 @@ type httpTransport struct {
 var (
 	_ Transport    = (*httpTransport)(nil)
 	_ VersionAware = (*httpTransport)(nil)
+	_ streamEnder  = (*httpTransport)(nil)
 )
+
+// streamEnder is implemented by a transport that answers a request on a stream of its own
+// (Streamable HTTP): the probe closes the stream of a request it gave up on, which 2026-07-28
+// makes the cancellation of that request.
+type streamEnder interface {
+	// EndStream closes the open event stream of the exchange, reporting whether there was
+	// one.
+	EndStream(exchange int) bool
+}
+
+// EndStream closes the event stream the POST of the exchange opened, if it is still open.
+func (t *httpTransport) EndStream(exchange int) bool {
+	t.mu.Lock()
+	end, ok := t.streams[exchange]
+	delete(t.streams, exchange)
+	t.mu.Unlock()
+	if ok {
+		end()
+	}
+	return ok
+}
 
 // limitWatcher is implemented by the session's wire: it says when the connection has read all
 // it may, so that readers stop.
@@ -123,7 +147,11 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, to exchangeTarget)
 	if t.overLimit() {
 		return -1, t.notSending("http transport")
 	}
-	x := t.newExchangeTo(t.base, ctx, http.MethodPost, to, msg, t.deadlineFor(msg))
+	deadline := t.deadlineFor(msg)
+	if d := requestOptionsOf(ctx).deadline; d > 0 {
+		deadline = d
+	}
+	x := t.newExchangeTo(t.base, ctx, http.MethodPost, to, msg, deadline)
 	resp, err := x.do()
 	if err != nil {
 		x.release()

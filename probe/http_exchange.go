@@ -63,6 +63,11 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 
 	header := t.requestHeader(method)
 	t.statelessHeaders(header, body)
+	if watch != nil {
+		for _, p := range requestOptionsOf(watch).params {
+			header.Set(p.Name, p.Value)
+		}
+	}
 	if to.edit != nil {
 		to.edit(header)
 	}

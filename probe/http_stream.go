@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,12 @@ func (t *httpTransport) openStream(x *exchange, resp *http.Response, info *HTTPI
 	x.detach()
 	t.recordHead(x, resp, info, false)
 	t.active.Add(1)
+	t.mu.Lock()
+	if t.streams == nil {
+		t.streams = map[int]context.CancelFunc{}
+	}
+	t.streams[x.n] = x.cancel
+	t.mu.Unlock()
 	go t.readStream(x, resp.Body, info)
 	return nil
 }
@@ -27,6 +34,11 @@ func (t *httpTransport) openStream(x *exchange, resp *http.Response, info *HTTPI
 // exchange if the stream did not answer it).
 func (t *httpTransport) readStream(x *exchange, body io.ReadCloser, info *HTTPInfo) {
 	defer t.active.Done()
+	defer func() {
+		t.mu.Lock()
+		delete(t.streams, x.n)
+		t.mu.Unlock()
+	}()
 	defer x.release()
 	defer body.Close()
 

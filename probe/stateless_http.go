@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/mcpwatch/mcpwatch/internal/paramheader"
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // statelessHeaders completes the headers of a POST under a stateless revision: Mcp-Method on
-// every message that has a method, Mcp-Name on the methods that address one named thing,
+// every message that has a method, Mcp-Name on the methods that address one named thing
+// (Base64-encoded when it is not a plain header value),
 // and no session id, since there are no sessions. MCP-Protocol-Version is set already
 // (requestHeader sends it for every revision from 2025-06-18 on).
 func (t *httpTransport) statelessHeaders(h http.Header, body []byte) {
@@ -28,7 +30,8 @@ func (t *httpTransport) statelessHeaders(h http.Header, body []byte) {
 	}
 	h.Set(protocol.HeaderMethod, *m.Method)
 	if name, ok := addressedName(*m.Method, m.Params); ok {
-		h.Set(protocol.HeaderName, name)
+		// "The same encoding rule applies to the Mcp-Name header value" (Value Encoding).
+		h.Set(protocol.HeaderName, paramheader.Encode(name))
 	}
 }
 
