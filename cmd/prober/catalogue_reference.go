@@ -53,6 +53,11 @@ is skipped, never failed; one that applies but could not be judged (the server d
 it needs failed) is untested, never a pass. One fault makes one finding: an answer is judged by
 the check whose rule it breaks.
 
+The probe calls no tool the server lists unless a calls file asks it to (` + "`--calls`" + `): the
+four checks of those calls (` + "`tools.call-result`, `tools.structured-content`" + `,
+` + "`tools.invalid-arguments`, `tools.call-expectations`" + `) skip without one.
+[calls.md](calls.md) describes the file and what the probe sends.
+
 A finding links to the rule in the revision the probe spoke; the links below list, for each
 revision, where the rule is stated.
 `

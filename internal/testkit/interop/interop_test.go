@@ -240,6 +240,7 @@ func runCase(t *testing.T, reg *checks.Registry, c serverCase, pids *pidLog, sur
 	if n := toolCount(t, res); n != c.tools {
 		t.Errorf("tools/list returned %d tools, want %d", n, c.tools)
 	}
+	noListedToolCalled(t, res)
 
 	expected := map[string]bool{}
 	if c.transport != "" && res.Transport != c.transport {
@@ -328,6 +329,48 @@ func toolCount(t *testing.T, res *probe.Result) int {
 		n += len(r.Tools)
 	}
 	return n
+}
+
+// noListedToolCalled: without a calls file the probe calls no tool the server lists (a call
+// may charge a card or delete a row); the only tools/call it may send, on any connection, is
+// the unknown-tool probe's, of a name no listing showed.
+func noListedToolCalled(t *testing.T, res *probe.Result) {
+	t.Helper()
+	listed := map[string]bool{}
+	for _, st := range res.Steps {
+		if st.Method != "tools/list" || st.Outcome != probe.OutcomeOK {
+			continue
+		}
+		var page struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		_ = json.Unmarshal(st.Result, &page)
+		for _, tool := range page.Tools {
+			listed[tool.Name] = true
+		}
+	}
+	if len(listed) == 0 {
+		return // nothing listed, nothing to call
+	}
+	for _, f := range res.Frames {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if f.Dir != probe.Out || f.Kind != probe.KindMessage || json.Unmarshal(f.Raw, &m) != nil || m.Method != "tools/call" {
+			continue
+		}
+		if listed[m.Params.Name] || !strings.HasPrefix(m.Params.Name, probe.UnknownToolPrefix) {
+			t.Errorf("frame %d (connection %d): tools/call of %q without a calls file", f.Seq, f.Conn, m.Params.Name)
+		}
+	}
+	if len(res.Calls) != 0 {
+		t.Errorf("Result.Calls = %+v without a calls file, want none", res.Calls)
+	}
 }
 
 func evidenceNamesTool(f checks.Finding, tool string) bool {

@@ -36,6 +36,8 @@ type verdict struct {
 	is, not checks.Status
 	// severity, when set, is the severity the finding must carry.
 	severity checks.Severity
+	// says, when set, is text the finding's message must hold (the reason of an untested).
+	says string
 	// spec is the sentence that decides the verdict: revision, section, keyword, quoted.
 	spec string
 }
@@ -49,6 +51,8 @@ type verdictCase struct {
 	// exitsZero: the default gate (--fail-on error) passes, the server breaking no MUST.
 	exitsZero bool
 	verdicts  []verdict
+	// more asserts what the findings alone do not show (the steps, the transcript with -v).
+	more func(t *testing.T, rep cliReport)
 }
 
 // Spec sentences several verdicts rest on.
@@ -374,7 +378,7 @@ func TestInteropVerdicts(t *testing.T) {
 	if built.buildErr != nil {
 		t.Fatalf("building the example servers and the prober: %v", built.buildErr)
 	}
-	for _, c := range verdictCases() {
+	for _, c := range append(verdictCases(), callVerdictCases()...) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			runVerdictCase(t, c)
@@ -394,6 +398,21 @@ type cliReport struct {
 		Severity checks.Severity `json:"severity"`
 		Message  string          `json:"message"`
 	} `json:"checks"`
+	Steps []struct {
+		Name    string `json:"name"`
+		Method  string `json:"method"`
+		Conn    int    `json:"conn"`
+		Outcome string `json:"outcome"`
+		Err     string `json:"err"`
+	} `json:"steps"`
+	// Transcript is there with --verbose only.
+	Transcript []struct {
+		Seq  int    `json:"seq"`
+		Conn int    `json:"conn"`
+		Dir  string `json:"dir"`
+		Kind string `json:"kind"`
+		Raw  string `json:"raw"`
+	} `json:"transcript"`
 }
 
 func runVerdictCase(t *testing.T, c verdictCase) {
@@ -436,6 +455,12 @@ func runVerdictCase(t *testing.T, c verdictCase) {
 		if v.severity != "" && f.Severity != v.severity {
 			t.Errorf("%s has severity %q (%s %s), want %q; decided by %s", v.id, f.Severity, f.Status, f.Message, v.severity, v.spec)
 		}
+		if v.says != "" && !strings.Contains(f.Message, v.says) {
+			t.Errorf("%s says %q, want it to say %q; decided by %s", v.id, f.Message, v.says, v.spec)
+		}
+	}
+	if c.more != nil {
+		c.more(t, rep)
 	}
 }
 
