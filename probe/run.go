@@ -121,6 +121,9 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	} else if res.Err == "" && ctx.Err() != nil {
 		res.Err = fmt.Sprintf("probe did not finish within %s", o.Timeout)
 	}
+	if len(res.Calls) == 0 {
+		res.Calls = callsNeverReached(o.Calls, res.Err)
+	}
 	o.observe(Event{Kind: EventFinish, Err: res.Err})
 	return res, nil
 }

@@ -339,3 +339,17 @@ func sortedNames(m map[string]any) []string {
 func escapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
+
+// callsNeverReached records the calls of a probe that ended before its calls (a failed
+// handshake, the probe's timeout, an interrupt): each not sent, with the reason, so that the
+// call checks say untested rather than "no calls file".
+func callsNeverReached(calls []ToolCall, why string) []CallRecord {
+	if why == "" {
+		why = "the conversation ended before it"
+	}
+	var out []CallRecord
+	for _, c := range calls {
+		out = append(out, CallRecord{Tool: c.Tool, NotSent: "the probe stopped before the calls: " + why, Call: c})
+	}
+	return out
+}
