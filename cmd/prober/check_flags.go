@@ -23,6 +23,8 @@ const (
 	defaultTimeout        = 60 * time.Second
 	defaultInitTimeout    = 45 * time.Second
 	defaultRequestTimeout = 10 * time.Second
+	// afterInitTime is what the default bounds leave the conversation after a slow initialize.
+	afterInitTime         = defaultTimeout - defaultInitTimeout
 	defaultShutdownGrace  = 2 * time.Second
 	defaultMaxMessageSize = 16 << 20
 	defaultFailOn         = "error"
@@ -103,6 +105,8 @@ type checkFlags struct {
 	bearer                                              bearerFlags
 	protocol                                            protocolFlags
 	tls                                                 tlsFlags
+	// given names the flags the command line set, for defaults that follow another flag.
+	given map[string]bool
 }
 
 // durationVar declares a duration flag read in the grammar of the configuration file
@@ -174,6 +178,8 @@ func parseCheckArgs(args []string) (*checkConfig, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+	v.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { v.given[f.Name] = true })
 	return v.validate(positional, command, sawDashes)
 }
 
@@ -216,6 +222,9 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 		if d.v <= 0 {
 			return nil, fmt.Errorf("--%s %s: want a positive duration such as 30s", d.name, d.v)
 		}
+	}
+	if err := v.fitTimeoutToInit(); err != nil {
+		return nil, err
 	}
 	if v.maxMessage < minMessageSize || v.maxMessage > maxMessageSize {
 		return nil, fmt.Errorf("--max-message-size %v: want between %v and %v", v.maxMessage, units.Size(minMessageSize), units.Size(maxMessageSize))
@@ -282,4 +291,19 @@ func (v *checkFlags) validate(positional, command []string, sawDashes bool) (*ch
 		InsecureSkipVerify: tlsSet.skipVerify,
 	}
 	return cfg, nil
+}
+
+// fitTimeoutToInit keeps the whole-probe bound from cutting a slow start short: the bound
+// covers the first initialize too, so a longer --init-timeout (a first `go run` or `npx`
+// that downloads and compiles the server) without --timeout moves the default bound with it,
+// keeping the time the default leaves for the rest of the conversation. Both given, a bound
+// that ends before the initialize may is refused rather than silently obeyed.
+func (v *checkFlags) fitTimeoutToInit() error {
+	switch {
+	case v.given["timeout"] && v.given["init-timeout"] && v.timeout <= v.initTimeout:
+		return fmt.Errorf("--timeout %s bounds the whole probe, --init-timeout %s its first answer alone: want a --timeout longer than --init-timeout", v.timeout, v.initTimeout)
+	case !v.given["timeout"] && v.initTimeout+afterInitTime > v.timeout:
+		v.timeout = v.initTimeout + afterInitTime
+	}
+	return nil
 }

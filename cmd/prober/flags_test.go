@@ -74,6 +74,7 @@ func TestUsageErrorsExitTwoWithAMessageAndAPointerToHelp(t *testing.T) {
 		{"sse transport for a command", []string{"check", "--transport", "sse", "--", "srv"}, "--transport sse needs a URL, not a command"},
 		{"stdio transport for a URL", []string{"check", "--transport", "stdio", "http://127.0.0.1:1/mcp"}, "--transport stdio needs a command"},
 		{"zero timeout", []string{"check", "--timeout", "0s", "http://127.0.0.1:1/mcp"}, "--timeout 0s: want a positive duration"},
+		{"timeout no longer than the init timeout", []string{"check", "--timeout", "30s", "--init-timeout", "45s", "http://127.0.0.1:1/mcp"}, "want a --timeout longer than --init-timeout"},
 		{"negative init timeout", []string{"check", "--init-timeout", "-5s", "http://127.0.0.1:1/mcp"}, "--init-timeout -5s"},
 		{"zero request timeout", []string{"check", "--request-timeout", "0", "http://127.0.0.1:1/mcp"}, "--request-timeout"},
 		{"zero shutdown grace", []string{"check", "--shutdown-grace", "0s", "--", "srv"}, "--shutdown-grace"},
@@ -364,5 +365,32 @@ func TestReportWidthIsTheTerminalsThenCOLUMNS(t *testing.T) {
 		if got := e.reportWidth(tc.sink); got != tc.want {
 			t.Errorf("%s: width %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// The whole-probe bound covers the first initialize: a long --init-timeout alone (the README's
+// first command gives 2m for a cold `go run`) moves the default bound with it, or the probe
+// ends at 60s while the server is still compiling; a --timeout given is kept as given.
+func TestTimeoutFollowsALongInitTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want time.Duration
+	}{
+		{"defaults", nil, defaultTimeout},
+		{"a short init timeout leaves the default", []string{"--init-timeout", "5s"}, defaultTimeout},
+		{"a long init timeout moves it", []string{"--init-timeout", "2m"}, 2*time.Minute + afterInitTime},
+		{"a timeout given is kept", []string{"--init-timeout", "2m", "--timeout", "3m"}, 3 * time.Minute},
+		{"a timeout alone is kept", []string{"--timeout", "20s"}, 20 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parseCheckArgs(append(tc.args, "http://127.0.0.1:9/mcp"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.options.Timeout != tc.want {
+				t.Errorf("timeout %s, want %s", cfg.options.Timeout, tc.want)
+			}
+		})
 	}
 }

@@ -172,7 +172,8 @@ Protocol and time:
   --transport NAME            auto (default), http (Streamable HTTP), sse (legacy HTTP+SSE of
                               2024-11-05: the URL is its event stream) or stdio. auto tries
                               Streamable HTTP and, on 400/404/405, the legacy transport
-  --timeout DURATION          bound on the whole probe (default %[6]s)
+  --timeout DURATION          bound on the whole probe (default %[6]s), first initialize
+                              included: a longer --init-timeout moves the default along
   --init-timeout DURATION     bound on the answer to the first initialize (default %[7]s):
                               a first npx or go run downloads and compiles
   --request-timeout DURATION  bound on the answer to every other request (default %[8]s)
