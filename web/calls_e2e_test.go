@@ -60,7 +60,9 @@ func TestTheServerPageShowsTheToolCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := monitor.NewProber(monitor.ProberConfig{Checks: reg, Version: "test", Transcripts: monitor.TranscriptsAll,
-		LookupEnv: func(k string) (string, bool) { return map[string]string{"ECHO_TEXT": "hello from the environment"}[k], k == "ECHO_TEXT" }})
+		LookupEnv: func(k string) (string, bool) {
+			return map[string]string{"ECHO_TEXT": "hello from the environment"}[k], k == "ECHO_TEXT"
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
