@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpwatch/mcpwatch/alert"
+	"github.com/mcpwatch/mcpwatch/internal/calls"
 	"github.com/mcpwatch/mcpwatch/internal/yamlstrict"
 	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
@@ -111,6 +112,10 @@ type ServerConfig struct {
 	// Optional marks a stdio server that this machine may lack the program of: it is then
 	// left out (disabled, with a note in the log) instead of probed down.
 	Optional bool
+	// Calls are the tools the probe may call (calls:), each argument read from the
+	// environment kept as a reference to its variable; nil for none, and then the probe
+	// calls no tool.
+	Calls []calls.Entry
 }
 
 // LoadConfig reads and validates a configuration file.
@@ -169,6 +174,9 @@ func (c *Config) StoreServers() []store.Server {
 			Name: s.Name, Source: store.SourceConfig, URL: s.URL, Headers: s.Headers, Env: s.Env,
 			Dir: s.Dir, Schedule: s.Schedule, Timeout: s.Timeout, Labels: s.Labels, Enabled: s.Enabled,
 		}
+		// Entries of strings, numbers and booleans always encode: the file's YAML was read
+		// into them.
+		v.Calls, _ = calls.Encode(s.Calls)
 		if len(s.Command) > 0 {
 			v.Transport = protocol.TransportStdio
 			v.Command, v.Args = s.Command[0], s.Command[1:]
@@ -180,8 +188,9 @@ func (c *Config) StoreServers() []store.Server {
 	return out
 }
 
-// MissingEnv lists the environment variables the servers read (header values and from-env
-// entries) that lookup does not find: probes of those servers will fail until they are set.
+// MissingEnv lists the environment variables the servers read (header values, from-env
+// entries and the arguments of calls) that lookup does not find: probes of those servers
+// will fail until they are set (a call's, be sent untested).
 func (c *Config) MissingEnv(lookup func(string) (string, bool)) []string {
 	var missing []string
 	seen := map[string]bool{}
@@ -198,6 +207,11 @@ func (c *Config) MissingEnv(lookup func(string) (string, bool)) []string {
 		for _, e := range s.Env {
 			if e.FromEnv != "" {
 				check(e.FromEnv)
+			}
+		}
+		for _, c := range s.Calls {
+			for _, name := range c.Env() {
+				check(name)
 			}
 		}
 	}
@@ -254,6 +268,9 @@ func CheckServer(s store.Server) error {
 	}
 	if s.Transport != protocol.TransportHTTP || s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "" {
 		return bad("only HTTP servers are registered this way; stdio servers come from the configuration file")
+	}
+	if len(s.Calls) > 0 {
+		return bad("tool calls come from the configuration file only (calls: under the server): a call may change or charge something, so only the operator may have the monitor make one")
 	}
 	if _, err := ParseSchedule(s.Schedule, 0); err != nil {
 		return bad("schedule: %v", err)

@@ -3,6 +3,7 @@ package monitor
 import (
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpwatch/mcpwatch/internal/calls"
 	"github.com/mcpwatch/mcpwatch/internal/units"
 	"github.com/mcpwatch/mcpwatch/internal/yamlstrict"
 	"github.com/mcpwatch/mcpwatch/store"
@@ -83,6 +84,8 @@ type serverFile struct {
 	Labels    map[string]string              `yaml:"labels"`
 	Enabled   *bool                          `yaml:"enabled"`
 	Optional  *bool                          `yaml:"optional"`
+	// Calls are read by internal/calls, the calls file's own decoder (config_server.go).
+	Calls []calls.Call `yaml:"calls"`
 }
 
 // headerFile is `Name: {from-env: VARIABLE, prefix: "Bearer "}`. A header value is never

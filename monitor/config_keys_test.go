@@ -45,6 +45,9 @@ func TestEveryAliasIsRead(t *testing.T) {
 		{"spool: {maxBytes: 7MiB}\n" + server, "spool: {max-bytes: 7MiB}\n" + server, func(c *Config) any { return c.Spool.MaxBytes }},
 		{server + "    headers: {X-Key: {fromEnv: KEY}}\n", server + "    headers: {X-Key: {from-env: KEY}}\n", func(c *Config) any { return c.Servers[0].Headers }},
 		{stdio + "    env: {TOKEN: {fromEnv: KEY}}\n", stdio + "    env: {TOKEN: {from-env: KEY}}\n", func(c *Config) any { return c.Servers[0].Env }},
+		{server + "    calls: [{tool: t, arguments: {k: {fromEnv: KEY}}, invalidArguments: true, expect: {isError: true, textContains: x}}]\n",
+			server + "    calls: [{tool: t, arguments: {k: {from-env: KEY}}, invalid-arguments: true, expect: {is-error: true, text-contains: x}}]\n",
+			func(c *Config) any { return c.Servers[0].Calls }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.alias, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/calls"
 	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -44,7 +45,26 @@ func (s *serverFile) validate(v *validator, at string, defaults ServerDefaults) 
 	if s.Optional != nil {
 		out.Optional = *s.Optional
 	}
+	out.Calls = s.calls(v, at+".calls", out.Timeout)
 	return out, len(v.errs) == before && !v.refused(at)
+}
+
+// calls are the tool calls of a server, checked by the calls file's own decoder; a call may
+// not outlast the probe it is part of.
+func (s *serverFile) calls(v *validator, at string, probeTimeout time.Duration) []calls.Entry {
+	if s.Calls == nil {
+		return nil
+	}
+	if len(s.Calls) == 0 && !v.refused(at) {
+		v.fail(at, "an empty list: leave calls out to call no tool, or list the calls the probe may make")
+		return nil
+	}
+	for i, c := range s.Calls {
+		if c.Timeout > probeTimeout {
+			v.fail(fmt.Sprintf("%s[%d].timeout", at, i), "%v is longer than the server's probe timeout (%v), which every call is part of", c.Timeout, probeTimeout)
+		}
+	}
+	return calls.Entries(s.Calls, at, v.fail)
 }
 
 // identity checks the name and the url.

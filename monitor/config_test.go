@@ -129,7 +129,7 @@ func TestLoadConfigErrorsNameFileLineAndField(t *testing.T) {
 		// never must not appear in the message (a secret written where it does not belong).
 		never string
 	}{
-		{"unknown-field.yaml", []string{"4:5: servers[0].timout: unknown key (known: args, command, dir, enabled, env, headers, labels, name, optional, schedule, timeout, transport, url); did you mean timeout?"}, ""},
+		{"unknown-field.yaml", []string{"4:5: servers[0].timout: unknown key (known: args, calls, command, dir, enabled, env, headers, labels, name, optional, schedule, timeout, transport, url); did you mean timeout?"}, ""},
 		{"bad-schedule.yaml", []string{`6:15: servers[0].schedule: not a schedule: "every 5 minutes"`}, ""},
 		{"header-literal.yaml", []string{"5:22: servers[0].headers.Authorization: want {from-env: VARIABLE}"}, "abc123secret"},
 		{"header-no-env.yaml", []string{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/calls"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
@@ -156,12 +157,19 @@ func (p *Prober) probe(ctx context.Context, s store.Server, due time.Time, timeo
 	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts, Due: due}
 	start := time.Now()
 	target, secrets, err := p.target(s)
+	var toolCalls []probe.ToolCall
+	if err == nil {
+		var callSecrets []string
+		toolCalls, callSecrets, err = p.calls(s)
+		secrets = append(secrets, callSecrets...)
+	}
 	meta.Secrets = secrets
 	if err != nil {
 		rec := FailedRecord(start, meta, err)
 		return rec, ObservationOf(s, &rec, nil, nil)
 	}
 	opts := probe.Options{
+		Calls:         toolCalls,
 		Timeout:       timeout,
 		ClientName:    "mcpwatch",
 		ClientVersion: p.version,
@@ -225,6 +233,26 @@ func (p *Prober) rulesElsewhere(s store.Server, due time.Time) string {
 		return ""
 	}
 	return fmt.Sprintf("the monitor runs the rule probes against each server once every %v (ruleProbes), and not in this run", p.ruleProbes)
+}
+
+// calls are the tool calls the probe of s makes, their fromEnv arguments read from the
+// environment now (secrets are the values read, which the run must not show). Only a server of
+// the configuration file has calls (the store refuses them on any other); a server without
+// has none, and then the probe calls no tool. A call whose variable is not set goes to the
+// probe not to be sent, so that the run records it untested with the reason.
+func (p *Prober) calls(s store.Server) ([]probe.ToolCall, []string, error) {
+	if len(s.Calls) == 0 {
+		return nil, nil, nil
+	}
+	if s.Source != store.SourceConfig {
+		return nil, nil, fmt.Errorf("server %q (source %s): %w", s.Name, s.Source, store.ErrCallsNotFromConfig)
+	}
+	entries, err := calls.Decode(s.Calls)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the calls of server %q as stored: %w", s.Name, err)
+	}
+	out, secrets := calls.Resolve(entries, p.lookupEnv)
+	return out, secrets, nil
 }
 
 // target builds what to probe, reading secrets from the environment now: they are never

@@ -150,7 +150,7 @@ func Start(ctx context.Context, cfg *Config, opts ServiceOptions) (*Service, err
 	// Every line of the service names the worker and its region, once.
 	log = log.With("worker", opts.Worker, "region", cfg.Region)
 	for _, name := range cfg.MissingEnv(opts.LookupEnv) {
-		log.Warn("environment variable not set: probes of the servers that read it will be down", "variable", name)
+		log.Warn("environment variable not set: probes of the servers whose headers or env read it will be down, and the tool calls whose arguments read it untested", "variable", name)
 	}
 	var db *pgembed.Cluster
 	if opts.DatabaseURL == "" {
@@ -463,7 +463,7 @@ func (s *Service) Reload(ctx context.Context, cfg *Config) error {
 		s.log.Warn("settings other than servers, defaults and retention changed: they take effect at the next start")
 	}
 	for _, name := range cfg.MissingEnv(s.env) {
-		s.log.Warn("environment variable not set: probes of the servers that read it will be down", "variable", name)
+		s.log.Warn("environment variable not set: probes of the servers whose headers or env read it will be down, and the tool calls whose arguments read it untested", "variable", name)
 	}
 	for _, note := range cfg.SkipMissingCommands(exec.LookPath) {
 		s.log.Warn(note)

@@ -40,6 +40,9 @@ type ToolCall struct {
 	// Expect is what the file expects of the result; the probe carries it to the checks
 	// without judging it.
 	Expect *CallExpect
+	// NotSent, when set, says why the caller could not make the call (an argument's
+	// environment variable is not set): the probe records it not sent, with that reason.
+	NotSent string
 }
 
 // CallExpect is what a calls file expects of a tool's result (tools.call-expectations).
@@ -92,6 +95,8 @@ func (s *session) probeCalls(ctx context.Context, handshake json.RawMessage, res
 		rec := CallRecord{Tool: c.Tool, Call: c}
 		t, listed := tools[c.Tool]
 		switch {
+		case c.NotSent != "":
+			rec.NotSent = c.NotSent
 		case !declaresCapability(handshake, "tools"):
 			rec.NotSent = "the server declares no tools capability"
 		case !listed && !complete:

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -48,6 +49,11 @@ var (
 
 // ErrReservedHeader is wrapped by CheckHeaderName's refusal of a header the prober sets.
 var ErrReservedHeader = errors.New("set by the prober")
+
+// ErrCallsNotFromConfig refuses tool calls on a server of any source but the configuration
+// file: a call may charge a card or delete a row, so only the operator may have the monitor
+// make one.
+var ErrCallsNotFromConfig = errors.New("only a server of the configuration file may have tool calls")
 
 // errControl is the problem of a one-line value holding a control character.
 var errControl = errors.New("holds a NUL or another control character")
@@ -245,6 +251,15 @@ func (v Server) Validate() error {
 			if err := CheckFromEnv(e.FromEnv); err != nil {
 				return bad("env %s: fromEnv: %v", e.Name, err)
 			}
+		}
+	}
+	if len(v.Calls) > 0 {
+		if v.Source != SourceConfig {
+			return bad("calls: %v", ErrCallsNotFromConfig)
+		}
+		var list []json.RawMessage
+		if err := json.Unmarshal(v.Calls, &list); err != nil {
+			return bad("calls: not a JSON array: %v", err)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.Labels)) {

@@ -38,6 +38,13 @@ type Server struct {
 	Timeout  time.Duration
 	Labels   map[string]string
 	Enabled  bool
+	// Calls are the opt-in tool calls the probe makes (a JSON array as internal/calls encodes
+	// it, each argument read from the environment a reference to its variable, never its
+	// value); nil for none. Only a server of the configuration file has calls: no one else may
+	// make the monitor call a tool. The store keeps them as given, and leaves their meaning to
+	// the monitor. (omitempty keeps the configuration's generation hash of a server without
+	// calls what it was before servers had them.)
+	Calls json.RawMessage `json:",omitempty"`
 	// Set by the store.
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -63,12 +70,12 @@ type EnvVar struct {
 // serverColumns lists a server's columns in the order scanServer reads them, for a query
 // that names the servers table v.
 const serverColumns = `v.id, v.name, v.source, v.transport, coalesce(v.url, ''), coalesce(v.command, ''),
-	v.args, v.env, v.dir, v.headers, v.schedule, v.timeout_ms, v.labels, v.enabled, v.created_at, v.updated_at`
+	v.args, v.env, v.dir, v.headers, v.schedule, v.timeout_ms, v.labels, v.enabled, v.calls, v.created_at, v.updated_at`
 
 func scanServer(row pgx.Row, v *Server, extra ...any) error {
 	var timeoutMS int64
 	dest := append([]any{&v.ID, &v.Name, &v.Source, &v.Transport, &v.URL, &v.Command,
-		&v.Args, &v.Env, &v.Dir, &v.Headers, &v.Schedule, &timeoutMS, &v.Labels, &v.Enabled,
+		&v.Args, &v.Env, &v.Dir, &v.Headers, &v.Schedule, &timeoutMS, &v.Labels, &v.Enabled, &v.Calls,
 		&v.CreatedAt, &v.UpdatedAt}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return err
@@ -86,6 +93,9 @@ func scanServer(row pgx.Row, v *Server, extra ...any) error {
 	}
 	if len(v.Labels) == 0 {
 		v.Labels = nil
+	}
+	if string(v.Calls) == "[]" {
+		v.Calls = nil
 	}
 	return nil
 }
@@ -258,7 +268,7 @@ func upsertServers(ctx context.Context, tx pgx.Tx, servers []Server) ([]int64, e
 	var (
 		names, sources, transports, dirs, schedules = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		urls, commands                              = make([]*string, n), make([]*string, n)
-		args, envs, headers, labels                 = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		args, envs, headers, labels, calls          = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		timeouts                                    = make([]int64, n)
 		enabled                                     = make([]bool, n)
 	)
@@ -289,6 +299,10 @@ func upsertServers(ctx context.Context, tx pgx.Tx, servers []Server) ([]int64, e
 		}
 		if labels[i], err = jsonText(v.Labels, "{}"); err != nil {
 			return nil, err
+		}
+		calls[i] = "[]"
+		if len(v.Calls) > 0 {
+			calls[i] = string(v.Calls)
 		}
 		timeouts[i] = v.Timeout.Milliseconds()
 		enabled[i] = v.Enabled
@@ -321,23 +335,23 @@ func upsertServers(ctx context.Context, tx pgx.Tx, servers []Server) ([]int64, e
 	}
 
 	rows, err = tx.Query(ctx, `INSERT INTO servers AS v (name, source, transport, url, command, args, env, dir,
-			headers, schedule, timeout_ms, labels, enabled)
+			headers, schedule, timeout_ms, labels, enabled, calls)
 		SELECT u.name, u.source, u.transport, u.url, u.command,
 			ARRAY(SELECT a FROM jsonb_array_elements_text(u.args::jsonb) WITH ORDINALITY AS t(a, i) ORDER BY i), u.env::jsonb, u.dir,
-			u.headers::jsonb, u.schedule, u.timeout_ms, u.labels::jsonb, u.enabled
+			u.headers::jsonb, u.schedule, u.timeout_ms, u.labels::jsonb, u.enabled, u.calls::json
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-			$8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::bool[])
+			$8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::bool[], $14::text[])
 			AS u(name, source, transport, url, command, args, env, dir, headers, schedule,
-			timeout_ms, labels, enabled)
+			timeout_ms, labels, enabled, calls)
 		ORDER BY u.name -- one row-lock order for concurrent writers
 		ON CONFLICT (name) DO UPDATE SET
 			transport = excluded.transport, url = excluded.url, command = excluded.command,
 			args = excluded.args, env = excluded.env, dir = excluded.dir, headers = excluded.headers,
 			schedule = excluded.schedule, timeout_ms = excluded.timeout_ms, labels = excluded.labels,
-			enabled = excluded.enabled, updated_at = now()
+			enabled = excluded.enabled, calls = excluded.calls, updated_at = now()
 			WHERE v.source = excluded.source
 		RETURNING v.id, v.name, v.enabled`,
-		names, sources, transports, urls, commands, args, envs, dirs, headers, schedules, timeouts, labels, enabled)
+		names, sources, transports, urls, commands, args, envs, dirs, headers, schedules, timeouts, labels, enabled, calls)
 	if err != nil {
 		return nil, fmt.Errorf("write servers: %w", err)
 	}

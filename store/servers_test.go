@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -58,6 +59,10 @@ func TestServerValidate(t *testing.T) {
 		{"header prefix on two lines", func(v *Server) { v.Headers = []HeaderRef{{Name: "X-Key", FromEnv: "KEY", Prefix: "a\nb"}} }, httpServer("h"), false},
 		{"env read from a lower-case variable", func(v *Server) { v.Env = []EnvVar{{Name: "KEY", FromEnv: "my_key"}} }, stdio, false},
 		{"env of a lower-case name", func(v *Server) { v.Env = []EnvVar{{Name: "http_proxy", Value: "http://proxy"}} }, stdio, true},
+		{"calls of the configuration file", func(v *Server) { v.Calls = json.RawMessage(`[{"tool":"echo"}]`) }, stdio, true},
+		// Only the operator's file may have the monitor call a tool.
+		{"calls of a server of the API", func(v *Server) { v.Source = SourceAPI; v.Calls = json.RawMessage(`[{"tool":"echo"}]`) }, httpServer("h"), false},
+		{"calls that are no list", func(v *Server) { v.Calls = json.RawMessage(`{"tool":"echo"}`) }, stdio, false},
 		{"label key with a space", func(v *Server) { v.Labels = map[string]string{"team name": "core"} }, httpServer("h"), false},
 		{"label value with a NUL", func(v *Server) { v.Labels = map[string]string{"team": "a\x00b"} }, httpServer("h"), false},
 		{"label value with a line break", func(v *Server) { v.Labels = map[string]string{"team": "a\nb"} }, httpServer("h"), false},
@@ -86,7 +91,8 @@ func TestUpsertServerRoundTripsEveryField(t *testing.T) {
 		Args: []string{"-y", "@modelcontextprotocol/server-everything", "stdio"},
 		Env:  []EnvVar{{Name: "LOG", Value: "debug"}, {Name: "API_KEY", FromEnv: "PROBER_API_KEY"}},
 		Dir:  "/srv", Schedule: "*/5 * * * *", Timeout: 30 * time.Second,
-		Labels: map[string]string{"team": "core", "tier": "1"}, Enabled: true}
+		Labels: map[string]string{"team": "core", "tier": "1"}, Enabled: true,
+		Calls: json.RawMessage(`[{"tool":"echo","arguments":{"token":{"fromEnv":"ECHO_TOKEN"}}}]`)}
 	for _, want := range []Server{httpServer("remote"), stdio} {
 		got := mustUpsert(t, ctx, s, want)
 		if got.ID == 0 || got.CreatedAt.IsZero() {

@@ -38,6 +38,7 @@ type serverPageData struct {
 	ByRegion  []regionStrip
 	Findings  findingsView
 	Tools     toolsView
+	Calls     callsView
 	Alerts    alertsView
 	Runs      runsView
 }
@@ -134,6 +135,10 @@ func (d *dashboard) serverPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if data.Tools, err = d.toolsOf(r, srv, det.Latest, latest, now); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if data.Calls, err = d.callsOf(r, srv, det.Latest, latest, window, now); err != nil {
 		d.fail(w, r, err)
 		return
 	}

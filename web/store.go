@@ -19,13 +19,15 @@ type Store interface {
 // StatusReader gives the figures of the status page and of a server's page: the statuses of
 // every server (the same queries as the JSON API's, so a page and the API never disagree),
 // one server's windows per region, hourly rollups for sparklines and charts, the last
-// failed run of an hour or a day, and the last runs of servers for the bar of recent probes.
+// failed run of an hour or a day, the last runs of servers for the bar of recent probes, and
+// the figures of a server's steps of one kind (its tool calls) over a span.
 type StatusReader interface {
 	ServerStatuses(ctx context.Context, now time.Time) ([]store.ServerStatus, error)
 	ServerDetail(ctx context.Context, id int64, now time.Time) (store.ServerDetail, error)
 	HourlyRollups(ctx context.Context, serverIDs []int64, from, to time.Time) ([]store.ServerHour, error)
 	LatestFailures(ctx context.Context, ranges []store.FailureRange) ([]store.RunRecord, error)
 	RecentRuns(ctx context.Context, serverIDs []int64, n int) ([]store.RunRecord, error)
+	StepStats(ctx context.Context, serverID int64, prefix string, since time.Time) ([]store.StepStats, error)
 }
 
 // ServerReader finds the server a page is about.

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -38,6 +39,19 @@ type serverInput struct {
 	TimeoutMs *int64             `json:"timeoutMs"`
 	Labels    *map[string]string `json:"labels"`
 	Paused    *bool              `json:"paused"`
+	// Calls is read only to be refused by name (refuseCalls): the API takes no tool calls.
+	Calls json.RawMessage `json:"calls"`
+}
+
+// refuseCalls answers 400 to a request that gives a server tool calls: a call may charge a
+// card or delete a row, so only the operator's configuration file may have the monitor make
+// one, never a caller of the API.
+func refuseCalls(in serverInput) error {
+	if in.Calls == nil {
+		return nil
+	}
+	return errorf(http.StatusBadRequest, codeBadRequest,
+		"calls: a server registered through the API cannot have tool calls; only the operator's configuration file may have the monitor call a server's tools (calls: under the server)")
 }
 
 // headerInput names a header and the prober's environment variable holding its value; the
@@ -186,6 +200,9 @@ func (s *API) createServer(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &in); err != nil {
 		return err
 	}
+	if err := refuseCalls(in); err != nil {
+		return err
+	}
 	if in.Name == nil || store.CheckServerName(*in.Name) != nil {
 		return invalid("name: required, 1-64 letters, digits and . _ - starting with a letter or digit")
 	}
@@ -212,6 +229,9 @@ func (s *API) createServer(w http.ResponseWriter, r *http.Request) error {
 func (s *API) updateServer(w http.ResponseWriter, r *http.Request) error {
 	var in serverInput
 	if err := readJSON(w, r, &in); err != nil {
+		return err
+	}
+	if err := refuseCalls(in); err != nil {
 		return err
 	}
 	name := r.PathValue("server")

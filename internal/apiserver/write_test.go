@@ -148,6 +148,18 @@ func TestWritesRefuseBadInput(t *testing.T) {
 	if r := w.do(t, req{method: "PATCH", path: "/api/v1/servers/beta", token: testToken, body: `{"url":"http://169.254.169.254/"}`}); r.status != 422 || r.errorCode(t) != codeForbiddenAddress {
 		t.Errorf("patch to metadata: %d %s", r.status, r.body)
 	}
+	// Only the operator's configuration file may have the monitor call a tool: a caller of the
+	// API that asks for calls is told so, on a new server and on one it registered.
+	for _, r := range []req{
+		{method: "POST", path: "/api/v1/servers", token: testToken, body: `{"name":"caller","url":"https://public.test/","calls":[{"tool":"delete_everything","arguments":{}}]}`},
+		{method: "PATCH", path: "/api/v1/servers/beta", token: testToken, body: `{"calls":[{"tool":"echo"}]}`},
+		{method: "PATCH", path: "/api/v1/servers/beta", token: testToken, body: `{"calls":null}`},
+	} {
+		resp := w.do(t, r)
+		if resp.status != 400 || resp.errorCode(t) != codeBadRequest || !strings.Contains(string(resp.body), "only the operator's configuration file may have the monitor call") {
+			t.Errorf("%s %s with calls: %d %.300s, want 400 saying calls come from the configuration file", r.method, r.path, resp.status, resp.body)
+		}
+	}
 	var list struct{ Servers []serverView }
 	w.get(t, "/api/v1/servers").json(t, &list)
 	if len(list.Servers) != 3 {

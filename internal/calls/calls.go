@@ -20,16 +20,16 @@
 // (WriteStarter): every tool an entry, commented out, its arguments built from its
 // inputSchema.
 //
-// An argument value {fromEnv: VAR} (or {from-env: VAR}) is read from the environment when
-// the file is loaded and is a secret from then on: Set.Secrets lists the values, for the
-// caller's redactor.
+// An argument value {fromEnv: VAR} (or {from-env: VAR}) is a secret read from the
+// environment. One decoder serves both readers of the form: Entries checks the calls (a calls
+// file's, or a server's calls: in the monitor's configuration) and keeps each such value as a
+// reference to its variable, so that what the monitor stores holds no secret; Resolve reads
+// the variables when the probe is to call, and returns the values read for the caller's
+// redactor. Parse, for prober check, does both at once.
 package calls
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -79,7 +79,10 @@ type Problems []string
 
 func (p Problems) Error() string { return strings.Join(p, "\n") }
 
-// Parse reads a calls file (name is for the messages) with lookupEnv for its fromEnv values.
+// Parse reads a calls file (name is for the messages) with lookupEnv for its fromEnv values:
+// the entries of Entries, resolved at once. A variable not set is a problem of the file here,
+// since the file is read when the probe starts (the monitor, which keeps its entries for
+// later probes, resolves them at each probe instead).
 func Parse(name string, data []byte, lookupEnv func(string) (string, bool)) (*Set, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -98,7 +101,6 @@ func Parse(name string, data []byte, lookupEnv func(string) (string, bool)) (*Se
 		pl := places.Of(path)
 		out = append(out, fmt.Sprintf("%s: line %d, column %d: %s: %s", name, pl.Value.Line, pl.Value.Column, pl.Written, fmt.Sprintf(format, args...)))
 	}
-	set := &Set{}
 	switch {
 	case len(problems) > 0 || len(f.Calls) > 0:
 	case strings.Contains(string(data), starterMarker):
@@ -107,134 +109,21 @@ func Parse(name string, data []byte, lookupEnv func(string) (string, bool)) (*Se
 	default:
 		fail("calls", "want a list of at least one call")
 	}
-	for i, c := range f.Calls {
-		at := "calls[" + strconv.Itoa(i) + "]"
-		if strings.TrimSpace(c.Tool) == "" {
-			fail(at+".tool", "want the name of a tool the server lists")
-		}
-		if c.Timeout < 0 {
-			fail(at+".timeout", "want a positive duration such as 30s")
-		}
-		tc := probe.ToolCall{Tool: c.Tool, Timeout: c.Timeout, InvalidArguments: c.InvalidArguments}
-		args, secrets, err := arguments(&c.Arguments, lookupEnv)
+	entries := Entries(f.Calls, "calls", fail)
+	if len(out) > 0 {
+		return nil, out
+	}
+	set := &Set{}
+	for i, e := range entries { // every call is an entry: none had a problem
+		tc, secrets, err := resolve(e, lookupEnv)
 		if err != nil {
-			fail(at+".arguments", "%v", err)
-		}
-		tc.Arguments, set.Secrets = args, append(set.Secrets, secrets...)
-		if c.Expect != nil {
-			e, err := expectation(c.Expect)
-			if err != nil {
-				fail(at+".expect", "%v", err)
-			}
-			tc.Expect = e
+			fail("calls["+strconv.Itoa(i)+"].arguments", "%v", err)
 		}
 		set.Calls = append(set.Calls, tc)
+		set.Secrets = append(set.Secrets, secrets...)
 	}
 	if len(out) > 0 {
 		return nil, out
 	}
 	return set, nil
-}
-
-// arguments turns the arguments mapping into JSON, reading fromEnv values.
-func arguments(n *yaml.Node, lookupEnv func(string) (string, bool)) (json.RawMessage, []string, error) {
-	if n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
-		return json.RawMessage(`{}`), nil, nil
-	}
-	if n.Kind != yaml.MappingNode {
-		return nil, nil, errors.New("want a mapping of argument names to values")
-	}
-	var secrets []string
-	v, err := value(n, lookupEnv, &secrets)
-	if err != nil {
-		return nil, nil, err
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, nil, fmt.Errorf("not JSON: %w", err)
-	}
-	return raw, secrets, nil
-}
-
-// value is the JSON value of a YAML node, with {fromEnv: VAR} read from the environment.
-func value(n *yaml.Node, lookupEnv func(string) (string, bool), secrets *[]string) (any, error) {
-	for n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		if len(n.Content) == 2 && (n.Content[0].Value == "fromEnv" || n.Content[0].Value == "from-env") {
-			name := n.Content[1].Value
-			v, ok := lookupEnv(name)
-			if !ok || v == "" {
-				return nil, fmt.Errorf("line %d: the environment variable %s is not set or empty", n.Line, name)
-			}
-			*secrets = append(*secrets, v)
-			return v, nil
-		}
-		m := map[string]any{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			v, err := value(n.Content[i+1], lookupEnv, secrets)
-			if err != nil {
-				return nil, err
-			}
-			m[n.Content[i].Value] = v
-		}
-		return m, nil
-	case yaml.SequenceNode:
-		l := []any{}
-		for _, c := range n.Content {
-			v, err := value(c, lookupEnv, secrets)
-			if err != nil {
-				return nil, err
-			}
-			l = append(l, v)
-		}
-		return l, nil
-	case yaml.ScalarNode:
-		var v any
-		if err := n.Decode(&v); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n.Line, err)
-		}
-		if _, isTime := v.(time.Time); isTime {
-			return n.Value, nil // a date stays the text the file gave
-		}
-		return v, nil
-	}
-	return nil, fmt.Errorf("line %d: a value of an unknown kind", n.Line)
-}
-
-// expectation checks an expect mapping and turns it into the probe's form.
-func expectation(x *Expect) (*probe.CallExpect, error) {
-	e := &probe.CallExpect{IsError: x.IsError, TextContains: x.TextContains, Pointer: x.Pointer, Matches: x.Matches}
-	hasEquals := x.Equals.Kind != 0
-	if (hasEquals || x.Matches != "") && x.Pointer == "" {
-		return nil, errors.New("equals and matches need a pointer into structuredContent (such as /sum)")
-	}
-	if x.Pointer != "" && !strings.HasPrefix(x.Pointer, "/") {
-		return nil, fmt.Errorf("pointer %q: want a JSON Pointer such as /sum (it starts with /)", x.Pointer)
-	}
-	if x.Pointer != "" && !hasEquals && x.Matches == "" {
-		return nil, errors.New("a pointer needs equals or matches")
-	}
-	if hasEquals && x.Matches != "" {
-		return nil, errors.New("give equals or matches, not both")
-	}
-	if x.Matches != "" {
-		if _, err := regexp.Compile(x.Matches); err != nil {
-			return nil, fmt.Errorf("matches: not a regular expression: %w", err)
-		}
-	}
-	if hasEquals {
-		var none []string
-		v, err := value(&x.Equals, func(string) (string, bool) { return "", false }, &none)
-		if err != nil {
-			return nil, fmt.Errorf("equals: %w", err)
-		}
-		e.Equals, _ = json.Marshal(v)
-	}
-	if e.IsError == nil && e.TextContains == "" && e.Pointer == "" {
-		return nil, errors.New("want at least one of isError, textContains, pointer")
-	}
-	return e, nil
 }
