@@ -3,7 +3,8 @@
 -- server: the same steps with the same outcomes, the same verdicts, mostly the same messages.
 -- So what repeats is kept once, in tables addressed by a hash of their content, and a run
 -- keeps one row of steps (its own latencies and a reference to its step shape) and one row
--- of findings (a reference to its verdict shape and one reference per message):
+-- of findings (a reference to its verdict shape and one reference per message, or the
+-- message itself the first time it is seen):
 --
 --   step_shapes       the names, methods, outcomes, error codes and HTTP statuses of a run's
 --                     steps, in order (all but the latencies);
@@ -72,13 +73,18 @@ CREATE TABLE run_step_sets (
     PRIMARY KEY (run_id, started_at)
 ) PARTITION BY RANGE (started_at);
 
--- A run's findings: its verdict shape and the key of each finding's message, in order.
+-- A run's findings: its verdict shape and, for each finding in order, the key of its message
+-- or the message itself. A message seen for the first time is kept in the run (own_messages,
+-- its key NULL): many are never seen again (they name a random tool, say) and would cost a
+-- shared row and an index entry each; one seen again is shared (its own_messages NULL).
 CREATE TABLE run_finding_refs (
     run_id       uuid NOT NULL,
     started_at   timestamptz NOT NULL,
     shape        bigint NOT NULL,
     message_keys bigint[] NOT NULL,
-    PRIMARY KEY (run_id, started_at)
+    own_messages text[] NOT NULL,
+    PRIMARY KEY (run_id, started_at),
+    CHECK (cardinality(message_keys) = cardinality(own_messages))
 ) PARTITION BY RANGE (started_at);
 
 -- The run's transcript, when one was kept.
@@ -150,8 +156,9 @@ SELECT lean_runs_key(m), m, max((s.started_at AT TIME ZONE 'UTC')::date)
 FROM run_finding_sets s, unnest(s.messages) AS m
 GROUP BY m;
 
-INSERT INTO run_finding_refs (run_id, started_at, shape, message_keys)
-SELECT run_id, started_at, key, message_keys FROM lean_findings;
+INSERT INTO run_finding_refs (run_id, started_at, shape, message_keys, own_messages)
+SELECT run_id, started_at, key, message_keys, array_fill(NULL::text, ARRAY[cardinality(message_keys)])
+FROM lean_findings;
 
 -- A transcript stored before is keyed by the SHA-256 of its compressed body: SQL cannot
 -- read gzip, and a key only has to name its content.
@@ -179,17 +186,18 @@ CROSS JOIN LATERAL unnest(s.names, s.methods, s.outcomes, r.latencies_us, s.erro
 
 CREATE VIEW run_finding_sets AS
 SELECT r.run_id, r.started_at, s.check_ids, s.statuses, s.severities,
-       ARRAY(SELECT m.message FROM unnest(r.message_keys) WITH ORDINALITY AS k(key, i)
+       ARRAY(SELECT coalesce(m.message, k.own) FROM unnest(r.message_keys, r.own_messages) WITH ORDINALITY AS k(key, own, i)
              LEFT JOIN finding_messages m ON m.key = k.key ORDER BY k.i) AS messages
 FROM run_finding_refs r
 JOIN finding_shapes s ON s.key = r.shape;
 
 CREATE VIEW run_findings AS
-SELECT r.run_id, r.started_at, f.position, f.check_id, f.status, f.severity, m.message
+SELECT r.run_id, r.started_at, f.position, f.check_id, f.status, f.severity,
+       coalesce(m.message, f.own_message) AS message
 FROM run_finding_refs r
 JOIN finding_shapes s ON s.key = r.shape
-CROSS JOIN LATERAL unnest(s.check_ids, s.statuses, s.severities, r.message_keys)
-    WITH ORDINALITY AS f(check_id, status, severity, message_key, position)
+CROSS JOIN LATERAL unnest(s.check_ids, s.statuses, s.severities, r.message_keys, r.own_messages)
+    WITH ORDINALITY AS f(check_id, status, severity, message_key, own_message, position)
 LEFT JOIN finding_messages m ON m.key = f.message_key;
 
 -- One row per run that kept a transcript, as before.

@@ -137,6 +137,9 @@ type runBatch struct {
 type runKeys struct {
 	steps, findings int64   // shape keys, when the run has steps, findings
 	messages        []int64 // one per finding
+	// Per finding, the key of its shared message or the message itself (writeShared).
+	messageRefs []*int64
+	ownMessages []*string
 	transcript      []byte  // SHA-256 of the raw transcript, nil where none is stored
 	zip             []byte  // the compressed transcript
 }
@@ -265,6 +268,9 @@ func (s *Store) writeBatch(ctx context.Context, b *runBatch) (int, error) {
 	if err == nil {
 		// Remembered once committed: a rolled-back batch wrote nothing.
 		for _, w := range wrote {
+			if _, ok := s.known.Get(w.ref); ok && w.day == seenOnce {
+				continue // written meanwhile by another batch of this Store
+			}
 			s.known.Put(w.ref, w.day)
 		}
 	}
@@ -371,7 +377,7 @@ func copyDetails(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) error
 			steps = append(steps, []any{r.ID, r.Start, k.steps, latencies})
 		}
 		if len(r.Findings) > 0 {
-			findings = append(findings, []any{r.ID, r.Start, k.findings, k.messages})
+			findings = append(findings, []any{r.ID, r.Start, k.findings, k.messageRefs, k.ownMessages})
 		}
 	}
 	copies := []struct {
@@ -380,7 +386,7 @@ func copyDetails(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) error
 		rows    [][]any
 	}{
 		{"run_step_sets", []string{"run_id", "started_at", "shape", "latencies_us"}, steps},
-		{"run_finding_refs", []string{"run_id", "started_at", "shape", "message_keys"}, findings},
+		{"run_finding_refs", []string{"run_id", "started_at", "shape", "message_keys", "own_messages"}, findings},
 	}
 	for _, c := range copies {
 		if len(c.rows) == 0 {

@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// sharedWrite is a shared row a batch made sure of, with the last_day it has at least.
+// seenOnce marks a message this Store saw once and left in its run: the next run with it
+// shares it.
+const seenOnce = math.MinInt32
+
+// sharedWrite is a shared row a batch made sure of, with the last_day it has at least (or
+// seenOnce).
 type sharedWrite struct {
 	ref sharedRef
 	day int32
@@ -43,6 +49,15 @@ func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh [
 		day int32
 	}
 	transcripts := map[string]transcriptRow{}
+	// A message is shared once seen twice: before, by this Store (firstSeen), or in this
+	// batch; the first time, the run keeps it.
+	times := map[int64]int{}
+	for _, i := range fresh {
+		for _, m := range b.keys[i].messages {
+			times[m]++
+		}
+	}
+	var firstSeen []sharedRef
 	for _, i := range fresh {
 		r, k := &b.runs[i], &b.keys[i]
 		day := int32(dayOf(r.Start))
@@ -51,8 +66,16 @@ func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh [
 		}
 		if len(r.Findings) > 0 {
 			want(sharedRef{sharedFindingShape, k.findings}, sharedRow{run: i, day: day})
+			k.messageRefs, k.ownMessages = make([]*int64, len(k.messages)), make([]*string, len(k.messages))
 			for j, m := range k.messages {
-				want(sharedRef{sharedMessage, m}, sharedRow{run: i, at: j, day: day})
+				ref := sharedRef{sharedMessage, m}
+				if _, seen := s.known.Get(ref); seen || times[m] > 1 {
+					want(ref, sharedRow{run: i, at: j, day: day})
+					k.messageRefs[j] = &k.messages[j]
+				} else {
+					k.ownMessages[j] = &r.Findings[j].Message
+					firstSeen = append(firstSeen, ref)
+				}
 			}
 		}
 		if k.transcript != nil {
@@ -135,13 +158,16 @@ func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh [
 			ON CONFLICT (key) DO UPDATE SET last_day = excluded.last_day WHERE transcripts.last_day < excluded.last_day`,
 			keys, encodings, raws, bodies, days)
 	}
+	wrote := make([]sharedWrite, 0, len(refs)+len(firstSeen))
+	for _, ref := range firstSeen {
+		wrote = append(wrote, sharedWrite{ref: ref, day: seenOnce})
+	}
 	if shapes.Len() == 0 {
-		return nil, nil
+		return wrote, nil
 	}
 	if err := tx.SendBatch(ctx, &shapes).Close(); err != nil {
 		return nil, fmt.Errorf("write shared rows: %w", err)
 	}
-	wrote := make([]sharedWrite, 0, len(refs))
 	for _, ref := range refs {
 		wrote = append(wrote, sharedWrite{ref: ref, day: need[ref].day})
 	}

@@ -28,7 +28,10 @@ func TestWriteRunsStoresWhatRunsShareOnce(t *testing.T) {
 	for query, want := range map[string]int{
 		`SELECT count(*) FROM step_shapes`:      1,
 		`SELECT count(*) FROM finding_shapes`:   1,
-		`SELECT count(*) FROM finding_messages`: 3, // two shared, one of c's own
+		// a and b share both their messages; c, from a Store that never saw a message,
+		// keeps both in its run.
+		`SELECT count(*) FROM finding_messages`: 2,
+		`SELECT count(*) FROM run_finding_refs WHERE own_messages[1] IS NOT NULL AND own_messages[2] IS NOT NULL`: 1,
 		`SELECT count(*) FROM transcripts`:      2,
 		`SELECT count(*) FROM run_steps`:        9,
 		`SELECT count(*) FROM run_transcripts`:  3,
@@ -66,7 +69,8 @@ func TestRetentionKeepsSharedRowsWhileAKeptRunRefersToThem(t *testing.T) {
 	old := now.Add(-40 * day) // beyond the default raw retention of 30 days
 	recent := now.Add(-2 * day)
 	// The old run and the recent one share everything; the other old run has a message and a
-	// transcript of its own, and steps in another order.
+	// transcript of its own, and steps in another order. Written by one Store, which raises
+	// the last day of the rows it remembers when the recent run refers to them.
 	shared := sampleRun(1, "eu", old, OutcomeDegraded, time.Second)
 	kept := sampleRun(1, "eu", recent, OutcomeDegraded, time.Second)
 	alone := sampleRun(2, "eu", old.Add(time.Minute), OutcomeDegraded, time.Second)
@@ -74,11 +78,14 @@ func TestRetentionKeepsSharedRowsWhileAKeptRunRefersToThem(t *testing.T) {
 	alone.Findings = slices.Clone(alone.Findings)
 	alone.Findings[1].Message = "only in an old run"
 	alone.Transcript = []byte(`{"old":true}`)
-	// Each run from its own Store, so that every run writes what it refers to.
-	for _, r := range []RunRecord{shared, alone, kept} {
-		if _, err := New(s.Pool()).WriteRuns(ctx, []RunRecord{r}); err != nil {
-			t.Fatal(err)
-		}
+	// Twice, so that its message is shared rather than kept in the run.
+	alone2 := alone
+	alone2.ID, alone2.Start = NewRunID(alone.Start.Add(time.Minute)), alone.Start.Add(time.Minute)
+	if _, err := s.WriteRuns(ctx, []RunRecord{shared, alone, alone2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WriteRuns(ctx, []RunRecord{kept}); err != nil {
+		t.Fatal(err)
 	}
 	report, err := s.Maintain(ctx, now, Retention{})
 	if err != nil {
