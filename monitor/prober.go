@@ -51,7 +51,8 @@ type ProberConfig struct {
 	LookupEnv func(string) (string, bool)
 	// Version is sent as clientInfo.version.
 	Version string
-	// Transcripts is TranscriptsAll (default), TranscriptsFailing or TranscriptsNone.
+	// Transcripts is TranscriptsChanges (default), TranscriptsAll, TranscriptsFailing or
+	// TranscriptsNone.
 	Transcripts string
 	// GuardedDial makes every connection of a probe of a server that did not come from the
 	// configuration file (registered through the API by someone other than the operator):
@@ -116,7 +117,7 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 		}
 	}
 	if cfg.Transcripts == "" {
-		cfg.Transcripts = TranscriptsAll
+		cfg.Transcripts = TranscriptsChanges
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -145,8 +146,11 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 // surface and the TLS certificate, read from the probe result while it is at hand. A probe
 // that cannot start (a missing environment variable, a refused command) is a down run that
 // says why.
-func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeout time.Duration, region, worker string) (store.RunRecord, alert.Observation) {
-	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts, Due: due}
+//
+// previous is the outcome of the slot's last run ("" when unknown), which decides whether the
+// run keeps its transcript under TranscriptsChanges.
+func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, previous string, timeout time.Duration, region, worker string) (store.RunRecord, alert.Observation) {
+	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts, Previous: previous, Due: due}
 	start := time.Now()
 	target, secrets, err := p.target(s)
 	meta.Secrets = secrets

@@ -186,7 +186,7 @@ func BenchmarkClaim(b *testing.B) {
 		}
 		// Due again at once: the queue of due servers stays as long as it started.
 		for _, c := range got {
-			if err := s.Complete(ctx, c.Lease, time.Now()); err != nil {
+			if err := s.Complete(ctx, c.Lease, time.Now(), OutcomeUp); err != nil {
 				b.Fatal(err)
 			}
 		}

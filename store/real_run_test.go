@@ -41,7 +41,7 @@ func probeFixture(t *testing.T) store.RunRecord {
 	}
 	s := store.Server{ID: 1, Name: "fixture", Source: store.SourceConfig, Transport: "http", URL: ts.URL + "/mcp",
 		Schedule: "@every 1m", Timeout: 20 * time.Second, Enabled: true}
-	rec, _ := p.Probe(t.Context(), s, time.Time{}, s.Timeout, "eu", "bench")
+	rec, _ := p.Probe(t.Context(), s, time.Time{}, "", s.Timeout, "eu", "bench")
 	if rec.Outcome != store.OutcomeUp || len(rec.Transcript) == 0 {
 		t.Fatalf("the fixture's run is %s with %d transcript bytes, want up with a transcript (%s)", rec.Outcome, len(rec.Transcript), rec.Error)
 	}
