@@ -140,8 +140,8 @@ type runKeys struct {
 	// Per finding, the key of its shared message or the message itself (writeShared).
 	messageRefs []*int64
 	ownMessages []*string
-	transcript      []byte  // SHA-256 of the raw transcript, nil where none is stored
-	zip             []byte  // the compressed transcript
+	transcript  []byte // SHA-256 of the raw transcript, nil where none is stored
+	zip         []byte // the compressed transcript
 }
 
 func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {

@@ -26,15 +26,15 @@ func TestWriteRunsStoresWhatRunsShareOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for query, want := range map[string]int{
-		`SELECT count(*) FROM step_shapes`:      1,
-		`SELECT count(*) FROM finding_shapes`:   1,
+		`SELECT count(*) FROM step_shapes`:    1,
+		`SELECT count(*) FROM finding_shapes`: 1,
 		// a and b share both their messages; c, from a Store that never saw a message,
 		// keeps both in its run.
 		`SELECT count(*) FROM finding_messages`: 2,
 		`SELECT count(*) FROM run_finding_refs WHERE own_messages[1] IS NOT NULL AND own_messages[2] IS NOT NULL`: 1,
-		`SELECT count(*) FROM transcripts`:      2,
-		`SELECT count(*) FROM run_steps`:        9,
-		`SELECT count(*) FROM run_transcripts`:  3,
+		`SELECT count(*) FROM transcripts`:     2,
+		`SELECT count(*) FROM run_steps`:       9,
+		`SELECT count(*) FROM run_transcripts`: 3,
 	} {
 		if got := count(t, ctx, s, query); got != want {
 			t.Errorf("%s = %d, want %d", query, got, want)

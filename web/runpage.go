@@ -35,9 +35,9 @@ type runData struct {
 	// Without a recording, the stored steps and verdicts are all there is.
 	NoRecording bool
 	// Passing: the run was up, whose transcript the default policy does not keep.
-	Passing bool
-	Steps       []stepRow
-	Findings    []checkView
+	Passing  bool
+	Steps    []stepRow
+	Findings []checkView
 }
 
 type stepRow struct {
