@@ -7,7 +7,7 @@
 -- message itself the first time it is seen):
 --
 --   step_shapes       the names, methods, outcomes, error codes and HTTP statuses of a run's
---                     steps, in order (all but the latencies);
+--                     steps (all but the latencies and the order, which the run keeps);
 --   finding_shapes    the check ids, statuses and severities of a run's findings, in order;
 --   finding_messages  one finding's message;
 --   transcripts       a transcript, compressed, keyed by the SHA-256 of its raw bytes.
@@ -64,13 +64,18 @@ CREATE TABLE transcripts (
 -- The body is compressed already; a second compression by TOAST would only cost CPU.
 ALTER TABLE transcripts ALTER COLUMN body SET STORAGE EXTERNAL;
 
--- A run's steps: its shape and its latencies, one per step in the shape's order.
+-- A run's steps, in the order it made them: each one's position in its shape (from 1) and
+-- its latency. A shape holds the steps sorted (by name, method, outcome, error code and HTTP
+-- status; bytes, NULL first): the concurrent rule probes of a probe finish in any order, and
+-- sorted, the runs of a server share one shape however theirs were interleaved.
 CREATE TABLE run_step_sets (
     run_id       uuid NOT NULL,
     started_at   timestamptz NOT NULL,
     shape        bigint NOT NULL,
+    positions    smallint[] NOT NULL,
     latencies_us bigint[] NOT NULL,
-    PRIMARY KEY (run_id, started_at)
+    PRIMARY KEY (run_id, started_at),
+    CHECK (cardinality(positions) = cardinality(latencies_us))
 ) PARTITION BY RANGE (started_at);
 
 -- A run's findings: its verdict shape and, for each finding in order, the key of its message
@@ -123,21 +128,26 @@ CREATE FUNCTION lean_runs_key(text) RETURNS bigint LANGUAGE sql IMMUTABLE AS
 $$ SELECT ('x' || encode(substr(sha256(convert_to($1, 'UTF8')), 1, 8), 'hex'))::bit(64)::bigint $$;
 
 CREATE TEMPORARY TABLE lean_steps ON COMMIT DROP AS
+WITH ranked AS (
+    SELECT *, row_number() OVER (PARTITION BY run_id, started_at ORDER BY name COLLATE "C", method COLLATE "C",
+               outcome COLLATE "C", error_code NULLS FIRST, http_status NULLS FIRST, seq) AS pos
+    FROM run_steps)
 SELECT run_id, started_at,
-       array_agg(name ORDER BY seq) AS names, array_agg(method ORDER BY seq) AS methods,
-       array_agg(outcome ORDER BY seq) AS outcomes, array_agg(latency_us ORDER BY seq) AS latencies,
-       array_agg(error_code ORDER BY seq) AS codes, array_agg(http_status ORDER BY seq) AS statuses,
+       array_agg(name ORDER BY pos) AS names, array_agg(method ORDER BY pos) AS methods,
+       array_agg(outcome ORDER BY pos) AS outcomes, array_agg(error_code ORDER BY pos) AS codes,
+       array_agg(http_status ORDER BY pos) AS statuses,
+       array_agg(pos::smallint ORDER BY seq) AS positions, array_agg(latency_us ORDER BY seq) AS latencies,
        lean_runs_key(string_agg(lean_runs_field(name) || lean_runs_field(method) || lean_runs_field(outcome)
-           || lean_runs_field(error_code::text) || lean_runs_field(http_status::text), '' ORDER BY seq)) AS key
-FROM run_steps GROUP BY run_id, started_at;
+           || lean_runs_field(error_code::text) || lean_runs_field(http_status::text), '' ORDER BY pos)) AS key
+FROM ranked GROUP BY run_id, started_at;
 
 INSERT INTO step_shapes (key, names, methods, outcomes, error_codes, http_statuses, last_day)
 SELECT DISTINCT ON (key) key, names, methods, outcomes, codes, statuses,
        max((started_at AT TIME ZONE 'UTC')::date) OVER (PARTITION BY key)
 FROM lean_steps ORDER BY key;
 
-INSERT INTO run_step_sets (run_id, started_at, shape, latencies_us)
-SELECT run_id, started_at, key, latencies FROM lean_steps;
+INSERT INTO run_step_sets (run_id, started_at, shape, positions, latencies_us)
+SELECT run_id, started_at, key, positions, latencies FROM lean_steps;
 
 CREATE TEMPORARY TABLE lean_findings ON COMMIT DROP AS
 SELECT run_id, started_at, check_ids, statuses, severities,
@@ -177,12 +187,12 @@ DROP TABLE run_steps, run_finding_sets, run_transcripts;
 
 -- What the tables replaced showed, column for column.
 CREATE VIEW run_steps AS
-SELECT r.run_id, r.started_at, (f.i - 1)::smallint AS seq, f.name, f.method, f.outcome, f.latency_us,
-       f.error_code, f.http_status
+SELECT r.run_id, r.started_at, (f.i - 1)::smallint AS seq, s.names[f.pos] AS name, s.methods[f.pos] AS method,
+       s.outcomes[f.pos] AS outcome, f.latency_us, s.error_codes[f.pos] AS error_code,
+       s.http_statuses[f.pos] AS http_status
 FROM run_step_sets r
 JOIN step_shapes s ON s.key = r.shape
-CROSS JOIN LATERAL unnest(s.names, s.methods, s.outcomes, r.latencies_us, s.error_codes, s.http_statuses)
-    WITH ORDINALITY AS f(name, method, outcome, latency_us, error_code, http_status, i);
+CROSS JOIN LATERAL unnest(r.positions, r.latencies_us) WITH ORDINALITY AS f(pos, latency_us, i);
 
 CREATE VIEW run_finding_sets AS
 SELECT r.run_id, r.started_at, s.check_ids, s.statuses, s.severities,

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
+	"slices"
 	"strconv"
 
 	"github.com/mcpwatch/mcpwatch/internal/lru"
@@ -39,11 +41,58 @@ func (w *keyWriter) key() int64 {
 	return int64(binary.BigEndian.Uint64(sum[:8]))
 }
 
+// stepOrder is the order of a step shape: the steps sorted by name, method, outcome, error
+// code and HTTP status (bytes, NULL first), as the migration sorts them (COLLATE "C", NULLS
+// FIRST). A probe's concurrent rule probes finish in any order, so a server's runs make the
+// same steps in many orders: sorted, they share one shape, and a run keeps its order as
+// positions into it. order[i] is the step (its seq) at position i; positions[seq] is the
+// step's position, from 1 as SQL arrays count.
+func stepOrder(steps []StepRecord) (order []int, positions []int16) {
+	order = make([]int, len(steps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return compareSteps(&steps[a], &steps[b]) })
+	positions = make([]int16, len(steps))
+	for pos, seq := range order {
+		positions[seq] = int16(pos + 1)
+	}
+	return order, positions
+}
+
+func compareSteps(x, y *StepRecord) int {
+	if c := cmp.Compare(x.Name, y.Name); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.Method, y.Method); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.Outcome, y.Outcome); c != 0 {
+		return c
+	}
+	if c := compareNullable(x.ErrorCode, y.ErrorCode); c != 0 {
+		return c
+	}
+	return compareNullable(x.HTTPStatus, y.HTTPStatus)
+}
+
+func compareNullable[T cmp.Ordered](x, y *T) int {
+	switch {
+	case x == nil && y == nil:
+		return 0
+	case x == nil:
+		return -1
+	case y == nil:
+		return 1
+	}
+	return cmp.Compare(*x, *y)
+}
+
 // stepShapeKey is the key of the steps' names, methods, outcomes, error codes and HTTP
-// statuses, in order.
-func stepShapeKey(steps []StepRecord) int64 {
+// statuses, in the order given (stepOrder's).
+func stepShapeKey(steps []StepRecord, order []int) int64 {
 	w := keyWriter{buf: make([]byte, 0, 64*len(steps))}
-	for i := range steps {
+	for _, i := range order {
 		st := &steps[i]
 		w.text(st.Name)
 		w.text(st.Method)

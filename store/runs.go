@@ -136,6 +136,8 @@ type runBatch struct {
 // runKeys are the keys of what a run shares with others (see content_keys.go).
 type runKeys struct {
 	steps, findings int64   // shape keys, when the run has steps, findings
+	stepOrder       []int   // the steps in their shape's order (stepOrder)
+	stepPositions   []int16 // each step's position in its shape, from 1
 	messages        []int64 // one per finding
 	// Per finding, the key of its shared message or the message itself (writeShared).
 	messageRefs []*int64
@@ -187,7 +189,8 @@ func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
 		}
 		var k runKeys
 		if len(r.Steps) > 0 {
-			k.steps = stepShapeKey(r.Steps)
+			k.stepOrder, k.stepPositions = stepOrder(r.Steps)
+			k.steps = stepShapeKey(r.Steps, k.stepOrder)
 		}
 		if len(r.Findings) > 0 {
 			k.findings = findingShapeKey(r.Findings)
@@ -374,7 +377,7 @@ func copyDetails(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) error
 			for j := range r.Steps {
 				latencies[j] = r.Steps[j].Latency.Microseconds()
 			}
-			steps = append(steps, []any{r.ID, r.Start, k.steps, latencies})
+			steps = append(steps, []any{r.ID, r.Start, k.steps, k.stepPositions, latencies})
 		}
 		if len(r.Findings) > 0 {
 			findings = append(findings, []any{r.ID, r.Start, k.findings, k.messageRefs, k.ownMessages})
@@ -385,7 +388,7 @@ func copyDetails(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) error
 		columns []string
 		rows    [][]any
 	}{
-		{"run_step_sets", []string{"run_id", "started_at", "shape", "latencies_us"}, steps},
+		{"run_step_sets", []string{"run_id", "started_at", "shape", "positions", "latencies_us"}, steps},
 		{"run_finding_refs", []string{"run_id", "started_at", "shape", "message_keys", "own_messages"}, findings},
 	}
 	for _, c := range copies {

@@ -113,7 +113,8 @@ func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh [
 			n := len(r.Steps)
 			names, methods, outcomes := make([]string, n), make([]string, n), make([]string, n)
 			codes, statuses := make([]*int64, n), make([]*int, n)
-			for j, st := range r.Steps {
+			for j, seq := range b.keys[row.run].stepOrder {
+				st := &r.Steps[seq]
 				names[j], methods[j], outcomes[j], codes[j], statuses[j] = st.Name, st.Method, st.Outcome, st.ErrorCode, st.HTTPStatus
 			}
 			shapes.Queue(`INSERT INTO step_shapes (key, names, methods, outcomes, error_codes, http_statuses, last_day)

@@ -12,8 +12,10 @@ func TestWriteRunsStoresWhatRunsShareOnce(t *testing.T) {
 	start := time.Now().UTC().Add(-time.Hour)
 	a := sampleRun(1, "eu", start, OutcomeDegraded, time.Second)
 	b := sampleRun(2, "us", start.Add(time.Second), OutcomeDegraded, 2*time.Second)
-	b.Steps = slices.Clone(b.Steps)
-	b.Steps[0].Latency = 40 * time.Millisecond // latencies are the run's own
+	// Latencies and the order of the steps are the run's own: the concurrent rule probes of
+	// a probe finish in any order.
+	b.Steps = []StepRecord{b.Steps[2], b.Steps[0], b.Steps[1]}
+	b.Steps[1].Latency = 40 * time.Millisecond
 	c := sampleRun(3, "eu", start.Add(2*time.Second), OutcomeDegraded, time.Second)
 	c.Findings = slices.Clone(c.Findings)
 	c.Findings[1].Message = "tools/list failed differently"
@@ -69,12 +71,13 @@ func TestRetentionKeepsSharedRowsWhileAKeptRunRefersToThem(t *testing.T) {
 	old := now.Add(-40 * day) // beyond the default raw retention of 30 days
 	recent := now.Add(-2 * day)
 	// The old run and the recent one share everything; the other old run has a message and a
-	// transcript of its own, and steps in another order. Written by one Store, which raises
+	// transcript of its own, and a step that failed. Written by one Store, which raises
 	// the last day of the rows it remembers when the recent run refers to them.
 	shared := sampleRun(1, "eu", old, OutcomeDegraded, time.Second)
 	kept := sampleRun(1, "eu", recent, OutcomeDegraded, time.Second)
 	alone := sampleRun(2, "eu", old.Add(time.Minute), OutcomeDegraded, time.Second)
-	alone.Steps = []StepRecord{alone.Steps[2], alone.Steps[0], alone.Steps[1]}
+	alone.Steps = slices.Clone(alone.Steps)
+	alone.Steps[0].Outcome = "transport"
 	alone.Findings = slices.Clone(alone.Findings)
 	alone.Findings[1].Message = "only in an old run"
 	alone.Transcript = []byte(`{"old":true}`)
