@@ -5,7 +5,8 @@
 // pending, on a database that may be serving live traffic, so it must be additive and quick
 // (no table rewrites, no CREATE INDEX CONCURRENTLY, which cannot run in a transaction; no
 // schema-qualified names, so that tests can migrate a schema of their own). A file, once
-// applied anywhere, is never edited: Apply refuses a changed checksum.
+// applied anywhere, is never edited: Apply refuses a changed checksum. 0009 is the one
+// exception to "quick": it moves the stored runs into a new shape, and says so.
 package migrations
 
 import (

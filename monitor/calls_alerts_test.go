@@ -57,7 +57,7 @@ alerts:
 	defer cancel()
 	probeOnce := func() store.RunRecord {
 		t.Helper()
-		rec, obs := p.Probe(ctx, srv, time.Time{}, 10*time.Second, "eu", "w")
+		rec, obs := p.Probe(ctx, srv, time.Time{}, "", 10*time.Second, "eu", "w")
 		if err := eng.Observe(ctx, obs); err != nil {
 			t.Fatal(err)
 		}

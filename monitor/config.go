@@ -44,6 +44,7 @@ const (
 
 // Transcript policies: which runs keep their transcript.
 const (
+	TranscriptsChanges = "changes" // runs that are not up, and the first run after a change of outcome
 	TranscriptsAll     = "all"
 	TranscriptsFailing = "failing" // runs that are not up
 	TranscriptsNone    = "none"

@@ -56,7 +56,7 @@ func newConfigFile() configFile {
 		ShutdownGrace: units.Duration(DefaultShutdownGrace),
 		LeaseMargin:   units.Duration(DefaultLeaseMargin),
 		MaxJitter:     units.Duration(DefaultMaxJitter),
-		Transcripts:   TranscriptsAll,
+		Transcripts:   TranscriptsChanges,
 		RuleProbes:    units.Duration(DefaultRuleProbes),
 		Retention: retentionFile{
 			Raw:     units.Duration(store.DefaultRawRetention),

@@ -107,7 +107,7 @@ func TestLoadConfigFillsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Region != DefaultRegion || cfg.Concurrency != DefaultConcurrency || cfg.Transcripts != TranscriptsAll ||
+	if cfg.Region != DefaultRegion || cfg.Concurrency != DefaultConcurrency || cfg.Transcripts != TranscriptsChanges ||
 		cfg.Retention.Raw != store.DefaultRawRetention || cfg.Retention.Rollups != store.DefaultRollupRetention ||
 		cfg.Spool.MaxBytes != DefaultSpoolMaxBytes || cfg.MaxJitter != DefaultMaxJitter ||
 		cfg.AlertRetention != DefaultAlertRetention || cfg.Alerts != nil || cfg.RuleProbes != DefaultRuleProbes {

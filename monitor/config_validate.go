@@ -53,9 +53,9 @@ func (f *configFile) validateSettings(v *validator) {
 		v.fail("rule-probes", "%v is shorter than a minute: say 0 to run them in every probe", f.RuleProbes)
 	}
 	switch f.Transcripts {
-	case TranscriptsAll, TranscriptsFailing, TranscriptsNone:
+	case TranscriptsChanges, TranscriptsAll, TranscriptsFailing, TranscriptsNone:
 	default:
-		v.fail("transcripts", "%q is not one of all, failing, none", f.Transcripts)
+		v.fail("transcripts", "%q is not one of changes, all, failing, none", f.Transcripts)
 	}
 }
 

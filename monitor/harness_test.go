@@ -170,6 +170,12 @@ type runningWorker struct {
 
 func startWorker(t testing.TB, st *store.Store, cfg WorkerConfig) *runningWorker {
 	t.Helper()
+	return startWorkerKeeping(t, st, cfg, TranscriptsFailing)
+}
+
+// startWorkerKeeping is startWorker with the transcripts policy given.
+func startWorkerKeeping(t testing.TB, st *store.Store, cfg WorkerConfig, transcripts string) *runningWorker {
+	t.Helper()
 	buf := openBuffer(t, st, BufferConfig{Dir: t.TempDir(), Name: cfg.Name})
 	if cfg.Region == "" {
 		cfg.Region = "eu"
@@ -183,7 +189,7 @@ func startWorker(t testing.TB, st *store.Store, cfg WorkerConfig) *runningWorker
 	// The workers' tests are about scheduling and storing: their probes leave the rule probes
 	// out (as a monitor does but once a day here), which makes them light enough that a
 	// machine busy with other tests still keeps every schedule.
-	p := testProberWith(t, nil, ProberConfig{Transcripts: TranscriptsFailing, RuleProbes: 24 * time.Hour})
+	p := testProberWith(t, nil, ProberConfig{Transcripts: transcripts, RuleProbes: 24 * time.Hour})
 	w, err := NewWorker(st, p, buf, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -236,7 +236,7 @@ func (w *Worker) handleOffline(ctx, probeCtx, finishCtx context.Context, c store
 	w.cfg.Metrics.probeStarted(ev.Lag)
 	w.trace(withKind(ev, EventProbeStarted))
 	started := time.Now()
-	rec, obs := w.prober.probe(probeCtx, c.Server, c.Lease.Due, c.Server.Timeout, w.cfg.Region, w.cfg.Name, w.cfg.Alerts != nil)
+	rec, obs := w.prober.probe(probeCtx, c.Server, c.Lease.Due, c.LastOutcome, c.Server.Timeout, w.cfg.Region, w.cfg.Name, w.cfg.Alerts != nil)
 	w.cfg.Metrics.probeEnded()
 	w.releaseSlot()
 	probing.Done()

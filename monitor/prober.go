@@ -52,7 +52,8 @@ type ProberConfig struct {
 	LookupEnv func(string) (string, bool)
 	// Version is sent as clientInfo.version.
 	Version string
-	// Transcripts is TranscriptsAll (default), TranscriptsFailing or TranscriptsNone.
+	// Transcripts is TranscriptsChanges (default), TranscriptsAll, TranscriptsFailing or
+	// TranscriptsNone.
 	Transcripts string
 	// GuardedDial makes every connection of a probe of a server that did not come from the
 	// configuration file (registered through the API by someone other than the operator):
@@ -117,7 +118,7 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 		}
 	}
 	if cfg.Transcripts == "" {
-		cfg.Transcripts = TranscriptsAll
+		cfg.Transcripts = TranscriptsChanges
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -146,15 +147,18 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 // surface and the TLS certificate, read from the probe result while it is at hand. A probe
 // that cannot start (a missing environment variable, a refused command) is a down run that
 // says why.
-func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, timeout time.Duration, region, worker string) (store.RunRecord, alert.Observation) {
-	return p.probe(ctx, s, due, timeout, region, worker, true)
+//
+// previous is the outcome of the slot's last run ("" when unknown), which decides whether the
+// run keeps its transcript under TranscriptsChanges.
+func (p *Prober) Probe(ctx context.Context, s store.Server, due time.Time, previous string, timeout time.Duration, region, worker string) (store.RunRecord, alert.Observation) {
+	return p.probe(ctx, s, due, previous, timeout, region, worker, true)
 }
 
 // probe is Probe; without observe it returns no observation (the zero one): a worker with no
 // alert engine has no use for it, and reading the tool surface out of the tools/list pages
 // cost about a twentieth of a probe's CPU.
-func (p *Prober) probe(ctx context.Context, s store.Server, due time.Time, timeout time.Duration, region, worker string, observe bool) (store.RunRecord, alert.Observation) {
-	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts, Due: due}
+func (p *Prober) probe(ctx context.Context, s store.Server, due time.Time, previous string, timeout time.Duration, region, worker string, observe bool) (store.RunRecord, alert.Observation) {
+	meta := RunMeta{ServerID: s.ID, Region: region, Worker: worker, Transcripts: p.transcripts, Previous: previous, Due: due}
 	start := time.Now()
 	target, secrets, err := p.target(s)
 	var toolCalls []probe.ToolCall

@@ -56,7 +56,7 @@ func probeCPU(b *testing.B, p *Prober, url string, observe bool) {
 	var wrong atomic.Value
 	probeOne := func(i int64) {
 		s := store.Server{ID: i, Name: fmt.Sprintf("srv-%05d", i), URL: fmt.Sprintf("%s/srv-%05d", url, i), Transport: protocol.TransportHTTP, Source: store.SourceConfig, Schedule: "@every 1m"}
-		rec, obs := p.probe(context.Background(), s, time.Time{}, 10*time.Second, "bench", "bench", observe)
+		rec, obs := p.probe(context.Background(), s, time.Time{}, "", 10*time.Second, "bench", "bench", observe)
 		if rec.Outcome != store.OutcomeUp || (obs.Tools == nil) == observe || len(rec.Transcript) == 0 {
 			wrong.Store(fmt.Sprintf("run %s: %s, tools %v, transcript %d bytes", rec.Outcome, rec.Error, obs.Tools != nil, len(rec.Transcript)))
 		}

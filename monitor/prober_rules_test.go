@@ -67,7 +67,7 @@ func TestAProbeWithoutRuleProbesSaysWhy(t *testing.T) {
 	for p.rulesElsewhere(s, due) == "" {
 		due = due.Add(time.Minute)
 	}
-	rec, _ := p.Probe(t.Context(), s, due, 10*time.Second, "eu", "w")
+	rec, _ := p.Probe(t.Context(), s, due, "", 10*time.Second, "eu", "w")
 	if rec.Outcome != store.OutcomeUp {
 		t.Fatalf("outcome %s", rec.Outcome)
 	}

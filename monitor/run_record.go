@@ -20,8 +20,12 @@ type RunMeta struct {
 	ServerID int64
 	Region   string
 	Worker   string
-	// Transcripts is TranscriptsAll, TranscriptsFailing or TranscriptsNone.
+	// Transcripts is TranscriptsChanges, TranscriptsAll, TranscriptsFailing or
+	// TranscriptsNone.
 	Transcripts string
+	// Previous is the outcome of the last run of the same server and region ("" when
+	// unknown: none yet, or the database was away).
+	Previous string
 	// MaxTranscriptBytes bounds a kept transcript; a larger one is not kept (default
 	// DefaultMaxTranscriptBytes). A server that floods the probe up to its frame limit would
 	// otherwise cost seconds of encoding and megabytes of storage on every run.
@@ -136,7 +140,7 @@ func RunRecordOf(res *probe.Result, findings []checks.Finding, meta RunMeta) sto
 	if limit <= 0 {
 		limit = DefaultMaxTranscriptBytes
 	}
-	if size := recordingSize(res); keepTranscript(meta.Transcripts, rec.Outcome) && size <= limit {
+	if size := recordingSize(res); keepTranscript(meta.Transcripts, rec.Outcome, meta.Previous) && size <= limit {
 		rec.Transcript = recording(res, red, size)
 	}
 	redactRun(red, &rec)
@@ -239,12 +243,18 @@ func recordingSize(res *probe.Result) int {
 	return n
 }
 
-func keepTranscript(policy, outcome string) bool {
+// keepTranscript says whether a run keeps its transcript. A run that fails is what someone
+// opens a transcript for; the first run after a change of outcome shows what changed (an
+// unknown previous outcome counts as a change). The transcripts of the passing runs between
+// would cost most of the storage of a healthy fleet and are seldom read.
+func keepTranscript(policy, outcome, previous string) bool {
 	switch policy {
 	case TranscriptsNone:
 		return false
 	case TranscriptsFailing:
 		return outcome != store.OutcomeUp
+	case TranscriptsChanges:
+		return outcome != store.OutcomeUp || outcome != previous
 	}
 	return true
 }

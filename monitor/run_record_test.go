@@ -133,7 +133,7 @@ func TestRecordOutcomesAndExactCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rec, obs := p.Probe(t.Context(), tt.server, time.Time{}, tt.server.Timeout, "eu", "w1")
+			rec, obs := p.Probe(t.Context(), tt.server, time.Time{}, "", tt.server.Timeout, "eu", "w1")
 			if err := rec.Validate(); err != nil {
 				t.Fatalf("the store would refuse the run: %v", err)
 			}
@@ -227,7 +227,7 @@ func TestProbeReadsHeaderSecretsAtProbeTimeAndKeepsThemOut(t *testing.T) {
 
 	// (The server's bare 401s fail the auth checks, so the run is degraded rather than up;
 	// what matters here is that the header got the main session through.)
-	rec, _ := testProber(t, map[string]string{"MCP_TOKEN": "s3cret-value"}, TranscriptsAll).Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w")
+	rec, _ := testProber(t, map[string]string{"MCP_TOKEN": "s3cret-value"}, TranscriptsAll).Probe(t.Context(), server, time.Time{}, "", 10*time.Second, "eu", "w")
 	if rec.Outcome == store.OutcomeDown || rec.ServerName == "" {
 		t.Fatalf("with the variable set: %s (%s), want initialize through", rec.Outcome, rec.Error)
 	}
@@ -235,7 +235,7 @@ func TestProbeReadsHeaderSecretsAtProbeTimeAndKeepsThemOut(t *testing.T) {
 		t.Error("the header's value is in the stored transcript")
 	}
 
-	rec, _ = testProber(t, nil, TranscriptsAll).Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w")
+	rec, _ = testProber(t, nil, TranscriptsAll).Probe(t.Context(), server, time.Time{}, "", 10*time.Second, "eu", "w")
 	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "MCP_TOKEN (for header Authorization) is not set") {
 		t.Errorf("without the variable: %s %q, want down naming MCP_TOKEN", rec.Outcome, rec.Error)
 	}
@@ -256,7 +256,7 @@ func TestProbeRedactsEnvValuesFromTheEnvironmentEverywhere(t *testing.T) {
 	}
 	server := store.Server{ID: 1, Name: "echo", Source: store.SourceConfig, Transport: protocol.TransportStdio, Command: "sh", Args: []string{script},
 		Env: []store.EnvVar{{Name: "TOKEN", FromEnv: "MCP_TOKEN"}}, Schedule: "@every 1m", Timeout: 10 * time.Second, Enabled: true}
-	rec, obs := testProber(t, map[string]string{"MCP_TOKEN": token}, TranscriptsAll).Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w")
+	rec, obs := testProber(t, map[string]string{"MCP_TOKEN": token}, TranscriptsAll).Probe(t.Context(), server, time.Time{}, "", 10*time.Second, "eu", "w")
 	if rec.Outcome == store.OutcomeDown {
 		t.Fatalf("the echoing server is down: %s", rec.Error)
 	}
@@ -290,7 +290,7 @@ func TestProbeRefusesStdioServersThatDidNotComeFromTheConfig(t *testing.T) {
 	if _, _, err := p.target(server); !errors.Is(err, ErrStdioNotFromConfig) {
 		t.Fatalf("target of an API stdio server: %v, want ErrStdioNotFromConfig", err)
 	}
-	rec, _ := p.Probe(t.Context(), server, time.Time{}, 5*time.Second, "eu", "w")
+	rec, _ := p.Probe(t.Context(), server, time.Time{}, "", 5*time.Second, "eu", "w")
 	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "configuration file") {
 		t.Errorf("run %s %q, want down saying why", rec.Outcome, rec.Error)
 	}
@@ -304,24 +304,32 @@ func TestTranscriptPolicy(t *testing.T) {
 	t.Parallel()
 	up := httpTarget("up", fixtureURL(t, fixture.Conformant))
 	down := httpTarget("down", fixtureURL(t, fixture.InitError))
+	// previous is the outcome of the slot's last run ("" unknown).
 	tests := []struct {
-		policy       string
-		upKept, down bool
+		policy, previous string
+		upKept, down     bool
 	}{
-		{TranscriptsAll, true, true},
-		{TranscriptsFailing, false, true},
-		{TranscriptsNone, false, false},
+		{TranscriptsAll, store.OutcomeUp, true, true},
+		{TranscriptsFailing, store.OutcomeUp, false, true},
+		{TranscriptsNone, store.OutcomeDown, false, false},
+		{TranscriptsChanges, store.OutcomeUp, false, true}, // up again: nothing to see
+		{TranscriptsChanges, store.OutcomeDown, true, true},
+		{TranscriptsChanges, store.OutcomeDegraded, true, true},
+		{TranscriptsChanges, "", true, true}, // a first run, or the last one unknown
 	}
 	for _, tt := range tests {
 		p := testProber(t, nil, tt.policy)
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-		if rec, _ := p.Probe(ctx, up, time.Time{}, 10*time.Second, "r", "w"); (rec.Transcript != nil) != tt.upKept {
-			t.Errorf("%s: up run kept its transcript: %v, want %v", tt.policy, rec.Transcript != nil, tt.upKept)
+		if rec, _ := p.Probe(ctx, up, time.Time{}, tt.previous, 10*time.Second, "r", "w"); (rec.Transcript != nil) != tt.upKept {
+			t.Errorf("%s after %q: up run kept its transcript: %v, want %v", tt.policy, tt.previous, rec.Transcript != nil, tt.upKept)
 		}
-		if rec, _ := p.Probe(ctx, down, time.Time{}, 10*time.Second, "r", "w"); (rec.Transcript != nil) != tt.down {
-			t.Errorf("%s: down run kept its transcript: %v, want %v", tt.policy, rec.Transcript != nil, tt.down)
+		if rec, _ := p.Probe(ctx, down, time.Time{}, tt.previous, 10*time.Second, "r", "w"); (rec.Transcript != nil) != tt.down {
+			t.Errorf("%s after %q: down run kept its transcript: %v, want %v", tt.policy, tt.previous, rec.Transcript != nil, tt.down)
 		}
 		cancel()
+	}
+	if p := testProber(t, nil, ""); p.transcripts != TranscriptsChanges {
+		t.Errorf("the default transcript policy is %q, want %q", p.transcripts, TranscriptsChanges)
 	}
 }
 
@@ -358,16 +366,16 @@ func TestProbesOfRegisteredServersGoThroughTheGuard(t *testing.T) {
 	}
 	registered := httpTarget("registered", url)
 	registered.Source = store.SourceAPI
-	rec, _ := p.Probe(t.Context(), registered, time.Time{}, 10*time.Second, "eu", "w")
+	rec, _ := p.Probe(t.Context(), registered, time.Time{}, "", 10*time.Second, "eu", "w")
 	if rec.Outcome != store.OutcomeDown || !strings.Contains(rec.Error, "not allowed") {
 		t.Errorf("a registered server on loopback: %s %q, want down, refused by the guard", rec.Outcome, rec.Error)
 	}
-	if rec, _ := p.Probe(t.Context(), httpTarget("operator", url), time.Time{}, 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
+	if rec, _ := p.Probe(t.Context(), httpTarget("operator", url), time.Time{}, "", 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
 		t.Errorf("the operator's own server on loopback: %s %q, want up (the configuration is trusted)", rec.Outcome, rec.Error)
 	}
 	allowed := netguard.New(netguard.Config{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	p.guardedDial = allowed.DialContext
-	if rec, _ := p.Probe(t.Context(), registered, time.Time{}, 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
+	if rec, _ := p.Probe(t.Context(), registered, time.Time{}, "", 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeUp {
 		t.Errorf("a registered server in an allowed range: %s %q, want up", rec.Outcome, rec.Error)
 	}
 }
@@ -425,7 +433,7 @@ func TestProbeOfAFloodingServerReadsItsShareOfTheBudget(t *testing.T) {
 	}))
 	defer ts.Close()
 	p := testProberWith(t, nil, ProberConfig{Transcripts: TranscriptsAll, Concurrency: 32})
-	rec, _ := p.Probe(t.Context(), httpTarget("flood", ts.URL+"/mcp"), time.Time{}, 20*time.Second, "eu", "w")
+	rec, _ := p.Probe(t.Context(), httpTarget("flood", ts.URL+"/mcp"), time.Time{}, "", 20*time.Second, "eu", "w")
 	if rec.Outcome != store.OutcomeDown {
 		t.Errorf("the flooding server is %s, want down", rec.Outcome)
 	}
@@ -456,12 +464,12 @@ func TestProbeOfALegacySSEServerOfTheFile(t *testing.T) {
 	}
 	server := cfg.StoreServers()[0]
 	p := testProber(t, nil, TranscriptsNone)
-	rec, _ := p.Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w")
+	rec, _ := p.Probe(t.Context(), server, time.Time{}, "", 10*time.Second, "eu", "w")
 	if rec.Outcome == store.OutcomeDown {
 		t.Errorf("legacy SSE server probed as sse: down (%s)", rec.Error)
 	}
 	server.Transport = protocol.TransportHTTP
-	if rec, _ := p.Probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeDown {
+	if rec, _ := p.Probe(t.Context(), server, time.Time{}, "", 10*time.Second, "eu", "w"); rec.Outcome != store.OutcomeDown {
 		t.Errorf("the same URL probed as Streamable HTTP: %s, want down (the transport was not what the file said)", rec.Outcome)
 	}
 	if _, _, err := p.target(store.Server{Name: "odd", Source: store.SourceConfig, Transport: "websocket", URL: ts.URL}); err == nil ||
@@ -476,11 +484,11 @@ func TestProbeWithoutObservationStoresTheSameRun(t *testing.T) {
 	t.Parallel()
 	p := testProber(t, nil, TranscriptsAll)
 	server := httpTarget("up", fixtureURL(t, fixture.Conformant))
-	observed, obs := p.probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w", true)
+	observed, obs := p.probe(t.Context(), server, time.Time{}, "", 10*time.Second, "eu", "w", true)
 	if obs.Tools == nil || obs.RunID != observed.ID.String() {
 		t.Fatalf("observed probe: tools %v, run %v of %v", obs.Tools != nil, obs.RunID, observed.ID)
 	}
-	rec, none := p.probe(t.Context(), server, time.Time{}, 10*time.Second, "eu", "w", false)
+	rec, none := p.probe(t.Context(), server, time.Time{}, "", 10*time.Second, "eu", "w", false)
 	if !reflect.DeepEqual(none, alert.Observation{}) {
 		t.Errorf("probe without observation returned one: %+v", none)
 	}

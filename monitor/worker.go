@@ -133,7 +133,7 @@ type Event struct {
 // is someone else's.
 type SlotClaimer interface {
 	Claim(ctx context.Context, region, worker string, limit int, lease time.Duration) ([]store.Claimed, error)
-	Complete(ctx context.Context, l store.Lease, nextDue time.Time) error
+	Complete(ctx context.Context, l store.Lease, nextDue time.Time, outcome string) error
 	Release(ctx context.Context, l store.Lease) error
 	NextClaimable(ctx context.Context, region string) (at time.Time, ok bool, err error)
 	SkipProbed(ctx context.Context, region string, slots []store.ProbedSlot) error
@@ -519,7 +519,7 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 		w.releaseSlot()
 		probing.Done()
 		ev.Lease.Due = slot
-		lost, completed := w.complete(finishCtx, c, slot)
+		lost, completed := w.complete(finishCtx, c, slot, "")
 		w.cache.ended(c.Server.ID, time.Time{}, slot, completed, lost)
 		if lost {
 			w.trace(withKind(ev, EventLeaseLost))
@@ -546,7 +546,7 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 		// The worker was late, not the server down: paging its owner would be a lie.
 		judge = false
 	} else {
-		rec, obs = w.prober.probe(probeCtx, c.Server, c.Lease.Due, timeout, w.cfg.Region, w.cfg.Name, judge)
+		rec, obs = w.prober.probe(probeCtx, c.Server, c.Lease.Due, c.LastOutcome, timeout, w.cfg.Region, w.cfg.Name, judge)
 	}
 	w.cfg.Metrics.probeEnded()
 	w.releaseSlot()
@@ -578,7 +578,7 @@ func (w *Worker) handle(ctx, probeCtx, finishCtx context.Context, c store.Claime
 	ev.Run, ev.Outcome = rec.ID, rec.Outcome
 	w.trace(withKind(ev, EventProbeFinished))
 	next := w.nextDue(c, started)
-	lost, completed := w.complete(finishCtx, c, next)
+	lost, completed := w.complete(finishCtx, c, next, rec.Outcome)
 	w.cache.ended(c.Server.ID, c.Lease.Due, next, completed, lost)
 	if lost {
 		w.trace(withKind(ev, EventLeaseLost))
@@ -718,13 +718,14 @@ func (w *Worker) nextDue(c store.Claimed, started time.Time) time.Time {
 	return next
 }
 
-// complete ends the lease with the next due time, retrying while the database is away and
-// the lease lasts. It reports whether the lease had been lost, and whether it was completed.
-func (w *Worker) complete(ctx context.Context, c store.Claimed, next time.Time) (lost, completed bool) {
+// complete ends the lease with the next due time and the outcome of the run it made ("" for
+// none), retrying while the database is away and the lease lasts. It reports whether the
+// lease had been lost, and whether it was completed.
+func (w *Worker) complete(ctx context.Context, c store.Claimed, next time.Time, outcome string) (lost, completed bool) {
 	backoff := 100 * time.Millisecond
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := w.st.Complete(cctx, c.Lease, next)
+		err := w.st.Complete(cctx, c.Lease, next, outcome)
 		cancel()
 		switch {
 		case err == nil:

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -373,4 +375,35 @@ func TestABurstOfNewServersIsSpreadOverTheInterval(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d new servers put off to their own slots", len(deferred), len(byID))
+}
+
+// TestWorkerKeepsTheTranscriptOfAChangeOfOutcomeOnly runs a worker with the default policy
+// against one conformant server: its first run keeps its transcript (no outcome before it),
+// the passing runs after it keep none.
+func TestWorkerKeepsTheTranscriptOfAChangeOfOutcomeOnly(t *testing.T) {
+	t.Parallel()
+	db := newTestDB(t)
+	farm := newFixtureFarm(t, 0)
+	syncServers(t, db.direct, "eu", farm.servers("srv", 1, "@every 1s", 5*time.Second))
+	rec := newRecorder()
+	w := startWorkerKeeping(t, openStore(t, db.URL), WorkerConfig{Name: "w", Concurrency: 2, MaxTimeout: 5 * time.Second, Trace: rec.trace},
+		TranscriptsChanges)
+	rec.waitFor(t, time.Minute, "three runs", func(r *recorder) bool { return len(r.of(EventProbeFinished)) >= 3 })
+	w.stop(t)
+	rows, err := db.direct.Pool().Query(t.Context(), `SELECT outcome, transcript_key IS NOT NULL FROM runs ORDER BY started_at`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var outcome string
+	var kept bool
+	if _, err := pgx.ForEachRow(rows, []any{&outcome, &kept}, func() error {
+		got = append(got, fmt.Sprintf("%s kept=%v", outcome, kept))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 3 || got[0] != "up kept=true" || slices.ContainsFunc(got[1:], func(s string) bool { return s != "up kept=false" }) {
+		t.Errorf("runs %v, want the first up and kept, the others up and not kept", got)
+	}
 }

@@ -1,7 +1,11 @@
 package store
 
 import (
+	"context"
 	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -9,66 +13,128 @@ import (
 	"time"
 )
 
-// benchRun is a run shaped like a real probe's: 6 steps, 25 findings and a transcript of a
-// few kilobytes of JSON frames.
-func benchRun(serverID int64, region string, start time.Time, i int) RunRecord {
-	r := RunRecord{
-		ID: NewRunID(start), ServerID: serverID, Region: region, Worker: "bench-worker",
-		Start: start, Duration: time.Duration(20+i%400) * time.Millisecond,
-		Outcome:         []string{OutcomeUp, OutcomeUp, OutcomeUp, OutcomeDegraded, OutcomeDown}[i%5],
-		ProtocolVersion: "2025-06-18", ServerName: "bench-server", ServerVersion: "1.0.0",
-		ToolCount: ptr(12), ToolFingerprint: "sha256:4f2a9c0d4f2a9c0d4f2a9c0d4f2a9c0d",
+// benchRuns are n runs shaped like the fixture server's real run (testdata, see
+// real_run_test.go) as a steady fleet of 50 servers makes them: the same steps and verdicts,
+// but each with latencies of its own, and its own text where a real run's differs from run
+// to run (times in messages, the random name of the unknown tool). Failing runs keep a
+// transcript, made unique by its start as real ones are; passing runs keep none, as the
+// default transcript policy has it.
+func benchRuns(tb testing.TB, n int, start time.Time, failing bool) []RunRecord {
+	tb.Helper()
+	real, err := ReadRealRun("testdata/real_run.json", "testdata/real_run_transcript.json")
+	if err != nil {
+		tb.Fatal(err)
 	}
-	for _, m := range []string{"initialize", "notifications/initialized", "tools/list", "resources/list", "ping", "mcpwatch/unknown-method"} {
-		r.Steps = append(r.Steps, StepRecord{Name: m, Method: m, Outcome: "ok", Latency: time.Duration(1+i%50) * time.Millisecond})
+	rng := rand.New(rand.NewPCG(uint64(start.UnixNano()), 2))
+	varying := regexp.MustCompile(`\d+(\.\d+)?(µs|ms)|-[0-9a-f]{16}\b`)
+	stamp := regexp.MustCompile(`"start":"[^"]*"`).FindIndex(real.Transcript)
+	out := make([]RunRecord, n)
+	for i := range out {
+		r := real
+		r.ID = NewRunID(start)
+		r.ServerID, r.Region = int64(1+i%50), []string{"eu", "us"}[i%2]
+		r.Start = start.Add(-time.Duration(i) * time.Second)
+		r.Duration = real.Duration * time.Duration(80+rng.IntN(40)) / 100
+		r.Steps = slices.Clone(real.Steps)
+		for j := range r.Steps {
+			r.Steps[j].Latency = r.Steps[j].Latency * time.Duration(70+rng.IntN(60)) / 100
+		}
+		r.Findings = slices.Clone(real.Findings)
+		for j := range r.Findings {
+			r.Findings[j].Message = varying.ReplaceAllStringFunc(r.Findings[j].Message, func(m string) string {
+				if strings.HasSuffix(m, "s") {
+					return fmt.Sprintf("%dµs", 50+rng.IntN(5000))
+				}
+				return fmt.Sprintf("-%016x", rng.Uint64())
+			})
+		}
+		r.Transcript = nil
+		if failing {
+			r.Outcome = OutcomeDegraded
+			// The probe's start made the run's own: one copy, no scan of the rest.
+			at := fmt.Sprintf(`"start":"%s"`, r.Start.Add(time.Duration(rng.IntN(1e6))).Format(time.RFC3339Nano))
+			r.Transcript = slices.Concat(real.Transcript[:stamp[0]], []byte(at), real.Transcript[stamp[1]:])
+		}
+		out[i] = r
 	}
-	r.Steps[5].Outcome, r.Steps[5].ErrorCode = "error", ptr[int64](-32601)
-	for j := range 25 {
-		r.Findings = append(r.Findings, FindingRecord{CheckID: fmt.Sprintf("area%d.check-%02d", j%5, j), Status: "pass",
-			Message: "the server answered as the specification requires"})
-	}
-	r.Findings[3].Status, r.Findings[3].Severity = "warn", "warning"
-	var frames strings.Builder
-	frames.WriteString(`{"frames":[`)
-	for j := range 12 {
-		fmt.Fprintf(&frames, `{"seq":%d,"dir":"in","time":"%s","data":{"jsonrpc":"2.0","id":%d,"result":{"tools":[{"name":"tool_%d","description":"does thing %d","inputSchema":{"type":"object"}}]}}},`,
-			j, start.Add(time.Duration(j)*time.Millisecond).Format(time.RFC3339Nano), j, j, i)
-	}
-	frames.WriteString(`{}]}`)
-	r.Transcript = []byte(frames.String())
-	return r
+	return out
 }
 
-// BenchmarkWriteRuns writes batches of 500 runs, each with 6 steps, 25 findings and a
-// transcript, as the monitor's buffered writer does, from one writer and from two at once.
-// Target: 5,000 runs/s.
+// runTables are the tables a run is stored in: the partitioned ones (their partitions
+// summed) and the tables of what runs share, where the schema has them.
+func runTables(ctx context.Context, tb testing.TB, s *Store) map[string][2]int64 {
+	tb.Helper()
+	out := map[string][2]int64{}
+	for _, table := range append(partitionedTables(), "step_shapes", "finding_shapes", "finding_messages", "transcripts") {
+		var exists bool
+		if err := s.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&exists); err != nil {
+			tb.Fatal(err)
+		}
+		if !exists {
+			continue
+		}
+		var bytes, rows int64
+		err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+			WHERE c.oid = to_regclass($1) OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = to_regclass($1))`,
+			table).Scan(&bytes)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&rows); err != nil {
+			tb.Fatal(err)
+		}
+		out[table] = [2]int64{bytes, rows}
+	}
+	return out
+}
+
+// BenchmarkWriteRuns writes batches of 500 runs of the real shape (benchRuns), as the
+// monitor's buffered writer does, from one writer and from two at once; passing runs (no
+// transcript) and failing ones (a transcript each). It reports runs/s, and the bytes and
+// rows a run adds to the run tables: the change in pg_total_relation_size and in rows of
+// every table a run is stored in, over the runs written. Target: 10,000 passing runs/s with
+// one writer, 4 KB a passing run.
 func BenchmarkWriteRuns(b *testing.B) {
-	for _, writers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) { benchWriteRuns(b, writers) })
+	for _, failing := range []bool{false, true} {
+		for _, writers := range []int{1, 2} {
+			name := fmt.Sprintf("passing/writers=%d", writers)
+			if failing {
+				name = fmt.Sprintf("failing/writers=%d", writers)
+			}
+			b.Run(name, func(b *testing.B) { benchWriteRuns(b, writers, failing) })
+		}
 	}
 }
 
-func benchWriteRuns(b *testing.B, writers int) {
+func benchWriteRuns(b *testing.B, writers int, failing bool) {
 	s, ctx := newTestStore(b)
 	const batchSize = 500
 	now := time.Now().UTC()
 	if err := s.EnsurePartitions(ctx, now.Add(-day), now.Add(day)); err != nil {
 		b.Fatal(err)
 	}
-	templates := make([]RunRecord, batchSize)
-	for i := range templates {
-		templates[i] = benchRun(int64(1+i%50), []string{"eu", "us"}[i%2], now.Add(-time.Duration(i)*time.Second), i)
+	// Batches made ahead: each run's own texts and ids are part of the data, not of the
+	// writing. Enough for the longest benchtime; after that they repeat with new ids.
+	pool := make([][]RunRecord, 64)
+	for i := range pool {
+		pool[i] = benchRuns(b, batchSize, now.Add(-time.Duration(i)*time.Millisecond), failing)
 	}
+	// One batch first, so that the shared rows a steady fleet has are there, as they are
+	// after the monitor's first minute.
+	if _, err := s.WriteRuns(ctx, benchRuns(b, batchSize, now.Add(-time.Hour), failing)); err != nil {
+		b.Fatal(err)
+	}
+	before := runTables(ctx, b, s)
 	var written atomic.Int64
+	var next atomic.Int64
 	start := time.Now()
 	for b.Loop() {
 		var wg sync.WaitGroup
 		for range writers {
 			wg.Go(func() {
-				batch := make([]RunRecord, batchSize)
+				batch := slices.Clone(pool[int(next.Add(1))%len(pool)])
 				for i := range batch {
-					batch[i] = templates[i]
-					batch[i].ID = NewRunID(templates[i].Start)
+					batch[i].ID = NewRunID(batch[i].Start)
 				}
 				n, err := s.WriteRuns(ctx, batch)
 				if err != nil || n != batchSize {
@@ -79,7 +145,19 @@ func benchWriteRuns(b *testing.B, writers int) {
 		}
 		wg.Wait()
 	}
-	b.ReportMetric(float64(written.Load())/time.Since(start).Seconds(), "runs/s")
+	elapsed := time.Since(start)
+	b.ReportMetric(float64(written.Load())/elapsed.Seconds(), "runs/s")
+	b.StopTimer()
+	after := runTables(ctx, b, s)
+	runs := float64(written.Load())
+	var bytes, rows int64
+	for table, a := range after {
+		d := [2]int64{a[0] - before[table][0], a[1] - before[table][1]}
+		bytes, rows = bytes+d[0], rows+d[1]
+		b.ReportMetric(float64(d[0])/runs, table+"-B/run")
+	}
+	b.ReportMetric(float64(bytes)/runs, "B/run")
+	b.ReportMetric(float64(rows)/runs, "rows/run")
 }
 
 // BenchmarkClaim claims 10 due servers among 100,000 registered ones and completes them, as a
@@ -110,7 +188,7 @@ func BenchmarkClaim(b *testing.B) {
 		}
 		// Due again at once: the queue of due servers stays as long as it started.
 		for _, c := range got {
-			if err := s.Complete(ctx, c.Lease, time.Now()); err != nil {
+			if err := s.Complete(ctx, c.Lease, time.Now(), OutcomeUp); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -28,6 +28,9 @@ type Lease struct {
 type Claimed struct {
 	Server Server
 	Lease  Lease
+	// LastOutcome is the outcome of the last run completed in the slot ("" when none was):
+	// a run whose outcome differs keeps its transcript under the `changes` policy.
+	LastOutcome string
 }
 
 // RegisterRegion announces that workers of a region exist, so that every enabled server gets
@@ -81,7 +84,7 @@ func (s *Store) Claim(ctx context.Context, region, worker string, limit int, lea
 		SET lease_until = now() + $3 * interval '1 microsecond', leased_by = $4, lease_seq = sc.lease_seq + 1
 		FROM due, servers v
 		WHERE sc.server_id = due.server_id AND sc.region = due.region AND v.id = sc.server_id
-		RETURNING `+serverColumns+`, sc.lease_seq, sc.lease_until, sc.next_due`,
+		RETURNING `+serverColumns+`, sc.lease_seq, sc.lease_until, sc.next_due, coalesce(sc.last_outcome, '')`,
 		region, limit, lease.Microseconds(), worker)
 	if err != nil {
 		return nil, fmt.Errorf("store: claim in %q: %w", region, err)
@@ -90,7 +93,7 @@ func (s *Store) Claim(ctx context.Context, region, worker string, limit int, lea
 	var out []Claimed
 	for rows.Next() {
 		c := Claimed{Lease: Lease{Region: region, Worker: worker}}
-		if err := scanServer(rows, &c.Server, &c.Lease.Seq, &c.Lease.Until, &c.Lease.Due); err != nil {
+		if err := scanServer(rows, &c.Server, &c.Lease.Seq, &c.Lease.Until, &c.Lease.Due, &c.LastOutcome); err != nil {
 			return nil, fmt.Errorf("store: claim in %q: %w", region, err)
 		}
 		c.Lease.ServerID = c.Server.ID
@@ -103,14 +106,17 @@ func (s *Store) Claim(ctx context.Context, region, worker string, limit int, lea
 	return out, nil
 }
 
-// Complete ends a lease and sets when the server is next due in the lease's region. It
-// returns ErrLeaseLost when the lease is no longer held: the slot was claimed again after the
-// lease expired (the newer claim decides the next due time), the lease was completed or
-// released already, or the server was disabled or deleted meanwhile.
-func (s *Store) Complete(ctx context.Context, l Lease, nextDue time.Time) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE schedule SET next_due = $4, lease_until = NULL, leased_by = NULL
+// Complete ends a lease and sets when the server is next due in the lease's region, and
+// records the outcome of the run the lease made, which the next Claim of the slot returns as
+// LastOutcome ("" made no run and leaves the one recorded). It returns ErrLeaseLost when the
+// lease is no longer held: the slot was claimed again after the lease expired (the newer
+// claim decides the next due time), the lease was completed or released already, or the
+// server was disabled or deleted meanwhile.
+func (s *Store) Complete(ctx context.Context, l Lease, nextDue time.Time, outcome string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE schedule SET next_due = $4, lease_until = NULL, leased_by = NULL,
+			last_outcome = coalesce(nullif($5, ''), last_outcome)
 		WHERE server_id = $1 AND region = $2 AND lease_seq = $3 AND lease_until IS NOT NULL`,
-		l.ServerID, l.Region, l.Seq, nextDue)
+		l.ServerID, l.Region, l.Seq, nextDue, outcome)
 	if err != nil {
 		return fmt.Errorf("store: complete server %d in %q: %w", l.ServerID, l.Region, err)
 	}

@@ -114,14 +114,14 @@ func TestExpiredLeaseIsClaimedByAnotherWorker(t *testing.T) {
 	if got := second[0].Lease; got.Seq <= first[0].Lease.Seq || got.Until.Sub(first[0].Lease.Until) < time.Minute-lease {
 		t.Errorf("second lease %+v is not a later claim of the first %+v", got, first[0].Lease)
 	}
-	if err := s.Complete(ctx, first[0].Lease, time.Now()); !errors.Is(err, ErrLeaseLost) {
+	if err := s.Complete(ctx, first[0].Lease, time.Now(), OutcomeUp); !errors.Is(err, ErrLeaseLost) {
 		t.Errorf("Complete by the worker whose lease expired: %v, want ErrLeaseLost", err)
 	}
 	next := time.Now().Add(time.Hour).Truncate(time.Microsecond)
-	if err := s.Complete(ctx, second[0].Lease, next); err != nil {
+	if err := s.Complete(ctx, second[0].Lease, next, OutcomeUp); err != nil {
 		t.Fatalf("Complete by the holder: %v", err)
 	}
-	if err := s.Complete(ctx, second[0].Lease, next); !errors.Is(err, ErrLeaseLost) {
+	if err := s.Complete(ctx, second[0].Lease, next, OutcomeUp); !errors.Is(err, ErrLeaseLost) {
 		t.Errorf("second Complete of one lease: %v, want ErrLeaseLost", err)
 	}
 	if got, _ := s.Claim(ctx, "eu", "other", 10, lease); len(got) != 0 {
@@ -289,7 +289,7 @@ func TestSkipProbedMovesOnlySlotsNobodyElseHas(t *testing.T) {
 		t.Fatal(err)
 	}
 	completedTo := time.Now().Add(time.Hour).Truncate(time.Microsecond)
-	if err := s.Complete(ctx, later.Lease, completedTo); err != nil {
+	if err := s.Complete(ctx, later.Lease, completedTo, OutcomeUp); err != nil {
 		t.Fatal(err)
 	}
 	probed := time.Now().Truncate(time.Microsecond)
@@ -316,6 +316,35 @@ func TestSkipProbedMovesOnlySlotsNobodyElseHas(t *testing.T) {
 		}
 		if !got.Equal(tc.want) {
 			t.Errorf("%s: next due %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestClaimReturnsTheOutcomeTheLastCompleteRecorded(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	if err := s.RegisterRegion(ctx, "eu"); err != nil {
+		t.Fatal(err)
+	}
+	mustUpsert(t, ctx, s, httpServer("a"))
+	// Each step completes with outcome and makes the slot due again at once; the next claim
+	// must see what the step before recorded ("" records nothing: a slot put off unprobed).
+	steps := []struct{ complete, want string }{
+		{OutcomeDown, ""}, // the first claim: no run yet
+		{"", OutcomeDown},
+		{OutcomeUp, OutcomeDown},
+		{OutcomeUp, OutcomeUp},
+	}
+	for i, st := range steps {
+		got, err := s.Claim(ctx, "eu", "w", 10, time.Minute)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("claim %d = %v, %v", i, got, err)
+		}
+		if got[0].LastOutcome != st.want {
+			t.Errorf("claim %d: LastOutcome %q, want %q", i, got[0].LastOutcome, st.want)
+		}
+		if err := s.Complete(ctx, got[0].Lease, time.Now().Add(-time.Second), st.complete); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -27,7 +27,7 @@ const day = 24 * time.Hour
 // partitionedTables are partitioned by day on started_at; a day's partitions come and go
 // together.
 func partitionedTables() []string {
-	return []string{"runs", "run_steps", "run_finding_sets", "run_transcripts"}
+	return []string{"runs", "run_step_sets", "run_finding_refs"}
 }
 
 // dayOf numbers the UTC day of t.

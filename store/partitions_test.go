@@ -34,8 +34,8 @@ func TestMaintainDropsOnlyWholeOldPartitions(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Maintain: %v", err)
 	}
-	wantDropped := []string{"run_finding_sets_p20250208", "run_finding_sets_p20260212", "run_steps_p20250208", "run_steps_p20260212",
-		"run_transcripts_p20250208", "run_transcripts_p20260212", "runs_p20250208", "runs_p20260212"}
+	wantDropped := []string{"run_finding_refs_p20250208", "run_finding_refs_p20260212", "run_step_sets_p20250208", "run_step_sets_p20260212",
+		"runs_p20250208", "runs_p20260212"}
 	slices.Sort(report.Dropped)
 	if !slices.Equal(report.Dropped, wantDropped) {
 		t.Errorf("dropped %v, want %v", report.Dropped, wantDropped)
@@ -52,7 +52,7 @@ func TestMaintainDropsOnlyWholeOldPartitions(t *testing.T) {
 	for _, p := range parts {
 		days[p.Day.Format("2006-01-02")]++
 	}
-	wantDays := map[string]int{"2026-02-13": 4, "2026-03-15": 4, "2026-03-16": 4, "2026-03-17": 4}
+	wantDays := map[string]int{"2026-02-13": 3, "2026-03-15": 3, "2026-03-16": 3, "2026-03-17": 3}
 	if len(days) != len(wantDays) {
 		t.Errorf("partitions by day %v, want %v", days, wantDays)
 	}

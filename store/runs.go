@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -125,11 +126,24 @@ func (r *RunRecord) Validate() error {
 }
 
 // runBatch is a batch ready for the database: validated, de-duplicated, sorted by id, text
-// cleaned and bounded, transcripts compressed.
+// cleaned and bounded, transcripts compressed, content keys computed.
 type runBatch struct {
 	runs []RunRecord
-	zips [][]byte // compressed transcripts, nil where none is stored
-	days []int64  // the UTC days the runs started on
+	keys []runKeys // by index into runs
+	days []int64   // the UTC days the runs started on
+}
+
+// runKeys are the keys of what a run shares with others (see content_keys.go).
+type runKeys struct {
+	steps, findings int64   // shape keys, when the run has steps, findings
+	stepOrder       []int   // the steps in their shape's order (stepOrder)
+	stepPositions   []int16 // each step's position in its shape, from 1
+	messages        []int64 // one per finding
+	// Per finding, the key of its shared message or the message itself (writeShared).
+	messageRefs []*int64
+	ownMessages []*string
+	transcript  []byte // SHA-256 of the raw transcript, nil where none is stored
+	zip         []byte // the compressed transcript
 }
 
 func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
@@ -173,10 +187,23 @@ func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
 			f.Severity = textclip.Storable(f.Severity, maxShortText)
 			f.Message = textclip.Storable(f.Message, maxLongText)
 		}
-		var zipped []byte
+		var k runKeys
+		if len(r.Steps) > 0 {
+			k.stepOrder, k.stepPositions = stepOrder(r.Steps)
+			k.steps = stepShapeKey(r.Steps, k.stepOrder)
+		}
+		if len(r.Findings) > 0 {
+			k.findings = findingShapeKey(r.Findings)
+			k.messages = make([]int64, len(r.Findings))
+			for j := range r.Findings {
+				k.messages[j] = messageKey(r.Findings[j].Message)
+			}
+		}
 		if len(r.Transcript) > 0 && len(r.Transcript) <= MaxTranscriptBytes {
+			sum := sha256.Sum256(r.Transcript)
+			k.transcript = sum[:]
 			var err error
-			if zipped, err = s.compress(r.Transcript); err != nil {
+			if k.zip, err = s.compress(r.Transcript); err != nil {
 				return nil, err
 			}
 		}
@@ -184,7 +211,7 @@ func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
 			daySet[day] = true
 			b.days = append(b.days, day)
 		}
-		b.zips = append(b.zips, zipped)
+		b.keys = append(b.keys, k)
 	}
 	return b, nil
 }
@@ -223,6 +250,7 @@ func (s *Store) WriteRuns(ctx context.Context, runs []RunRecord) (int, error) {
 
 func (s *Store) writeBatch(ctx context.Context, b *runBatch) (int, error) {
 	var inserted int
+	var wrote []sharedWrite
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		fresh, err := insertRuns(ctx, tx, b)
 		if err != nil {
@@ -232,11 +260,23 @@ func (s *Store) writeBatch(ctx context.Context, b *runBatch) (int, error) {
 		if inserted == 0 {
 			return nil
 		}
+		if wrote, err = s.writeShared(ctx, tx, b, fresh); err != nil {
+			return err
+		}
 		if err := copyDetails(ctx, tx, b, fresh); err != nil {
 			return err
 		}
 		return upsertRollups(ctx, tx, rollupsOf(b, fresh))
 	})
+	if err == nil {
+		// Remembered once committed: a rolled-back batch wrote nothing.
+		for _, w := range wrote {
+			if _, ok := s.known.Get(w.ref); ok && w.day == seenOnce {
+				continue // written meanwhile by another batch of this Store
+			}
+			s.known.Put(w.ref, w.day)
+		}
+	}
 	return inserted, err
 }
 
@@ -254,6 +294,7 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 		errs                            = make([]string, n)
 		errorCodes                      = make([]*int64, n)
 		httpStatuses, exits, toolCounts = make([]*int, n), make([]*int, n), make([]*int, n)
+		transcripts                     = make([][]byte, n)
 	)
 	for i, r := range b.runs {
 		ids[i], starts[i] = r.ID, r.Start
@@ -265,6 +306,7 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 		protocols[i], names[i], versions[i], fps[i] = r.ProtocolVersion, r.ServerName, r.ServerVersion, r.ToolFingerprint
 		errs[i] = r.Error
 		errorCodes[i], httpStatuses[i], exits[i], toolCounts[i] = r.ErrorCode, r.HTTPStatus, r.ExitStatus, r.ToolCount
+		transcripts[i] = b.keys[i].transcript
 	}
 	// The key (id, started_at) makes a retried write idempotent; a slot's id (SlotRunID) may
 	// come again with another start (two workers probed the slot), which the NOT EXISTS
@@ -277,15 +319,15 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 	}
 	rows, err := tx.Query(ctx, `INSERT INTO runs (id, started_at, server_id, region, worker, duration_us,
 			outcome, protocol_version, server_name, server_version, error_code, http_status,
-			exit_status, tool_count, tool_fingerprint, error, answer_us)
+			exit_status, tool_count, tool_fingerprint, error, answer_us, transcript_key)
 		SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::text[], $5::text[],
 			$6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[],
-			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[], $17::bigint[]) AS u (id)
+			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[], $17::bigint[], $18::bytea[]) AS u (id)
 		WHERE NOT EXISTS (SELECT FROM runs r WHERE r.id = u.id)
 		ON CONFLICT DO NOTHING
 		RETURNING id`,
 		ids, starts, serverIDs, regions, workers, durations, outcomes, protocols, names,
-		versions, errorCodes, httpStatuses, exits, toolCounts, fps, errs, answers)
+		versions, errorCodes, httpStatuses, exits, toolCounts, fps, errs, answers, transcripts)
 	if err != nil {
 		return nil, fmt.Errorf("insert runs: %w", err)
 	}
@@ -324,24 +366,21 @@ func runIDLockKeys(ids []RunID) []int32 {
 	return keys
 }
 
-// copyDetails copies the steps, findings and transcripts of the fresh runs.
+// copyDetails copies the steps and findings of the fresh runs, one row each per run: the
+// shared rows they refer to are written (writeShared).
 func copyDetails(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) error {
-	var steps, findings, transcripts [][]any
+	var steps, findings [][]any
 	for _, i := range fresh {
-		r := &b.runs[i]
-		for seq, st := range r.Steps {
-			steps = append(steps, []any{r.ID, r.Start, int16(seq), st.Name, st.Method, st.Outcome,
-				st.Latency.Microseconds(), st.ErrorCode, st.HTTPStatus})
-		}
-		if n := len(r.Findings); n > 0 {
-			ids, statuses, severities, messages := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-			for j, f := range r.Findings {
-				ids[j], statuses[j], severities[j], messages[j] = f.CheckID, f.Status, f.Severity, f.Message
+		r, k := &b.runs[i], &b.keys[i]
+		if n := len(r.Steps); n > 0 {
+			latencies := make([]int64, n)
+			for j := range r.Steps {
+				latencies[j] = r.Steps[j].Latency.Microseconds()
 			}
-			findings = append(findings, []any{r.ID, r.Start, ids, statuses, severities, messages})
+			steps = append(steps, []any{r.ID, r.Start, k.steps, k.stepPositions, latencies})
 		}
-		if b.zips[i] != nil {
-			transcripts = append(transcripts, []any{r.ID, r.Start, encodingGzip, int32(len(r.Transcript)), b.zips[i]})
+		if len(r.Findings) > 0 {
+			findings = append(findings, []any{r.ID, r.Start, k.findings, k.messageRefs, k.ownMessages})
 		}
 	}
 	copies := []struct {
@@ -349,9 +388,8 @@ func copyDetails(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) error
 		columns []string
 		rows    [][]any
 	}{
-		{"run_steps", []string{"run_id", "started_at", "seq", "name", "method", "outcome", "latency_us", "error_code", "http_status"}, steps},
-		{"run_finding_sets", []string{"run_id", "started_at", "check_ids", "statuses", "severities", "messages"}, findings},
-		{"run_transcripts", []string{"run_id", "started_at", "encoding", "raw_bytes", "body"}, transcripts},
+		{"run_step_sets", []string{"run_id", "started_at", "shape", "positions", "latencies_us"}, steps},
+		{"run_finding_refs", []string{"run_id", "started_at", "shape", "message_keys", "own_messages"}, findings},
 	}
 	for _, c := range copies {
 		if len(c.rows) == 0 {

@@ -198,7 +198,7 @@ func TestChangingAScheduleMakesTheServerDueNow(t *testing.T) {
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("Claim: %v, %v", claimed, err)
 	}
-	if err := s.Complete(ctx, claimed[0].Lease, time.Now().Add(24*time.Hour)); err != nil {
+	if err := s.Complete(ctx, claimed[0].Lease, time.Now().Add(24*time.Hour), OutcomeUp); err != nil {
 		t.Fatal(err)
 	}
 	same := httpServer("a")

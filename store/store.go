@@ -26,6 +26,8 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mcpwatch/mcpwatch/internal/lru"
 )
 
 // Sentinel errors callers branch on.
@@ -46,6 +48,8 @@ type Store struct {
 	days map[int64]bool
 	// gzips holds *gzip.Writer for transcripts.
 	gzips sync.Pool
+	// known remembers the shared rows written (see content_keys.go).
+	known *lru.Cache[sharedRef, int32]
 }
 
 // Open connects to the database at url (a postgres:// URL or keyword/value string; pool
@@ -70,7 +74,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 
 // New wraps a pool the caller made; Close closes it.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, days: map[int64]bool{}}
+	return &Store{pool: pool, days: map[int64]bool{}, known: newKnownRows()}
 }
 
 // Pool is the underlying pool, for migrations and for read queries the store does not offer.

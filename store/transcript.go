@@ -41,11 +41,12 @@ func (s *Store) compress(raw []byte) ([]byte, error) {
 }
 
 // Transcript returns the decompressed transcript of a run, or ErrNotFound when the run has
-// none (it was not recorded, was too large, or has aged out).
+// none (the transcript policy did not keep it, it was too large, or it has aged out).
 func (s *Store) Transcript(ctx context.Context, id RunID) ([]byte, error) {
 	var encoding string
 	var body []byte
-	err := s.pool.QueryRow(ctx, `SELECT encoding, body FROM run_transcripts WHERE run_id = $1`, id).Scan(&encoding, &body)
+	err := s.pool.QueryRow(ctx, `SELECT t.encoding, t.body FROM runs r JOIN transcripts t ON t.key = r.transcript_key
+		WHERE r.id = $1`, id).Scan(&encoding, &body)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("transcript of run %s: %w", id, ErrNotFound)
 	}

@@ -77,7 +77,7 @@ func TestTheServerPageShowsTheToolCalls(t *testing.T) {
 		}
 		var runs []store.RunRecord
 		for range 3 {
-			rec, _ := p.Probe(ctx, srv, time.Time{}, 20*time.Second, "eu", "w")
+			rec, _ := p.Probe(ctx, srv, time.Time{}, "", 20*time.Second, "eu", "w")
 			runs = append(runs, rec)
 		}
 		if _, err := st.WriteRuns(ctx, runs); err != nil {

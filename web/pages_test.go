@@ -379,15 +379,22 @@ func testRunPage(t *testing.T, f *fleet) {
 }
 
 func testRunWithoutRecording(t *testing.T, f *fleet) {
-	var id store.RunID
-	if err := f.pool.QueryRow(f.ctx, `SELECT r.id FROM runs r WHERE r.server_id = $1
-		AND NOT EXISTS (SELECT 1 FROM run_transcripts t WHERE t.run_id = r.id) ORDER BY started_at DESC LIMIT 1`,
-		f.servers["weather-tools"].ID).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
-	page := f.mustGet(t, runHref(id))
-	if !strings.Contains(page, "recording is not stored") || strings.Contains(page, "<h2>Transcript") {
-		t.Errorf("run without recording: %s", clipForLog(page))
+	// A passing run says why it has no transcript: the default policy keeps none for it.
+	for _, outcome := range []string{store.OutcomeUp, store.OutcomeDown} {
+		var id store.RunID
+		if err := f.pool.QueryRow(f.ctx, `SELECT r.id FROM runs r WHERE r.outcome = $1
+			AND NOT EXISTS (SELECT 1 FROM run_transcripts t WHERE t.run_id = r.id) ORDER BY started_at DESC LIMIT 1`,
+			outcome).Scan(&id); err != nil {
+			t.Fatalf("a %s run without a transcript: %v", outcome, err)
+		}
+		page := f.mustGet(t, runHref(id))
+		says := "recording is not stored"
+		if outcome == store.OutcomeUp {
+			says = "Transcript not kept (passing run; kept for failing runs and changes of outcome)"
+		}
+		if !strings.Contains(page, says) || strings.Contains(page, "<h2>Transcript") {
+			t.Errorf("%s run without recording, want %q: %s", outcome, says, clipForLog(page))
+		}
 	}
 }
 

@@ -34,8 +34,10 @@ type runData struct {
 	Frames  []frameView
 	// Without a recording, the stored steps and verdicts are all there is.
 	NoRecording bool
-	Steps       []stepRow
-	Findings    []checkView
+	// Passing: the run was up, whose transcript the default policy does not keep.
+	Passing  bool
+	Steps    []stepRow
+	Findings []checkView
 }
 
 type stepRow struct {
@@ -82,7 +84,7 @@ func (d *dashboard) runPage(w http.ResponseWriter, r *http.Request) {
 	a, err := d.analyse(ctx, run.ID, srv)
 	switch {
 	case errors.Is(err, errNoRecording):
-		data.NoRecording = true
+		data.NoRecording, data.Passing = true, run.Outcome == store.OutcomeUp
 		for _, st := range run.Steps {
 			data.Steps = append(data.Steps, stepRow{Name: st.Name, Method: st.Method, Outcome: st.Outcome,
 				Latency: formatLatency(st.Latency), Codes: stepCodes(st)})

@@ -120,12 +120,20 @@ func seedScale(b *testing.B) (*store.Store, time.Time) {
 				code, status, int32(12), "sha256:bench", ""}
 		})
 	checkIDs := []string{"jsonrpc.parse", "jsonrpc.version", "lifecycle.initialize", "lifecycle.ping", "tools.list", "tools.input-schema", "http.status"}
-	copyRows("run_finding_sets", []string{"run_id", "started_at", "check_ids", "statuses", "severities", "messages"}, len(findingRuns), func(i int) []any {
-		statuses := []string{"pass", "pass", "pass", "pass", "pass", "pass", "pass"}
+	// Two verdict shapes, all passing (key 1) and tools.list failing (key 2), and an empty
+	// message of each run's own, as the store writes findings (migration 0009).
+	if _, err := pool.Exec(ctx, `INSERT INTO finding_shapes (key, check_ids, statuses, severities, last_day)
+		VALUES (1, $1, array_fill('pass'::text, ARRAY[7]), array_fill(''::text, ARRAY[7]), current_date),
+		       (2, $1, ARRAY['pass', 'pass', 'pass', 'pass', 'fail', 'pass', 'pass'], array_fill(''::text, ARRAY[7]), current_date)`,
+		checkIDs); err != nil {
+		b.Fatal(err)
+	}
+	copyRows("run_finding_refs", []string{"run_id", "started_at", "shape", "message_keys", "own_messages"}, len(findingRuns), func(i int) []any {
+		shape := int64(1)
 		if i%7 == 0 {
-			statuses[4] = "fail"
+			shape = 2
 		}
-		return []any{findingRuns[i][0], findingRuns[i][1], checkIDs, statuses, make([]string, 7), make([]string, 7)}
+		return []any{findingRuns[i][0], findingRuns[i][1], shape, make([]*int64, 7), make([]string, 7)}
 	})
 	rawDone := time.Since(t0)
 
@@ -157,7 +165,7 @@ func seedScale(b *testing.B) (*store.Store, time.Time) {
 	})
 	// As a database that has been running a while: statistics current, visibility maps set
 	// (so that no autovacuum of the fresh rows runs during the measurements).
-	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) servers, runs, run_finding_sets, rollups`); err != nil {
+	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) servers, runs, run_finding_refs, finding_shapes, rollups`); err != nil {
 		b.Fatal(err)
 	}
 	// Written out, so that the first measurements do not share the disk with the checkpoint

@@ -75,8 +75,9 @@ type runReportView struct {
 	Run    runView        `json:"run"`
 	Server string         `json:"server"`
 	Report *report.Report `json:"report"`
-	// Transcript says whether the report holds the transcript (it ages out before the run,
-	// and very large ones are not kept).
+	// Transcript says whether the report holds the transcript. By default only failing runs
+	// and the first run after a change of outcome keep one; it ages out before the run, and
+	// very large ones are not kept.
 	Transcript bool `json:"transcript"`
 }
 
