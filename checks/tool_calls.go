@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpwatch/mcpwatch/jsondoc"
+
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
@@ -527,8 +529,11 @@ func pointerValue(doc json.RawMessage, pointer string) (json.RawMessage, bool) {
 		return doc, true
 	}
 	cur := doc
-	for _, token := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
-		token = strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
+	tokens, ok := jsondoc.PointerTokens(pointer)
+	if !ok {
+		return nil, false
+	}
+	for _, token := range tokens {
 		switch jsonType(cur) {
 		case "object":
 			var m map[string]json.RawMessage

@@ -3,7 +3,6 @@ package monitor
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -165,15 +164,9 @@ servers:
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range res.Frames {
-			var m struct {
-				Method string `json:"method"`
-				Params struct {
-					Name string `json:"name"`
-				} `json:"params"`
-			}
-			if f.Dir == probe.Out && f.Kind == probe.KindMessage && json.Unmarshal(f.Raw, &m) == nil && m.Method == "tools/call" && listed[m.Params.Name] {
-				t.Errorf("%s: frame %d calls the listed tool %q without calls for it", name, f.Seq, m.Params.Name)
+		for _, c := range res.SentToolCalls() {
+			if listed[c.Tool] {
+				t.Errorf("%s: frame %d calls the listed tool %q without calls for it", name, c.Frame.Seq, c.Tool)
 			}
 		}
 	}

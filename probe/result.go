@@ -119,6 +119,33 @@ func (r *Result) StepsNamed(name string) []Step {
 	return out
 }
 
+// SentToolCall is a tools/call the probe sent: the frame that carried it and the tool named.
+type SentToolCall struct {
+	Frame Frame
+	Tool  string
+}
+
+// SentToolCalls are the tools/call requests of the transcript, on every connection, in the
+// order they were sent: what a run really asked a server to execute, whatever its steps say.
+func (r *Result) SentToolCalls() []SentToolCall {
+	var out []SentToolCall
+	for _, f := range r.Frames {
+		if f.Dir != Out || f.Kind != KindMessage {
+			continue
+		}
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(f.Raw, &m) == nil && m.Method == "tools/call" {
+			out = append(out, SentToolCall{Frame: f, Tool: m.Params.Name})
+		}
+	}
+	return out
+}
+
 // FirstStep returns the first step with the given name.
 func (r *Result) FirstStep(name string) (Step, bool) {
 	for _, s := range r.Steps {

@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/paramheader"
@@ -264,7 +264,7 @@ func invalidArguments(args, schema json.RawMessage) (bad json.RawMessage, how st
 		return bad, "the required property " + path + " left out", true
 	}
 	props, _ := sc["properties"].(map[string]any)
-	for _, n := range sortedNames(props) {
+	for _, n := range slices.Sorted(maps.Keys(props)) {
 		sub, _ := props[n].(map[string]any)
 		typ, isString := sub["type"].(string)
 		if !isString {
@@ -292,7 +292,7 @@ func breakNested(args map[string]any, schema map[string]any, at string, depth in
 		return "", false
 	}
 	props, _ := schema["properties"].(map[string]any)
-	for _, n := range sortedNames(props) {
+	for _, n := range slices.Sorted(maps.Keys(props)) {
 		sub, _ := props[n].(map[string]any)
 		if sub == nil {
 			continue
@@ -305,11 +305,11 @@ func breakNested(args map[string]any, schema map[string]any, at string, depth in
 		} else if _, present := args[n]; present {
 			continue // not an object: nothing nested to leave out
 		}
-		path := at + "/" + escapePointer(n)
+		path := at + "/" + jsondoc.PointerToken(n)
 		if req := requiredOf(sub); len(req) > 0 {
 			delete(child, req[0])
 			args[n] = child
-			return path + "/" + escapePointer(req[0]), true
+			return path + "/" + jsondoc.PointerToken(req[0]), true
 		}
 		if p, ok := breakNested(child, sub, path, depth+1); ok {
 			args[n] = child
@@ -329,20 +329,6 @@ func requiredOf(schema map[string]any) []string {
 		}
 	}
 	return out
-}
-
-func sortedNames(m map[string]any) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// escapePointer escapes a property name as a JSON Pointer token (RFC 6901).
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // callsNeverReached records the calls of a probe that ended before its calls (a failed

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpwatch/mcpwatch/jsondoc"
+
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
@@ -45,7 +47,7 @@ func ecmaOnlyPattern(doc any, l *jsonschema.ValidationError) (string, bool) {
 	loc := plainPointer(l.InstanceLocation)
 	pattern, ok := valueAt(doc, loc).(string)
 	if !ok {
-		pattern = unescapeToken(loc[strings.LastIndexByte(loc, '/')+1:])
+		pattern = lastPointerToken(loc)
 	}
 	_, err := syntax.Parse(pattern, syntax.Perl)
 	var se *syntax.Error
@@ -76,8 +78,8 @@ func valueAt(doc any, pointer string) any {
 		return doc
 	}
 	cur := doc
-	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
-		tok = unescapeToken(tok)
+	tokens, _ := jsondoc.PointerTokens("/" + strings.TrimPrefix(pointer, "/"))
+	for _, tok := range tokens {
 		switch c := cur.(type) {
 		case map[string]any:
 			cur = c[tok]
@@ -94,6 +96,11 @@ func valueAt(doc any, pointer string) any {
 	return cur
 }
 
-func unescapeToken(t string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+// lastPointerToken is the last reference token of a JSON Pointer, unescaped.
+func lastPointerToken(pointer string) string {
+	tokens, ok := jsondoc.PointerTokens(pointer[max(strings.LastIndexByte(pointer, '/'), 0):])
+	if !ok || len(tokens) == 0 {
+		return pointer
+	}
+	return tokens[len(tokens)-1]
 }

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 
 	"go.yaml.in/yaml/v3"
 
@@ -195,8 +198,8 @@ func replaceRefs(v any, path string, with func(path, name string) any) any {
 		if name, ok := isRef(x); ok {
 			return with(path, name)
 		}
-		for _, k := range sortedKeys(x) {
-			x[k] = replaceRefs(x[k], path+"/"+pointerToken(k), with)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			x[k] = replaceRefs(x[k], path+"/"+jsondoc.PointerToken(k), with)
 		}
 	case []any:
 		for i := range x {
@@ -209,20 +212,6 @@ func replaceRefs(v any, path string, with func(path, name string) any) any {
 // walkRefs calls fn for every reference in v.
 func walkRefs(v any, path string, fn func(path, name string)) {
 	replaceRefs(v, path, func(p, name string) any { fn(p, name); return nil })
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// pointerToken escapes a key for a JSON Pointer (RFC 6901: ~ as ~0, / as ~1).
-func pointerToken(k string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
 // decodeJSON reads JSON keeping numbers as written (a large integer stays exact).

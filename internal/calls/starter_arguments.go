@@ -144,8 +144,8 @@ func localRef(root jsondoc.Value, ref string) (jsondoc.Value, bool) {
 		return jsondoc.Value{}, false
 	}
 	v := root
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	tokens, _ := jsondoc.PointerTokens(frag)
+	for _, tok := range tokens {
 		switch v.Kind() {
 		case jsondoc.Object:
 			v = v.Get(tok)

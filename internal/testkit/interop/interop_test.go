@@ -354,18 +354,9 @@ func noListedToolCalled(t *testing.T, res *probe.Result) {
 	if len(listed) == 0 {
 		return // nothing listed, nothing to call
 	}
-	for _, f := range res.Frames {
-		var m struct {
-			Method string `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
-		}
-		if f.Dir != probe.Out || f.Kind != probe.KindMessage || json.Unmarshal(f.Raw, &m) != nil || m.Method != "tools/call" {
-			continue
-		}
-		if listed[m.Params.Name] || !strings.HasPrefix(m.Params.Name, probe.UnknownToolPrefix) {
-			t.Errorf("frame %d (connection %d): tools/call of %q without a calls file", f.Seq, f.Conn, m.Params.Name)
+	for _, c := range res.SentToolCalls() {
+		if listed[c.Tool] || !strings.HasPrefix(c.Tool, probe.UnknownToolPrefix) {
+			t.Errorf("frame %d (connection %d): tools/call of %q without a calls file", c.Frame.Seq, c.Frame.Conn, c.Tool)
 		}
 	}
 	if len(res.Calls) != 0 {
