@@ -275,6 +275,10 @@ func (e *recordingEncoder) http(h *HTTPInfo) error {
 		e.int(int64(t.Total))
 		e.raw(`,"reused":`)
 		e.bool(t.Reused)
+		if t.OpenedBy != 0 {
+			e.raw(`,"openedBy":`)
+			e.int(int64(t.OpenedBy))
+		}
 		e.b = append(e.b, '}')
 	}
 	if t := h.TLS; t != nil {
