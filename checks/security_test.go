@@ -211,3 +211,35 @@ func TestErrorLeak(t *testing.T) {
 		}
 	}
 }
+
+// TestHintedPatternsFindsWhatASearchPerHintFinds holds the one-pass hint finder of
+// security.error-leak to what searching the text for every hint of every pattern finds, on
+// texts with each hint alone, at the start, the end, overlapping another, and cut short.
+func TestHintedPatternsFindsWhatASearchPerHintFinds(t *testing.T) {
+	t.Parallel()
+	if len(leakPatterns) > 64 {
+		t.Fatalf("%d leak patterns do not fit the 64-bit set hintedPatterns returns", len(leakPatterns))
+	}
+	perHint := func(text string) uint64 {
+		var set uint64
+		for i, p := range leakPatterns {
+			for _, h := range p.hints {
+				if strings.Contains(text, h) {
+					set |= 1 << i
+				}
+			}
+		}
+		return set
+	}
+	texts := []string{"", "Method not found", "unknown tool: mcpwatch-no-such-tool-0123abcd", "invalid cursor"}
+	for _, p := range leakPatterns {
+		for _, h := range p.hints {
+			texts = append(texts, h, "x"+h, h+"y", "error: "+h+" and more", h[:len(h)-1], h+h, "SELECT"+h+"sk-")
+		}
+	}
+	for _, text := range texts {
+		if got, want := hintedPatterns(text), perHint(text); got != want {
+			t.Errorf("%q: patterns %b, a search per hint finds %b", text, got, want)
+		}
+	}
+}

@@ -63,14 +63,16 @@ func (p SpecPlace) URL(revision string) string {
 	if p.Revision != "" {
 		revision = p.Revision
 	}
-	u := specBase + revision
-	if p.Page != "" {
-		u += "/" + p.Page
+	// One concatenation each: every finding of a probe asks for its link.
+	switch {
+	case p.Page != "" && p.Anchor != "":
+		return specBase + revision + "/" + p.Page + "#" + p.Anchor
+	case p.Page != "":
+		return specBase + revision + "/" + p.Page
+	case p.Anchor != "":
+		return specBase + revision + "#" + p.Anchor
 	}
-	if p.Anchor != "" {
-		u += "#" + p.Anchor
-	}
-	return u
+	return specBase + revision
 }
 
 // specStep says where a rule is stated from one revision on, until the next step's revision.

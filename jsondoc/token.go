@@ -107,9 +107,7 @@ func scanString[T text](s T, i int) (end int, holds stringToken) {
 	i++
 	for i < len(s) {
 		// Most bytes of most strings need no thought: skip them in a tight loop.
-		for i < len(s) && plainByte(s[i]) {
-			i++
-		}
+		i = PlainRun(s, i, false)
 		if i >= len(s) {
 			break
 		}

@@ -115,7 +115,7 @@ func dialHTTP(ctx context.Context, t Target, conn int, w Wire, o Options) (Trans
 		tr.client = withProbePolicy(o.HTTPClient)
 	} else {
 		hasCredentials := len(t.Header) > 0 || u.User != nil
-		tr.client = newProbeClient(o, u, hasCredentials, tr.certs)
+		tr.client = newProbeClient(o, u, conn, hasCredentials, tr.certs)
 		tr.ownClient = true
 	}
 	// The dial context bounds the connection's life; Close's DELETE runs on Close's context.

@@ -53,7 +53,7 @@ func newScriptedServer(t *testing.T, serve func(c net.Conn)) *scriptedServer {
 
 func newHTTP1Transport(maxHeader int64) *http1Transport {
 	d := &net.Dialer{Timeout: 5 * time.Second}
-	return &http1Transport{dial: d.DialContext, maxHeaderBytes: maxHeader, other: &http.Transport{}}
+	return &http1Transport{dial: d.DialContext, maxHeaderBytes: maxHeader, other: &http.Transport{}, idle: &http1Idle{}}
 }
 
 // post sends a POST and returns the response with its whole body.

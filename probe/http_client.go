@@ -30,7 +30,7 @@ const (
 // server with an expired or self-signed certificate can still be probed and the fault
 // reported. The exception: a target the user gave credentials for is refused on a bad
 // certificate, since sending a token to an unauthenticated peer would leak it.
-func newProbeClient(o Options, u *url.URL, hasCredentials bool, certs *certChecker) *http.Client {
+func newProbeClient(o Options, u *url.URL, conn int, hasCredentials bool, certs *certChecker) *http.Client {
 	host := u.Hostname()
 	if o.DialContext == nil {
 		dialer := &net.Dialer{Timeout: httpDialTimeout, KeepAlive: 30 * time.Second}
@@ -72,7 +72,11 @@ func newProbeClient(o Options, u *url.URL, hasCredentials bool, certs *certCheck
 	}
 	client := &http.Client{Transport: tr, CheckRedirect: redirectPolicy()}
 	if u.Scheme == "http" {
-		client.Transport = &http1Transport{dial: o.DialContext, maxHeaderBytes: httpMaxHeaderBytes, other: tr}
+		h1 := &http1Transport{dial: o.DialContext, maxHeaderBytes: httpMaxHeaderBytes, other: tr, idle: &http1Idle{}, owner: conn}
+		if o.sockets != nil {
+			h1.idle, h1.shared = &o.sockets.idle, true
+		}
+		client.Transport = h1
 	}
 	return client
 }

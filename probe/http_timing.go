@@ -25,6 +25,7 @@ type exchangeTrace struct {
 	tlsStart, tlsEnd   time.Duration
 	wrote, firstByte   time.Duration
 	reused             bool
+	openedBy           int // see HTTPTiming.OpenedBy
 }
 
 func newExchangeTrace(clock func() time.Duration, onWrote func(time.Duration)) *exchangeTrace {
@@ -59,6 +60,9 @@ func (x *exchangeTrace) hooks(phases tracedPhases) *httptrace.ClientTrace {
 		GotConn: func(info httptrace.GotConnInfo) {
 			x.mu.Lock()
 			x.reused = info.Reused
+			if b, ok := info.Conn.(borrowedConn); ok {
+				x.openedBy = b.opener
+			}
 			x.mu.Unlock()
 		},
 		ConnectStart: func(string, string) {
@@ -131,5 +135,6 @@ func (x *exchangeTrace) timing(end time.Duration) *HTTPTiming {
 		FirstByte: span(x.wrote, x.firstByte),
 		Total:     span(x.start, end),
 		Reused:    x.reused,
+		OpenedBy:  x.openedBy,
 	}
 }

@@ -82,6 +82,9 @@ type Options struct {
 	// caller is the context run was given, before the probe's own timeout: its
 	// cancellation is an interrupt (see Result.Interrupted).
 	caller context.Context
+	// sockets, when set, are the plain-http keep-alive connections the probe's rule
+	// connections share (see http1Shared); nil: each connection keeps its own.
+	sockets *http1Shared
 }
 
 // wasInterrupted reports whether the caller has cancelled the probe (a deadline of the

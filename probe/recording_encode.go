@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 )
 
 // AppendRecording appends the recording of r to dst, exactly the bytes WriteRecording writes.
@@ -275,6 +277,10 @@ func (e *recordingEncoder) http(h *HTTPInfo) error {
 		e.int(int64(t.Total))
 		e.raw(`,"reused":`)
 		e.bool(t.Reused)
+		if t.OpenedBy != 0 {
+			e.raw(`,"openedBy":`)
+			e.int(int64(t.OpenedBy))
+		}
 		e.b = append(e.b, '}')
 	}
 	if t := h.TLS; t != nil {
@@ -414,7 +420,8 @@ func (e *recordingEncoder) process(p *ProcessInfo) {
 // the whitespace between tokens, and with <, >, & and U+2028/U+2029 escaped. A text that
 // needs none of that (most do not) is copied as it is.
 func (e *recordingEncoder) rawJSON(raw []byte) error {
-	if !json.Valid(raw) {
+	// jsondoc.Valid accepts exactly what json.Valid accepts, in a fraction of the time.
+	if !jsondoc.Valid(raw) {
 		// The message encoding/json gives, so that a caller sees the same error.
 		_, err := json.Marshal(json.RawMessage(raw))
 		return fmt.Errorf("writing recording: %w", err)
@@ -448,7 +455,11 @@ func needsCompacting(raw []byte) bool {
 			}
 			continue
 		}
-		switch c {
+		// Only the bytes PlainRun stops at can matter inside a string.
+		if i = jsondoc.PlainRun(raw, i, true); i >= len(raw) {
+			return false
+		}
+		switch c := raw[i]; c {
 		case '\\':
 			i++ // the escaped character, which cannot end the string
 		case '"':
@@ -473,12 +484,12 @@ func appendJSONText[T ~string | ~[]byte](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Runs that need no escaping are skipped a word at a time.
+		if i = jsondoc.PlainRun(s, i, true); i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '\\', '"':

@@ -138,6 +138,7 @@ func TestAppendRecordingMatchesReflection(t *testing.T) {
 	other.Frames[0].HTTP.Header["Empty"] = nil
 	other.Frames[0].HTTP.Header["None"] = []string{}
 	other.Frames[1].HTTP.TLS.DNSNames = nil
+	other.Frames[1].HTTP.Timing.OpenedBy = 0
 	other.Frames[1].SSE = &SSEInfo{Retry: "5"}
 	other.Steps[0].Result, other.Steps[1].ErrorCodeRaw = nil, json.RawMessage(`-32601`)
 	other.Steps[1].ErrorCode = nil

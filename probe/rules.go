@@ -232,6 +232,7 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 			if p.when != nil && !p.when(handshake.wait(ctx)) {
 				return
 			}
+			legacy := false
 			if t.Kind() == protocol.TransportHTTP {
 				// Like the negotiation connection: a URL the main connection found to be
 				// legacy HTTP+SSE is dialled as such, and the Streamable HTTP rules do
@@ -242,7 +243,7 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 					if p.transports != nil && !p.sse {
 						return
 					}
-					c.dial = dialSSE
+					c.dial, legacy = dialSSE, true
 				}
 				// A server that gave the main connection's handshake no HTTP answer at all
 				// (it hangs, or drops connections) would only make every rule connection
@@ -251,6 +252,12 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 				if hs, settled := handshake.settled(); settled && !answeredOverHTTP(hs) {
 					return
 				}
+			}
+			if legacy {
+				// The legacy stream holds its socket for the connection's life.
+				c.o.sockets = nil
+			} else {
+				defer c.o.sockets.lane(ctx)()
 			}
 			if err := c.open(ctx); err != nil {
 				return

@@ -60,19 +60,24 @@ func run(ctx context.Context, t Target, o Options, dial dialFunc) (*Result, erro
 	defer cancel()
 
 	main := newSession(ConnMain, t, o, transcript, dial)
-	neg := newRuleConn(ConnNegotiation, t, o, transcript, dial)
+	// The other connections share keep-alive sockets (see http1Shared); the main one keeps
+	// its own.
+	shared := o
+	shared.sockets = newHTTP1Shared(t, o)
+	defer shared.sockets.close()
+	neg := newRuleConn(ConnNegotiation, t, shared, transcript, dial)
 	// The negotiation connection's probes depend on the era the main connection detects,
 	// and the rule probes on how its handshake went.
 	era, handshake := newEraShare(), newHandoff[Step]()
 	main.era, neg.era = era, era
 	main.mainHandshake, neg.mainHandshake = handshake, handshake
-	sessionEra := newSessionEraProbe(t, ruleOptions(o), transcript, dial)
+	sessionEra := newSessionEraProbe(t, ruleOptions(shared), transcript, dial)
 	main.sessionEra, neg.sessionEra = sessionEra, sessionEra
 	// The robustness probes ride the negotiation connection when it is initialized (on stdio
 	// that spares a server process); robust says whether they are taken care of: they rode
 	// it, or there is no point in a connection of their own.
 	robust := make(chan bool, 1)
-	rules := startRules(ctx, t, o, transcript, dial, era, handshake, sessionEra, robust)
+	rules := startRules(ctx, t, shared, transcript, dial, era, handshake, sessionEra, robust)
 
 	// The negotiation connection runs beside the main session so that a slow-starting stdio
 	// server costs its start-up time once, not twice.

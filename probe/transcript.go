@@ -88,6 +88,10 @@ type HTTPTiming struct {
 	FirstByte time.Duration `json:"firstByte"` // from the request written to the first response byte
 	Total     time.Duration `json:"total"`     // from the start to the whole body read (SSE: the head)
 	Reused    bool          `json:"reused"`
+	// OpenedBy is the connection (Frame.Conn) that dialled the socket the exchange went
+	// over, when that was another connection of the probe (they share keep-alive sockets,
+	// see http1Shared); 0 when it was the frame's own.
+	OpenedBy int `json:"openedBy,omitempty"`
 }
 
 // TLSInfo is what the probe saw of a server certificate.

@@ -353,7 +353,7 @@ func (b builder) http(h *probe.HTTPInfo) *HTTP {
 		out.Timing = &HTTPTiming{
 			DNSMs: millis(t.DNS), ConnectMs: millis(t.Connect), TLSMs: millis(t.TLS),
 			WroteMs: millis(t.Wrote), FirstByteMs: millis(t.FirstByte), TotalMs: millis(t.Total),
-			Reused: t.Reused,
+			Reused: t.Reused, OpenedBy: t.OpenedBy,
 		}
 	}
 	return out

@@ -201,6 +201,9 @@ type HTTPTiming struct {
 	FirstByteMs float64 `json:"firstByteMs"`
 	TotalMs     float64 `json:"totalMs"`
 	Reused      bool    `json:"reused"`
+	// OpenedBy is the connection that dialled the socket, when another one than the
+	// frame's own did (the probe's short connections share keep-alive sockets).
+	OpenedBy int `json:"openedBy,omitempty"`
 }
 
 // Failed reports whether the verdict is a failure.
