@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -191,6 +192,7 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 	}
 	checkStatus(t, "direct", st, f.runs, now, true)
 	t.Run("detail per region, direct", func(t *testing.T) { checkDetail(t, f, true) })
+	t.Run("rollups by day, direct", func(t *testing.T) { checkDayRollups(t, f) })
 
 	// Sums of two hours ago, brought forward with the live hours and the hours that left.
 	if _, err := s.RefreshStatusWindows(ctx, now.Add(-2*time.Hour)); err != nil {
@@ -202,6 +204,7 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 	}
 	checkStatus(t, "lagging sums", st, f.runs, now, false)
 	t.Run("detail per region, lagging sums", func(t *testing.T) { checkDetail(t, f, false) })
+	t.Run("rollups by day, lagging sums", func(t *testing.T) { checkDayRollups(t, f) })
 
 	// Current sums: everything exact, the 24h extremes included.
 	if done, err := s.RefreshStatusWindows(ctx, now); err != nil || !done {
@@ -219,6 +222,29 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 	}
 	checkStatus(t, "current sums", all[0], f.runs, now, true)
 	t.Run("detail per region, current sums", func(t *testing.T) { checkDetail(t, f, true) })
+	t.Run("rollups by day, current sums", func(t *testing.T) { checkDayRollups(t, f) })
+	t.Run("figures sent as stored, or encoded and rollups by day summed when a refresh left none", func(t *testing.T) {
+		var rows, differ int
+		if err := s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE figures_sent IS DISTINCT FROM array_send(figures))
+			FROM status_windows`).Scan(&rows, &differ); err != nil {
+			t.Fatal(err)
+		}
+		if rows == 0 || differ != 0 {
+			t.Fatalf("%d rows of status_windows, %d whose figures_sent is not array_send(figures)", rows, differ)
+		}
+		// As a refresh by a release before migration 0010 leaves the rows.
+		if _, err := s.pool.Exec(ctx, `UPDATE status_windows SET figures_sent = NULL, day_latency = NULL`); err != nil {
+			t.Fatal(err)
+		}
+		again, err := s.ServerStatuses(ctx, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again, all) {
+			t.Error("statuses read without figures_sent differ from those read with it")
+		}
+		checkDayRollups(t, f)
+	})
 
 	a, b, c := all[0], all[1], all[2]
 	if a.State != StateDegraded || len(a.Regions) != 2 || a.Regions[0].State != OutcomeUp || a.Regions[1].State != OutcomeDown {
@@ -236,6 +262,52 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 	for _, w := range c.Windows {
 		if w.Runs != 0 {
 			t.Errorf("c: window %s has %d runs", w.Name, w.Runs)
+		}
+	}
+}
+
+// checkDayRollups compares DayRollups with the hourly rollups, both summed per region and day,
+// over the 90-day chart's span and over a shorter one that begins inside the status sums.
+func checkDayRollups(t *testing.T, f *statusFixture) {
+	end := f.now.Truncate(time.Hour).Add(time.Hour)
+	for _, from := range []time.Time{end.Add(-90 * day).Truncate(day), end.Add(-3 * day).Truncate(day)} {
+		hourly, err := f.s.HourlyRollups(t.Context(), []int64{f.a.ID}, from, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byDay, err := f.s.DayRollups(t.Context(), f.a.ID, from, end, f.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type key struct {
+			region string
+			day    time.Time
+		}
+		want, got := map[key]*Stats{}, map[key]*Stats{}
+		add := func(m map[key]*Stats, h HourStats) {
+			if h.Hour.Before(from) || !h.Hour.Before(end) {
+				t.Errorf("piece %s %s outside [%s, %s)", h.Region, h.Hour, from, end)
+			}
+			k := key{h.Region, h.Hour.Truncate(day)}
+			if m[k] == nil {
+				m[k] = &Stats{}
+			}
+			m[k].Merge(h.Stats)
+		}
+		for _, h := range hourly {
+			add(want, h.HourStats)
+		}
+		for _, h := range byDay {
+			add(got, h)
+		}
+		// Both regions ran every day of the span.
+		if days := int(end.Sub(from).Hours()+23) / 24; len(want) != 2*days || len(got) != len(want) {
+			t.Fatalf("from %s: %d days by DayRollups, %d from the hourly rollups, want %d", from, len(got), len(want), 2*days)
+		}
+		for k, w := range want {
+			if g := got[k]; g == nil || !reflect.DeepEqual(*g, *w) {
+				t.Errorf("from %s: %s on %s: by day %+v, hourly %+v", from, k.region, k.day, g, *w)
+			}
 		}
 	}
 }
