@@ -13,3 +13,9 @@ ALTER TABLE status_windows ADD COLUMN figures_sent bytea;
 -- minimum and maximum (-1: none), then the latency histogram. NULL in rows written by the
 -- refresh of an older release; readers then sum the hourly rollups.
 ALTER TABLE status_windows ADD COLUMN day_latency bigint[];
+
+-- Each hour's latency figures of the 24h window the row sums, for the sparklines of the status
+-- page (50 servers of 24 hours read 1,200 hourly rollups, one a page apart): one row per hour,
+-- in hour order, laid out as day_latency with the hour (numbered from 1970-01-01 00:00 UTC)
+-- first. Empty when the region ran nothing in those hours; NULL as day_latency is.
+ALTER TABLE status_windows ADD COLUMN hour_latency bigint[];

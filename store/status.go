@@ -221,7 +221,11 @@ func (s *Store) statuses(ctx context.Context, list func(context.Context) ([]Serv
 		for _, runs := range latest {
 			newest = append(newest, newestOf(runs))
 		}
-		conf, runErr = s.conformanceOf(ctx, newest)
+		if only == 0 {
+			conf, runErr = s.conformanceOfLatest(ctx, newest)
+		} else {
+			conf, runErr = s.conformanceOf(ctx, newest)
+		}
 	})
 	wg.Wait()
 	if err := cmp.Or(serversErr, windowsErr, runErr); err != nil {
@@ -326,6 +330,56 @@ func forEachRun(rows pgx.Rows, fn func(RunRecord)) error {
 		fn(r)
 	}
 	return rows.Err()
+}
+
+// conformanceMemo holds the conformance of the newest runs of the latest reading of every
+// server's status, by run id (nil: the run has no findings). A run's findings never change
+// once written (a run id is stored once), so a reading needs to count only those of the runs
+// that arrived since the one before: with a run a minute per server and a reading every few
+// seconds, a small part of them. Counting every server's afresh took a third of a reading
+// of 10,000 servers.
+type conformanceMemo struct {
+	mu    sync.Mutex
+	byRun map[RunID]*Conformance
+}
+
+// conformanceOfLatest is conformanceOf for a reading of every server: it counts the findings
+// of the runs the previous such reading did not have, then remembers those of this one only
+// (so the memo holds one entry per server and region at most).
+func (s *Store) conformanceOfLatest(ctx context.Context, runs []RunRecord) (map[RunID]Conformance, error) {
+	m := &s.conformance
+	out := make(map[RunID]Conformance, len(runs))
+	known := make(map[RunID]*Conformance, len(runs))
+	var missing []RunRecord
+	m.mu.Lock()
+	for _, r := range runs {
+		c, ok := m.byRun[r.ID]
+		if !ok {
+			missing = append(missing, r)
+			continue
+		}
+		known[r.ID] = c
+		if c != nil {
+			out[r.ID] = *c
+		}
+	}
+	m.mu.Unlock()
+	read, err := s.conformanceOf(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range missing {
+		if c, ok := read[r.ID]; ok {
+			out[r.ID] = c
+			known[r.ID] = &c
+		} else {
+			known[r.ID] = nil
+		}
+	}
+	m.mu.Lock()
+	m.byRun = known
+	m.mu.Unlock()
+	return out, nil
 }
 
 // conformanceOf reads the findings of runs and counts them per run.

@@ -295,12 +295,17 @@ func (s *Store) RefreshStatusWindows(ctx context.Context, now time.Time) (bool, 
 			return fmt.Errorf("clear: %w", err)
 		}
 		// The figures are stored encoded as well (figures_sent), so that requests send bytes
-		// rather than have Postgres encode hundreds of numbers per row each time.
-		// So is each day's latency, for the server page's charts by day (see DayRollups).
+		// rather than have Postgres encode hundreds of numbers per row each time. So is each
+		// day's latency, for the server page's charts by day (see DayRollups), and each hour's
+		// of the 24h window, for the status page's sparklines (see RecentHours).
 		if _, err := tx.Exec(ctx, `INSERT INTO status_windows (server_id, region, runs, up, degraded, down,
-				latency_sum_us, latency_min_us, latency_max_us, latency_hist, days, day_runs, day_ok, day_latency, figures_sent)
-			SELECT t.*, `+windowFiguresSent+` FROM (`+windowSumsSQL(false, true)+`) AS t `+
-			strings.TrimSuffix(windowColumns, ")")+`, day_latency)`,
+				latency_sum_us, latency_min_us, latency_max_us, latency_hist, days, day_runs, day_ok, day_latency,
+				hour_latency, figures_sent)
+			SELECT t.*, coalesce(hl.hour_latency, '{}'), `+windowFiguresSent+`
+			FROM (`+windowSumsSQL(false, true)+`) AS t `+strings.TrimSuffix(windowColumns, ")")+`, day_latency)
+			LEFT JOIN (SELECT server_id, region, array_agg(ARRAY[(extract(epoch FROM hour) / 3600)::bigint, runs, up, degraded, down,
+					latency_sum_us, coalesce(latency_min_us, -1), coalesce(latency_max_us, -1)]::bigint[] || latency_hist ORDER BY hour) AS hour_latency
+				FROM rollups WHERE hour >= $2 AND hour < $6 GROUP BY server_id, region) AS hl USING (server_id, region)`,
 			windowSumsArgs(a, a.Add(-time.Hour), 0)...); err != nil {
 			return fmt.Errorf("sum: %w", err)
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -193,6 +194,7 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 	checkStatus(t, "direct", st, f.runs, now, true)
 	t.Run("detail per region, direct", func(t *testing.T) { checkDetail(t, f, true) })
 	t.Run("rollups by day, direct", func(t *testing.T) { checkDayRollups(t, f) })
+	t.Run("recent hours, direct", func(t *testing.T) { checkRecentHours(t, f) })
 
 	// Sums of two hours ago, brought forward with the live hours and the hours that left.
 	if _, err := s.RefreshStatusWindows(ctx, now.Add(-2*time.Hour)); err != nil {
@@ -205,6 +207,7 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 	checkStatus(t, "lagging sums", st, f.runs, now, false)
 	t.Run("detail per region, lagging sums", func(t *testing.T) { checkDetail(t, f, false) })
 	t.Run("rollups by day, lagging sums", func(t *testing.T) { checkDayRollups(t, f) })
+	t.Run("recent hours, lagging sums", func(t *testing.T) { checkRecentHours(t, f) })
 
 	// Current sums: everything exact, the 24h extremes included.
 	if done, err := s.RefreshStatusWindows(ctx, now); err != nil || !done {
@@ -223,6 +226,7 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 	checkStatus(t, "current sums", all[0], f.runs, now, true)
 	t.Run("detail per region, current sums", func(t *testing.T) { checkDetail(t, f, true) })
 	t.Run("rollups by day, current sums", func(t *testing.T) { checkDayRollups(t, f) })
+	t.Run("recent hours, current sums", func(t *testing.T) { checkRecentHours(t, f) })
 	t.Run("figures sent as stored, or encoded and rollups by day summed when a refresh left none", func(t *testing.T) {
 		var rows, differ int
 		if err := s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE figures_sent IS DISTINCT FROM array_send(figures))
@@ -244,6 +248,7 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 			t.Error("statuses read without figures_sent differ from those read with it")
 		}
 		checkDayRollups(t, f)
+		checkRecentHours(t, f)
 	})
 
 	a, b, c := all[0], all[1], all[2]
@@ -310,6 +315,35 @@ func checkDayRollups(t *testing.T, f *statusFixture) {
 			}
 		}
 	}
+}
+
+// checkRecentHours compares RecentHours with HourlyRollups over the sparkline's day and over
+// a span that begins before the status sums' 24 hours.
+func checkRecentHours(t *testing.T, f *statusFixture) {
+	end := f.now.Truncate(time.Hour).Add(time.Hour)
+	ids := []int64{f.a.ID, f.b.ID, f.c.ID}
+	for _, from := range []time.Time{end.Add(-24 * time.Hour), end.Add(-30 * time.Hour)} {
+		want, err := f.s.HourlyRollups(t.Context(), ids, from, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.s.RecentHours(t.Context(), ids, from, end, f.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) < 40 || !reflect.DeepEqual(got, want) {
+			t.Errorf("from %s: RecentHours gave %d hours, HourlyRollups %d; first differing: %s", from, len(got), len(want), firstDiff(got, want))
+		}
+	}
+}
+
+func firstDiff(got, want []ServerHour) string {
+	for i := range min(len(got), len(want)) {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			return fmt.Sprintf("#%d %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	return "none in the common part"
 }
 
 // checkDetail compares a server's detail (per region, from the same sums as its status) with
@@ -421,5 +455,64 @@ func TestConformanceScore(t *testing.T) {
 		if got := tt.c.Score(); got != tt.want {
 			t.Errorf("%s: score %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// A run's findings never change once written, so a reading of every server counts those of
+// the runs that arrived since the reading before, and remembers the others: a run read
+// before keeps its counts even when its findings are gone (as if a later write could change
+// them, which none can), while a new run's are counted.
+func TestServerStatusesCountTheFindingsOfEachRunOnce(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	v := mustUpsert(t, ctx, s, httpServer("once"))
+	now := time.Now().UTC()
+	first := sampleRun(v.ID, "eu", now.Add(-2*time.Minute), OutcomeDegraded, 20*time.Millisecond)
+	if _, err := s.WriteRuns(ctx, []RunRecord{first}); err != nil {
+		t.Fatal(err)
+	}
+	read := func() *Conformance {
+		t.Helper()
+		all, err := s.ServerStatuses(ctx, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) != 1 || all[0].Latest == nil {
+			t.Fatalf("statuses %+v, want the one server with a run", all)
+		}
+		c := all[0].Conformance
+		if c != nil && c.RunID != all[0].Latest.ID {
+			t.Fatalf("conformance of run %s, latest run %s", c.RunID, all[0].Latest.ID)
+		}
+		return c
+	}
+	if c := read(); c == nil || c.Fail != 1 || !slices.Equal(c.Failing, []string{"tools.list"}) {
+		t.Fatalf("first reading: conformance %+v, want tools.list failing", c)
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM run_finding_sets WHERE run_id = $1`, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c := read(); c == nil || c.Fail != 1 {
+		t.Fatalf("second reading, same latest run: conformance %+v, want the counts of the first", c)
+	}
+	second := sampleRun(v.ID, "eu", now.Add(-time.Minute), OutcomeUp, 20*time.Millisecond)
+	second.Findings = []FindingRecord{{CheckID: "lifecycle.initialize", Status: "pass"}, {CheckID: "tools.list", Status: "pass"}}
+	if _, err := s.WriteRuns(ctx, []RunRecord{second}); err != nil {
+		t.Fatal(err)
+	}
+	if c := read(); c == nil || c.RunID != second.ID || c.Pass != 2 || c.Fail != 0 || c.Failing != nil {
+		t.Fatalf("after a new run: conformance %+v, want 2 passes of run %s", c, second.ID)
+	}
+	// A run without findings has no conformance, read again as none.
+	third := sampleRun(v.ID, "eu", now.Add(-30*time.Second), OutcomeUp, 20*time.Millisecond)
+	third.Findings = nil
+	if _, err := s.WriteRuns(ctx, []RunRecord{third}); err != nil {
+		t.Fatal(err)
+	}
+	if c := read(); c != nil {
+		t.Fatalf("a run without findings: conformance %+v, want none", c)
+	}
+	if c := read(); c != nil {
+		t.Fatalf("a run without findings, read again: conformance %+v, want none", c)
 	}
 }

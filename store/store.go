@@ -46,6 +46,9 @@ type Store struct {
 	days map[int64]bool
 	// gzips holds *gzip.Writer for transcripts.
 	gzips sync.Pool
+	// conformance remembers the conformance of the runs of the latest reading of every
+	// server's status (see conformanceOfLatest).
+	conformance conformanceMemo
 }
 
 // Open connects to the database at url (a postgres:// URL or keyword/value string; pool

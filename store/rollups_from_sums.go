@@ -1,14 +1,22 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
+
+// The status sums (status_windows) hold the latency of each day of the 90d window and of each
+// hour of the 24h window; the pages' charts read them there rather than from the hourly
+// rollups, whose rows of one server lie a page apart (a rollup is written an hour at a time
+// for every server). Hours the sums do not hold (before their windows, and since they were
+// made) come from the hourly rollups.
 
 // dayLatencyWidth is the width of a day in column day_latency of status_windows: the day,
 // runs, up, degraded, down, latency sum, minimum and maximum (-1: none), then the histogram.
@@ -159,4 +167,82 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// RecentHours returns the hourly rollups of the given servers over [from, to) as HourlyRollups
+// does (one per server, region and hour, ordered so), taking the hours the status sums hold
+// from column hour_latency of status_windows: the status page's sparklines of the last day.
+// When the sums are not recent, or were made by a release without hour_latency, it is
+// HourlyRollups.
+func (s *Store) RecentHours(ctx context.Context, serverIDs []int64, from, to, now time.Time) ([]ServerHour, error) {
+	h := now.UTC().Truncate(time.Hour)
+	var out []ServerHour
+	var sumsFrom, sumsTo time.Time
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		out = out[:0]
+		var asOf *time.Time
+		if err := tx.QueryRow(ctx, `SELECT as_of FROM status_windows_state`).Scan(&asOf); err != nil {
+			return fmt.Errorf("read state: %w", err)
+		}
+		if asOf == nil || asOf.After(h) || h.Sub(*asOf) > maxStatusLag*time.Hour {
+			return errStatusStale
+		}
+		a := asOf.UTC()
+		sumsFrom, sumsTo = StatusWindows()[0].Start(a), a.Add(-time.Hour)
+		rows, err := tx.Query(ctx, `SELECT w.server_id, w.region, w.hour_latency IS NULL,
+				coalesce(array_send(ARRAY(SELECT unnest(w.hour_latency))), '')
+			FROM unnest($1::bigint[]) AS u(id) JOIN status_windows w ON w.server_id = u.id`, serverIDs)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var buf []int64
+		for rows.Next() {
+			var server int64
+			var region string
+			var missing bool
+			var raw []byte
+			if err := rows.Scan(&server, &region, &missing, &raw); err != nil {
+				return err
+			}
+			if missing {
+				return errStatusStale
+			}
+			if buf, err = decodeInt8Array(raw, buf[:0]); err != nil {
+				return fmt.Errorf("hour latency of server %d in %q: %w", server, region, err)
+			}
+			if len(buf)%dayLatencyWidth != 0 {
+				return fmt.Errorf("hour latency of server %d in %q: %d figures", server, region, len(buf))
+			}
+			for d := buf; len(d) > 0; d = d[dayLatencyWidth:] {
+				hour := time.Unix(d[0]*3600, 0).UTC()
+				if hour.Before(from) || !hour.Before(to) {
+					continue
+				}
+				out = append(out, ServerHour{ServerID: server, HourStats: HourStats{Hour: hour, Region: region, Stats: dayStats(d[:dayLatencyWidth])}})
+			}
+		}
+		return rows.Err()
+	})
+	if errors.Is(err, errStatusStale) {
+		return s.HourlyRollups(ctx, serverIDs, from, to)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: recent hours: %w", err)
+	}
+	// The hours outside the sums.
+	for _, r := range [][2]time.Time{{from, minTime(sumsFrom, to)}, {maxTime(sumsTo, from), to}} {
+		if !r[0].Before(r[1]) {
+			continue
+		}
+		hours, err := s.HourlyRollups(ctx, serverIDs, r[0], r[1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hours...)
+	}
+	slices.SortFunc(out, func(a, b ServerHour) int {
+		return cmp.Or(cmp.Compare(a.ServerID, b.ServerID), strings.Compare(a.Region, b.Region), a.Hour.Compare(b.Hour))
+	})
+	return out, nil
 }
