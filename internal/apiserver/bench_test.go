@@ -26,10 +26,13 @@ import (
 // another number of servers (10000: a registry's size); raw runs then cover fewer hours, as
 // many runs as 1,000 servers make in a day but at least benchMinRawHours (the status reads
 // runs of the last hours only: the latest per region, the recent ones, the last failures),
-// so that seeding stays a matter of minutes.
+// and rollups fewer days, at least benchMinRollupDays, so that seeding stays a matter of
+// minutes: 90 days of 10,000 servers are 21.6 million rollups, which took over 20 minutes to
+// load, vacuum and sum on the 2-core machine.
 const (
 	benchDefaultServers = 1000
 	benchRollupDays     = 90
+	benchMinRollupDays  = 30
 	benchRawHours       = 24
 	benchMinRawHours    = 2
 	benchServersEnv     = "MCPWATCH_BENCH_SERVERS"
@@ -37,7 +40,7 @@ const (
 
 // benchScale is the size of the benchmark's database.
 type benchScale struct {
-	servers, rawHours int
+	servers, rawHours, rollupDays int
 }
 
 // benchScaleOf reads the size from the environment.
@@ -50,19 +53,20 @@ func benchScaleOf(b *testing.B) benchScale {
 			b.Fatalf("%s=%q: want a number of servers from 200 to 100000", benchServersEnv, v)
 		}
 	}
-	return benchScale{servers: n, rawHours: max(benchMinRawHours, benchRawHours*benchDefaultServers/n)}
+	return benchScale{servers: n, rawHours: max(benchMinRawHours, benchRawHours*benchDefaultServers/n),
+		rollupDays: min(benchRollupDays, max(benchMinRollupDays, benchRollupDays*benchDefaultServers/n))}
 }
 
 // seedScale fills a schema of its own (dropped when the benchmark ends) with COPY: servers,
 // a region, raw runs every minute for sc.rawHours with the findings of each server's latest
-// runs, and hourly rollups for benchRollupDays (summed from the raw runs where there are
+// runs, and hourly rollups for sc.rollupDays (summed from the raw runs where there are
 // some). It reports how long each part took.
 func seedScale(b *testing.B, sc benchScale) (*store.Store, time.Time) {
 	b.Helper()
 	benchServers, rawHours := sc.servers, time.Duration(sc.rawHours)
 	_, pool := pgtest.Migrated(b)
 	st := store.New(pool)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	now := time.Now().UTC()
 	t0 := time.Now()
@@ -177,8 +181,8 @@ func seedScale(b *testing.B, sc benchScale) (*store.Store, time.Time) {
 		}
 		return pools[kind][rng.IntN(len(pools[kind]))]
 	}
-	firstHour := now.Truncate(time.Hour).Add(-(benchRollupDays*24 - 1) * time.Hour)
-	nHours := benchRollupDays * 24
+	firstHour := now.Truncate(time.Hour).Add(-time.Duration(sc.rollupDays*24-1) * time.Hour)
+	nHours := sc.rollupDays * 24
 	copyRows("rollups", []string{"server_id", "region", "hour", "runs", "up", "degraded", "down", "latency_sum_us",
 		"latency_min_us", "latency_max_us", "latency_hist"}, benchServers*nHours, func(i int) []any {
 		server, h := i%benchServers, i/benchServers
@@ -358,7 +362,7 @@ func BenchmarkAPIAtScale(b *testing.B) {
 		})
 	}
 	// Straight to the output: a benchmark's own log is not shown once it has sub-benchmarks.
-	fmt.Printf("\n%d servers, %d hours of raw runs, %d days of hourly rollups", sc.servers, sc.rawHours, benchRollupDays)
+	fmt.Printf("\n%d servers, %d hours of raw runs, %d days of hourly rollups", sc.servers, sc.rawHours, sc.rollupDays)
 	fmt.Print(benchTable(results))
 }
 
