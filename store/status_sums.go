@@ -152,7 +152,9 @@ func (st *Stats) subtract(o Stats) {
 // the daily counts. With one, $7 is the one server to sum (a condition of its own, so that
 // Postgres reads that server's rows by the primary key rather than every server's). One pass:
 // grouped by day first, then the days are summed, so the daily figures come from the same scan.
-func windowSumsSQL(one bool) string {
+// With dayLatency, a last column holds each day's figures for the latency charts (see
+// dayLatencyWidth).
+func windowSumsSQL(one, dayLatency bool) string {
 	n := len(StatusWindows())
 	var inner, outer strings.Builder
 	for i := range n {
@@ -175,6 +177,17 @@ func windowSumsSQL(one bool) string {
 	}
 	outer.WriteString("min(lo), max(hi), " + array("h", HistogramBuckets, 1) + ",\n")
 	outer.WriteString("array_agg((extract(epoch FROM day) / 86400)::integer ORDER BY day), array_agg(day_runs ORDER BY day)::bigint[], array_agg(day_ok ORDER BY day)::bigint[]")
+	if dayLatency {
+		fmt.Fprintf(&inner, ",\nsum(up) AS day_up, sum(degraded) AS day_degraded, sum(down) AS day_down, sum(latency_sum_us) AS day_sum,\n"+
+			"min(latency_min_us) AS day_lo, max(latency_max_us) AS day_hi")
+		day := []string{"(extract(epoch FROM day) / 86400)::bigint", "day_runs", "day_up", "day_degraded", "day_down", "day_sum",
+			"coalesce(day_lo, -1)", "coalesce(day_hi, -1)"}
+		for b := 1; b <= HistogramBuckets; b++ {
+			fmt.Fprintf(&inner, ",\nsum(latency_hist[%d]) AS dh%d", b, b)
+			day = append(day, fmt.Sprintf("dh%d", b))
+		}
+		outer.WriteString(",\narray_agg(ARRAY[" + strings.Join(day, ", ") + "]::bigint[] ORDER BY day)")
+	}
 	cond := ""
 	if one {
 		cond = "AND server_id = $7"
@@ -211,7 +224,11 @@ func windowSumsArgs(h, upper time.Time, only int64) []any {
 // status_windows holds them, so that a row costs one array to decode rather than ten: the
 // per-window runs, up, degraded, down and latency sums, then the 24h latency minimum and
 // maximum (-1: none), its histogram, and the days, their runs and their ok runs.
-const windowFigures = `server_id, region, array_send(runs || up || degraded || down || latency_sum_us
+const windowFigures = `server_id, region, ` + windowFiguresSent
+
+// windowFiguresSent is the figures of a row of windowColumns as array_send gives them: what
+// column figures_sent of table status_windows holds (migration 0010).
+const windowFiguresSent = `array_send(runs || up || degraded || down || latency_sum_us
 	|| ARRAY[coalesce(latency_min_us, -1), coalesce(latency_max_us, -1)] || latency_hist
 	|| days::bigint[] || day_runs || day_ok)`
 
@@ -277,9 +294,19 @@ func (s *Store) RefreshStatusWindows(ctx context.Context, now time.Time) (bool, 
 		if _, err := tx.Exec(ctx, `DELETE FROM status_windows`); err != nil {
 			return fmt.Errorf("clear: %w", err)
 		}
+		// The figures are stored encoded as well (figures_sent), so that requests send bytes
+		// rather than have Postgres encode hundreds of numbers per row each time. So is each
+		// day's latency, for the server page's charts by day (see DayRollups), and each hour's
+		// of the 24h window, for the status page's sparklines (see RecentHours).
 		if _, err := tx.Exec(ctx, `INSERT INTO status_windows (server_id, region, runs, up, degraded, down,
-				latency_sum_us, latency_min_us, latency_max_us, latency_hist, days, day_runs, day_ok) `+
-			windowSumsSQL(false), windowSumsArgs(a, a.Add(-time.Hour), 0)...); err != nil {
+				latency_sum_us, latency_min_us, latency_max_us, latency_hist, days, day_runs, day_ok, day_latency,
+				hour_latency, figures_sent)
+			SELECT t.*, coalesce(hl.hour_latency, '{}'), `+windowFiguresSent+`
+			FROM (`+windowSumsSQL(false, true)+`) AS t `+strings.TrimSuffix(windowColumns, ")")+`, day_latency)
+			LEFT JOIN (SELECT server_id, region, array_agg(ARRAY[(extract(epoch FROM hour) / 3600)::bigint, runs, up, degraded, down,
+					latency_sum_us, coalesce(latency_min_us, -1), coalesce(latency_max_us, -1)]::bigint[] || latency_hist ORDER BY hour) AS hour_latency
+				FROM rollups WHERE hour >= $2 AND hour < $6 GROUP BY server_id, region) AS hl USING (server_id, region)`,
+			windowSumsArgs(a, a.Add(-time.Hour), 0)...); err != nil {
 			return fmt.Errorf("sum: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE status_windows_state SET as_of = $1`, a); err != nil {
@@ -309,7 +336,8 @@ func (s *Store) windowSums(ctx context.Context, only int64, now time.Time) (*win
 			return errStatusStale
 		}
 		a := asOf.UTC()
-		query := `SELECT server_id, region, array_send(figures) FROM status_windows`
+		// A row written by the refresh of an older release has no figures_sent.
+		query := `SELECT server_id, region, coalesce(figures_sent, array_send(figures)) FROM status_windows`
 		var args []any
 		if only != 0 {
 			query += ` WHERE server_id = $1`
@@ -370,7 +398,7 @@ var errStatusStale = errors.New("status sums are not recent")
 func (s *Store) windowSumsDirect(ctx context.Context, only int64, now time.Time) (*windowSet, error) {
 	h := now.UTC().Truncate(time.Hour)
 	ws := &windowSet{today: dayOf(now), byKey: map[accKey]*windowAcc{}, regions: map[int64][]string{}}
-	rows, err := s.pool.Query(ctx, `SELECT `+windowFigures+` FROM (`+windowSumsSQL(only != 0)+`) AS t `+windowColumns,
+	rows, err := s.pool.Query(ctx, `SELECT `+windowFigures+` FROM (`+windowSumsSQL(only != 0, false)+`) AS t `+windowColumns,
 		windowSumsArgs(h, h.Add(time.Hour), only)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: status windows: %w", err)

@@ -2,8 +2,10 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -191,6 +193,8 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 	}
 	checkStatus(t, "direct", st, f.runs, now, true)
 	t.Run("detail per region, direct", func(t *testing.T) { checkDetail(t, f, true) })
+	t.Run("rollups by day, direct", func(t *testing.T) { checkDayRollups(t, f) })
+	t.Run("recent hours, direct", func(t *testing.T) { checkRecentHours(t, f) })
 
 	// Sums of two hours ago, brought forward with the live hours and the hours that left.
 	if _, err := s.RefreshStatusWindows(ctx, now.Add(-2*time.Hour)); err != nil {
@@ -202,6 +206,8 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 	}
 	checkStatus(t, "lagging sums", st, f.runs, now, false)
 	t.Run("detail per region, lagging sums", func(t *testing.T) { checkDetail(t, f, false) })
+	t.Run("rollups by day, lagging sums", func(t *testing.T) { checkDayRollups(t, f) })
+	t.Run("recent hours, lagging sums", func(t *testing.T) { checkRecentHours(t, f) })
 
 	// Current sums: everything exact, the 24h extremes included.
 	if done, err := s.RefreshStatusWindows(ctx, now); err != nil || !done {
@@ -219,6 +225,31 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 	}
 	checkStatus(t, "current sums", all[0], f.runs, now, true)
 	t.Run("detail per region, current sums", func(t *testing.T) { checkDetail(t, f, true) })
+	t.Run("rollups by day, current sums", func(t *testing.T) { checkDayRollups(t, f) })
+	t.Run("recent hours, current sums", func(t *testing.T) { checkRecentHours(t, f) })
+	t.Run("figures sent as stored, or encoded and rollups by day summed when a refresh left none", func(t *testing.T) {
+		var rows, differ int
+		if err := s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE figures_sent IS DISTINCT FROM array_send(figures))
+			FROM status_windows`).Scan(&rows, &differ); err != nil {
+			t.Fatal(err)
+		}
+		if rows == 0 || differ != 0 {
+			t.Fatalf("%d rows of status_windows, %d whose figures_sent is not array_send(figures)", rows, differ)
+		}
+		// As a refresh by a release before migration 0010 leaves the rows.
+		if _, err := s.pool.Exec(ctx, `UPDATE status_windows SET figures_sent = NULL, day_latency = NULL`); err != nil {
+			t.Fatal(err)
+		}
+		again, err := s.ServerStatuses(ctx, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again, all) {
+			t.Error("statuses read without figures_sent differ from those read with it")
+		}
+		checkDayRollups(t, f)
+		checkRecentHours(t, f)
+	})
 
 	a, b, c := all[0], all[1], all[2]
 	if a.State != StateDegraded || len(a.Regions) != 2 || a.Regions[0].State != OutcomeUp || a.Regions[1].State != OutcomeDown {
@@ -238,6 +269,81 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 			t.Errorf("c: window %s has %d runs", w.Name, w.Runs)
 		}
 	}
+}
+
+// checkDayRollups compares DayRollups with the hourly rollups, both summed per region and day,
+// over the 90-day chart's span and over a shorter one that begins inside the status sums.
+func checkDayRollups(t *testing.T, f *statusFixture) {
+	end := f.now.Truncate(time.Hour).Add(time.Hour)
+	for _, from := range []time.Time{end.Add(-90 * day).Truncate(day), end.Add(-3 * day).Truncate(day)} {
+		hourly, err := f.s.HourlyRollups(t.Context(), []int64{f.a.ID}, from, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byDay, err := f.s.DayRollups(t.Context(), f.a.ID, from, end, f.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type key struct {
+			region string
+			day    time.Time
+		}
+		want, got := map[key]*Stats{}, map[key]*Stats{}
+		add := func(m map[key]*Stats, h HourStats) {
+			if h.Hour.Before(from) || !h.Hour.Before(end) {
+				t.Errorf("piece %s %s outside [%s, %s)", h.Region, h.Hour, from, end)
+			}
+			k := key{h.Region, h.Hour.Truncate(day)}
+			if m[k] == nil {
+				m[k] = &Stats{}
+			}
+			m[k].Merge(h.Stats)
+		}
+		for _, h := range hourly {
+			add(want, h.HourStats)
+		}
+		for _, h := range byDay {
+			add(got, h)
+		}
+		// Both regions ran every day of the span.
+		if days := int(end.Sub(from).Hours()+23) / 24; len(want) != 2*days || len(got) != len(want) {
+			t.Fatalf("from %s: %d days by DayRollups, %d from the hourly rollups, want %d", from, len(got), len(want), 2*days)
+		}
+		for k, w := range want {
+			if g := got[k]; g == nil || !reflect.DeepEqual(*g, *w) {
+				t.Errorf("from %s: %s on %s: by day %+v, hourly %+v", from, k.region, k.day, g, *w)
+			}
+		}
+	}
+}
+
+// checkRecentHours compares RecentHours with HourlyRollups over the sparkline's day and over
+// a span that begins before the status sums' 24 hours.
+func checkRecentHours(t *testing.T, f *statusFixture) {
+	end := f.now.Truncate(time.Hour).Add(time.Hour)
+	ids := []int64{f.a.ID, f.b.ID, f.c.ID}
+	for _, from := range []time.Time{end.Add(-24 * time.Hour), end.Add(-30 * time.Hour)} {
+		want, err := f.s.HourlyRollups(t.Context(), ids, from, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.s.RecentHours(t.Context(), ids, from, end, f.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) < 40 || !reflect.DeepEqual(got, want) {
+			t.Errorf("from %s: RecentHours gave %d hours, HourlyRollups %d; first differing: %s", from, len(got), len(want), firstDiff(got, want))
+		}
+	}
+}
+
+func firstDiff(got, want []ServerHour) string {
+	for i := range min(len(got), len(want)) {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			return fmt.Sprintf("#%d %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	return "none in the common part"
 }
 
 // checkDetail compares a server's detail (per region, from the same sums as its status) with
@@ -349,5 +455,64 @@ func TestConformanceScore(t *testing.T) {
 		if got := tt.c.Score(); got != tt.want {
 			t.Errorf("%s: score %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// A run's findings never change once written, so a reading of every server counts those of
+// the runs that arrived since the reading before, and remembers the others: a run read
+// before keeps its counts even when its findings are gone (as if a later write could change
+// them, which none can), while a new run's are counted.
+func TestServerStatusesCountTheFindingsOfEachRunOnce(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	v := mustUpsert(t, ctx, s, httpServer("once"))
+	now := time.Now().UTC()
+	first := sampleRun(v.ID, "eu", now.Add(-2*time.Minute), OutcomeDegraded, 20*time.Millisecond)
+	if _, err := s.WriteRuns(ctx, []RunRecord{first}); err != nil {
+		t.Fatal(err)
+	}
+	read := func() *Conformance {
+		t.Helper()
+		all, err := s.ServerStatuses(ctx, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) != 1 || all[0].Latest == nil {
+			t.Fatalf("statuses %+v, want the one server with a run", all)
+		}
+		c := all[0].Conformance
+		if c != nil && c.RunID != all[0].Latest.ID {
+			t.Fatalf("conformance of run %s, latest run %s", c.RunID, all[0].Latest.ID)
+		}
+		return c
+	}
+	if c := read(); c == nil || c.Fail != 1 || !slices.Equal(c.Failing, []string{"tools.list"}) {
+		t.Fatalf("first reading: conformance %+v, want tools.list failing", c)
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM run_finding_sets WHERE run_id = $1`, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c := read(); c == nil || c.Fail != 1 {
+		t.Fatalf("second reading, same latest run: conformance %+v, want the counts of the first", c)
+	}
+	second := sampleRun(v.ID, "eu", now.Add(-time.Minute), OutcomeUp, 20*time.Millisecond)
+	second.Findings = []FindingRecord{{CheckID: "lifecycle.initialize", Status: "pass"}, {CheckID: "tools.list", Status: "pass"}}
+	if _, err := s.WriteRuns(ctx, []RunRecord{second}); err != nil {
+		t.Fatal(err)
+	}
+	if c := read(); c == nil || c.RunID != second.ID || c.Pass != 2 || c.Fail != 0 || c.Failing != nil {
+		t.Fatalf("after a new run: conformance %+v, want 2 passes of run %s", c, second.ID)
+	}
+	// A run without findings has no conformance, read again as none.
+	third := sampleRun(v.ID, "eu", now.Add(-30*time.Second), OutcomeUp, 20*time.Millisecond)
+	third.Findings = nil
+	if _, err := s.WriteRuns(ctx, []RunRecord{third}); err != nil {
+		t.Fatal(err)
+	}
+	if c := read(); c != nil {
+		t.Fatalf("a run without findings: conformance %+v, want none", c)
+	}
+	if c := read(); c != nil {
+		t.Fatalf("a run without findings, read again: conformance %+v, want none", c)
 	}
 }

@@ -50,6 +50,9 @@ type Store struct {
 	gzips sync.Pool
 	// known remembers the shared rows written (see content_keys.go).
 	known *lru.Cache[sharedRef, int32]
+	// conformance remembers the conformance of the runs of the latest reading of every
+	// server's status (see conformanceOfLatest).
+	conformance conformanceMemo
 }
 
 // Open connects to the database at url (a postgres:// URL or keyword/value string; pool

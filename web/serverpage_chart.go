@@ -69,7 +69,8 @@ type legendItem struct {
 const maxChartRegions = 5
 
 // latencyChart draws p50 and p95 per region over the chosen window. The server's detail holds
-// the last week hour by hour; longer windows read the hourly rollups and sum them per bucket.
+// the last week hour by hour; longer windows read the rollups (by day where a bucket is a day)
+// and sum them per bucket.
 func (d *dashboard) latencyChart(r *http.Request, det store.ServerDetail, w chartWindow, now time.Time) (latencyChart, error) {
 	out := latencyChart{Window: w.name}
 	for _, cw := range chartWindows() {
@@ -89,13 +90,20 @@ func (d *dashboard) latencyChart(r *http.Request, det store.ServerDetail, w char
 	n := int((end.Sub(start) + w.bucket - 1) / w.bucket)
 
 	var hours []store.HourStats
-	if w.hours <= store.DetailHours {
+	switch {
+	case w.hours <= store.DetailHours:
 		for _, h := range det.Hours {
 			if !h.Hour.Before(start) && h.Hour.Before(end) {
 				hours = append(hours, h)
 			}
 		}
-	} else {
+	case w.bucket == 24*time.Hour:
+		// Buckets of a day: whole days from the status sums where they hold them.
+		var err error
+		if hours, err = d.store.DayRollups(r.Context(), det.Server.ID, start, end, now); err != nil {
+			return out, err
+		}
+	default:
 		rows, err := d.store.HourlyRollups(r.Context(), []int64{det.Server.ID}, start, end)
 		if err != nil {
 			return out, err

@@ -272,7 +272,7 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, open m
 		ids[i] = st.Server.ID
 	}
 	from := now.Truncate(time.Hour).Add(-(sparkHours - 1) * time.Hour)
-	hours, err := d.store.HourlyRollups(r.Context(), ids, from, now.Truncate(time.Hour).Add(time.Hour))
+	hours, err := d.store.RecentHours(r.Context(), ids, from, now.Truncate(time.Hour).Add(time.Hour), now)
 	if err != nil {
 		return nil, err
 	}

@@ -18,13 +18,16 @@ type Store interface {
 
 // StatusReader gives the figures of the status page and of a server's page: the statuses of
 // every server (the same queries as the JSON API's, so a page and the API never disagree),
-// one server's windows per region, hourly rollups for sparklines and charts, the last
-// failed run of an hour or a day, the last runs of servers for the bar of recent probes, and
-// the figures of a server's steps of one kind (its tool calls) over a span.
+// one server's windows per region, rollups for sparklines and charts (hourly, or by day for
+// the charts by day; both taken from the status sums where they hold them), the last failed
+// run of an hour or a day, the last runs of servers for the bar of recent probes, and the
+// figures of a server's steps of one kind (its tool calls) over a span.
 type StatusReader interface {
 	ServerStatuses(ctx context.Context, now time.Time) ([]store.ServerStatus, error)
 	ServerDetail(ctx context.Context, id int64, now time.Time) (store.ServerDetail, error)
 	HourlyRollups(ctx context.Context, serverIDs []int64, from, to time.Time) ([]store.ServerHour, error)
+	DayRollups(ctx context.Context, id int64, from, to, now time.Time) ([]store.HourStats, error)
+	RecentHours(ctx context.Context, serverIDs []int64, from, to, now time.Time) ([]store.ServerHour, error)
 	LatestFailures(ctx context.Context, ranges []store.FailureRange) ([]store.RunRecord, error)
 	RecentRuns(ctx context.Context, serverIDs []int64, n int) ([]store.RunRecord, error)
 	StepStats(ctx context.Context, serverID int64, prefix string, since time.Time) ([]store.StepStats, error)
