@@ -489,7 +489,7 @@ func TestServerStatusesCountTheFindingsOfEachRunOnce(t *testing.T) {
 	if c := read(); c == nil || c.Fail != 1 || !slices.Equal(c.Failing, []string{"tools.list"}) {
 		t.Fatalf("first reading: conformance %+v, want tools.list failing", c)
 	}
-	if _, err := s.pool.Exec(ctx, `DELETE FROM run_finding_sets WHERE run_id = $1`, first.ID); err != nil {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM run_finding_refs WHERE run_id = $1`, first.ID); err != nil {
 		t.Fatal(err)
 	}
 	if c := read(); c == nil || c.Fail != 1 {
