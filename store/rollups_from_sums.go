@@ -34,14 +34,10 @@ func (s *Store) DayRollups(ctx context.Context, id int64, from, to, now time.Tim
 	var out []HourStats
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		out = out[:0]
-		var asOf *time.Time
-		if err := tx.QueryRow(ctx, `SELECT as_of FROM status_windows_state`).Scan(&asOf); err != nil {
-			return fmt.Errorf("read state: %w", err)
+		a, err := recentSumsAsOf(ctx, tx, h)
+		if err != nil {
+			return err
 		}
-		if asOf == nil || asOf.After(h) || h.Sub(*asOf) > maxStatusLag*time.Hour {
-			return errStatusStale
-		}
-		a := asOf.UTC()
 		// The hours the sums hold: those of the longest window at a, but the last.
 		ws := StatusWindows()
 		sumsFrom, sumsTo := ws[len(ws)-1].Start(a), a.Add(-time.Hour)
@@ -180,14 +176,10 @@ func (s *Store) RecentHours(ctx context.Context, serverIDs []int64, from, to, no
 	var sumsFrom, sumsTo time.Time
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		out = out[:0]
-		var asOf *time.Time
-		if err := tx.QueryRow(ctx, `SELECT as_of FROM status_windows_state`).Scan(&asOf); err != nil {
-			return fmt.Errorf("read state: %w", err)
+		a, err := recentSumsAsOf(ctx, tx, h)
+		if err != nil {
+			return err
 		}
-		if asOf == nil || asOf.After(h) || h.Sub(*asOf) > maxStatusLag*time.Hour {
-			return errStatusStale
-		}
-		a := asOf.UTC()
 		sumsFrom, sumsTo = StatusWindows()[0].Start(a), a.Add(-time.Hour)
 		rows, err := tx.Query(ctx, `SELECT w.server_id, w.region, w.hour_latency IS NULL,
 				coalesce(array_send(ARRAY(SELECT unnest(w.hour_latency))), '')
@@ -245,4 +237,17 @@ func (s *Store) RecentHours(ctx context.Context, serverIDs []int64, from, to, no
 		return cmp.Or(cmp.Compare(a.ServerID, b.ServerID), strings.Compare(a.Region, b.Region), a.Hour.Compare(b.Hour))
 	})
 	return out, nil
+}
+
+// recentSumsAsOf is the hour the status sums were made at, when they are recent enough at
+// the hour h to read from (errStatusStale otherwise: the caller reads the rollups instead).
+func recentSumsAsOf(ctx context.Context, tx pgx.Tx, h time.Time) (time.Time, error) {
+	var asOf *time.Time
+	if err := tx.QueryRow(ctx, `SELECT as_of FROM status_windows_state`).Scan(&asOf); err != nil {
+		return time.Time{}, fmt.Errorf("read state: %w", err)
+	}
+	if asOf == nil || asOf.After(h) || h.Sub(*asOf) > maxStatusLag*time.Hour {
+		return time.Time{}, errStatusStale
+	}
+	return asOf.UTC(), nil
 }
