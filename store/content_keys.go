@@ -88,42 +88,79 @@ func compareNullable[T cmp.Ordered](x, y *T) int {
 	return cmp.Compare(*x, *y)
 }
 
+// keyMemo remembers the keys one goroutine of a batch's preparation computed, by the exact
+// bytes hashed: a steady fleet's runs repeat most of their shapes and messages, and a map
+// lookup costs a fraction of the SHA-256 it saves. It lives as long as one batch and holds
+// at most memoCap texts of each kind.
+type keyMemo struct {
+	shapes   map[string]int64 // by the encoded fields (keyWriter), steps and findings alike
+	messages map[string]int64
+	w        keyWriter
+}
+
+// memoCap bounds each map of a keyMemo: a batch of a steady fleet needs a few hundred.
+const memoCap = 4096
+
+func newKeyMemo() *keyMemo {
+	return &keyMemo{shapes: map[string]int64{}, messages: map[string]int64{}}
+}
+
+// shapeKey is the key of what m.w holds. Steps and findings share one map: equal bytes have
+// the same key whichever kind wrote them.
+func (m *keyMemo) shapeKey() int64 {
+	if k, ok := m.shapes[string(m.w.buf)]; ok {
+		return k
+	}
+	k := m.w.key()
+	if len(m.shapes) < memoCap {
+		m.shapes[string(m.w.buf)] = k
+	}
+	return k
+}
+
 // stepShapeKey is the key of the steps' names, methods, outcomes, error codes and HTTP
 // statuses, in the order given (stepOrder's).
-func stepShapeKey(steps []StepRecord, order []int) int64 {
-	w := keyWriter{buf: make([]byte, 0, 64*len(steps))}
+func (m *keyMemo) stepShapeKey(steps []StepRecord, order []int) int64 {
+	m.w.buf = m.w.buf[:0]
 	for _, i := range order {
 		st := &steps[i]
-		w.text(st.Name)
-		w.text(st.Method)
-		w.text(st.Outcome)
-		w.int(st.ErrorCode)
+		m.w.text(st.Name)
+		m.w.text(st.Method)
+		m.w.text(st.Outcome)
+		m.w.int(st.ErrorCode)
 		if st.HTTPStatus == nil {
-			w.int(nil)
+			m.w.int(nil)
 		} else {
 			v := int64(*st.HTTPStatus)
-			w.int(&v)
+			m.w.int(&v)
 		}
 	}
-	return w.key()
+	return m.shapeKey()
 }
 
 // findingShapeKey is the key of the findings' check ids, statuses and severities, in order.
-func findingShapeKey(findings []FindingRecord) int64 {
-	w := keyWriter{buf: make([]byte, 0, 48*len(findings))}
+func (m *keyMemo) findingShapeKey(findings []FindingRecord) int64 {
+	m.w.buf = m.w.buf[:0]
 	for i := range findings {
 		f := &findings[i]
-		w.text(f.CheckID)
-		w.text(f.Status)
-		w.text(f.Severity)
+		m.w.text(f.CheckID)
+		m.w.text(f.Status)
+		m.w.text(f.Severity)
 	}
-	return w.key()
+	return m.shapeKey()
 }
 
 // messageKey is the key of a finding's message: the SHA-256 of the text alone.
-func messageKey(message string) int64 {
+func (m *keyMemo) messageKey(message string) int64 {
+	if k, ok := m.messages[message]; ok {
+		return k
+	}
 	sum := sha256.Sum256([]byte(message))
-	return int64(binary.BigEndian.Uint64(sum[:8]))
+	k := int64(binary.BigEndian.Uint64(sum[:8]))
+	if len(m.messages) < memoCap {
+		m.messages[message] = k
+	}
+	return k
 }
 
 // sharedKind names the table a shared row is in.

@@ -6,7 +6,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -161,8 +164,58 @@ func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
 	// Inserting in id order keeps two writers of overlapping batches (a retry racing the
 	// attempt it repeats) from deadlocking on each other's unique index entries.
 	slices.SortFunc(b.runs, func(x, y RunRecord) int { return bytes.Compare(x.ID[:], y.ID[:]) })
+	b.keys = make([]runKeys, len(b.runs))
+	if err := s.cleanAndKey(b); err != nil {
+		return nil, err
+	}
 	daySet := map[int64]bool{}
 	for i := range b.runs {
+		if day := dayOf(b.runs[i].Start); !daySet[day] {
+			daySet[day] = true
+			b.days = append(b.days, day)
+		}
+	}
+	return b, nil
+}
+
+// prepareChunk is how many runs one goroutine of cleanAndKey takes at a time: enough that
+// its memo of keys (keyMemo) sees a steady fleet's repeats.
+const prepareChunk = 64
+
+// cleanAndKey cleans and bounds the text of every run of b, computes its keys and compresses
+// its transcript. Runs are independent of each other, so that a batch is split between as
+// many goroutines as the process may run at once: the batch waits on this before its
+// transaction starts, with the database idle.
+func (s *Store) cleanAndKey(b *runBatch) error {
+	workers := min(runtime.GOMAXPROCS(0), (len(b.runs)+prepareChunk-1)/prepareChunk)
+	if workers <= 1 {
+		return s.cleanAndKeyRange(b, 0, len(b.runs), newKeyMemo())
+	}
+	var next atomic.Int64
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			memo := newKeyMemo()
+			for {
+				from := int(next.Add(prepareChunk)) - prepareChunk
+				if from >= len(b.runs) {
+					return
+				}
+				if err := s.cleanAndKeyRange(b, from, min(from+prepareChunk, len(b.runs)), memo); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// cleanAndKeyRange is cleanAndKey for the runs [from, to) of b.
+func (s *Store) cleanAndKeyRange(b *runBatch, from, to int, memo *keyMemo) error {
+	for i := from; i < to; i++ {
 		r := &b.runs[i]
 		r.Start = r.Start.Truncate(time.Microsecond)
 		r.Region = textclip.Storable(r.Region, maxShortText)
@@ -190,13 +243,13 @@ func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
 		var k runKeys
 		if len(r.Steps) > 0 {
 			k.stepOrder, k.stepPositions = stepOrder(r.Steps)
-			k.steps = stepShapeKey(r.Steps, k.stepOrder)
+			k.steps = memo.stepShapeKey(r.Steps, k.stepOrder)
 		}
 		if len(r.Findings) > 0 {
-			k.findings = findingShapeKey(r.Findings)
+			k.findings = memo.findingShapeKey(r.Findings)
 			k.messages = make([]int64, len(r.Findings))
 			for j := range r.Findings {
-				k.messages[j] = messageKey(r.Findings[j].Message)
+				k.messages[j] = memo.messageKey(r.Findings[j].Message)
 			}
 		}
 		if len(r.Transcript) > 0 && len(r.Transcript) <= MaxTranscriptBytes {
@@ -204,16 +257,12 @@ func (s *Store) prepare(runs []RunRecord) (*runBatch, error) {
 			k.transcript = sum[:]
 			var err error
 			if k.zip, err = s.compress(r.Transcript); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		if day := dayOf(r.Start); !daySet[day] {
-			daySet[day] = true
-			b.days = append(b.days, day)
-		}
-		b.keys = append(b.keys, k)
+		b.keys[i] = k
 	}
-	return b, nil
+	return nil
 }
 
 // WriteRuns stores runs with their steps, findings and transcripts and updates the hourly

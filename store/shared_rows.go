@@ -34,9 +34,24 @@ type sharedRow struct {
 // Every statement takes its rows in key order, so that two writers sharing rows lock them in
 // the same order and cannot deadlock.
 func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) ([]sharedWrite, error) {
+	// What this Store knows, looked up once a batch for each row: the runs of a batch share
+	// most of their rows, and the cache takes a lock for every lookup.
+	type knownRow struct {
+		day int32
+		ok  bool
+	}
+	looked := map[sharedRef]knownRow{}
+	knownGet := func(ref sharedRef) (int32, bool) {
+		k, done := looked[ref]
+		if !done {
+			k.day, k.ok = s.known.Get(ref)
+			looked[ref] = k
+		}
+		return k.day, k.ok
+	}
 	need := map[sharedRef]sharedRow{}
 	want := func(ref sharedRef, row sharedRow) {
-		if known, ok := s.known.Get(ref); ok && known >= row.day {
+		if known, ok := knownGet(ref); ok && known >= row.day {
 			return
 		}
 		if had, ok := need[ref]; ok && had.day >= row.day {
@@ -69,7 +84,7 @@ func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh [
 			k.messageRefs, k.ownMessages = make([]*int64, len(k.messages)), make([]*string, len(k.messages))
 			for j, m := range k.messages {
 				ref := sharedRef{sharedMessage, m}
-				if _, seen := s.known.Get(ref); seen || times[m] > 1 {
+				if _, seen := knownGet(ref); seen || times[m] > 1 {
 					want(ref, sharedRow{run: i, at: j, day: day})
 					k.messageRefs[j] = &k.messages[j]
 				} else {
