@@ -34,24 +34,9 @@ type sharedRow struct {
 // Every statement takes its rows in key order, so that two writers sharing rows lock them in
 // the same order and cannot deadlock.
 func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) ([]sharedWrite, error) {
-	// What this Store knows, looked up once a batch for each row: the runs of a batch share
-	// most of their rows, and the cache takes a lock for every lookup.
-	type knownRow struct {
-		day int32
-		ok  bool
-	}
-	looked := map[sharedRef]knownRow{}
-	knownGet := func(ref sharedRef) (int32, bool) {
-		k, done := looked[ref]
-		if !done {
-			k.day, k.ok = s.known.Get(ref)
-			looked[ref] = k
-		}
-		return k.day, k.ok
-	}
 	need := map[sharedRef]sharedRow{}
 	want := func(ref sharedRef, row sharedRow) {
-		if known, ok := knownGet(ref); ok && known >= row.day {
+		if known, ok := s.known.Get(ref); ok && known >= row.day {
 			return
 		}
 		if had, ok := need[ref]; ok && had.day >= row.day {
@@ -65,11 +50,26 @@ func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh [
 	}
 	transcripts := map[string]transcriptRow{}
 	// A message is shared once seen twice: before, by this Store (firstSeen), or in this
-	// batch; the first time, the run keeps it.
-	times := map[int64]int{}
+	// batch; the first time, the run keeps it. A batch's runs repeat most of their messages,
+	// so that what this Store knows of each is looked up once, and the row it needs is kept
+	// beside it until every run is seen (as want would keep it).
+	type messageUse struct {
+		times    int
+		known    bool
+		knownDay int32
+		needed   bool
+		row      sharedRow
+	}
+	messages := map[int64]*messageUse{}
 	for _, i := range fresh {
 		for _, m := range b.keys[i].messages {
-			times[m]++
+			u := messages[m]
+			if u == nil {
+				u = &messageUse{}
+				u.knownDay, u.known = s.known.Get(sharedRef{sharedMessage, m})
+				messages[m] = u
+			}
+			u.times++
 		}
 	}
 	var firstSeen []sharedRef
@@ -83,13 +83,15 @@ func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh [
 			want(sharedRef{sharedFindingShape, k.findings}, sharedRow{run: i, day: day})
 			k.messageRefs, k.ownMessages = make([]*int64, len(k.messages)), make([]*string, len(k.messages))
 			for j, m := range k.messages {
-				ref := sharedRef{sharedMessage, m}
-				if _, seen := knownGet(ref); seen || times[m] > 1 {
-					want(ref, sharedRow{run: i, at: j, day: day})
+				u := messages[m]
+				if u.known || u.times > 1 {
+					if !(u.known && u.knownDay >= day) && (!u.needed || u.row.day < day) {
+						u.needed, u.row = true, sharedRow{run: i, at: j, day: day}
+					}
 					k.messageRefs[j] = &k.messages[j]
 				} else {
 					k.ownMessages[j] = &r.Findings[j].Message
-					firstSeen = append(firstSeen, ref)
+					firstSeen = append(firstSeen, sharedRef{sharedMessage, m})
 				}
 			}
 		}
@@ -97,6 +99,11 @@ func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh [
 			if had, ok := transcripts[string(k.transcript)]; !ok || had.day < day {
 				transcripts[string(k.transcript)] = transcriptRow{run: i, day: day}
 			}
+		}
+	}
+	for m, u := range messages {
+		if u.needed {
+			need[sharedRef{sharedMessage, m}] = u.row
 		}
 	}
 	refs := make([]sharedRef, 0, len(need))
