@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mcpwatch/mcpwatch/internal/lru"
+	"github.com/mcpwatch/mcpwatch/internal/textclip"
 )
 
 // What runs share is stored once, under a key computed from its content (migration 0009):
@@ -150,17 +151,20 @@ func (m *keyMemo) findingShapeKey(findings []FindingRecord) int64 {
 	return m.shapeKey()
 }
 
-// messageKey is the key of a finding's message: the SHA-256 of the text alone.
-func (m *keyMemo) messageKey(message string) int64 {
-	if k, ok := m.messages[message]; ok {
-		return k
+// message is a finding's message made storable (textclip.Storable) and its key, the SHA-256
+// of that text alone. A message remembered is storable already (cleaning what is clean
+// changes nothing), so a repeated one is neither cleaned nor hashed again.
+func (m *keyMemo) message(raw string) (string, int64) {
+	if k, ok := m.messages[raw]; ok {
+		return raw, k
 	}
-	sum := sha256.Sum256([]byte(message))
+	text := textclip.Storable(raw, maxLongText)
+	sum := sha256.Sum256([]byte(text))
 	k := int64(binary.BigEndian.Uint64(sum[:8]))
 	if len(m.messages) < memoCap {
-		m.messages[message] = k
+		m.messages[text] = k
 	}
-	return k
+	return text, k
 }
 
 // sharedKind names the table a shared row is in.

@@ -238,7 +238,6 @@ func (s *Store) cleanAndKeyRange(b *runBatch, from, to int, memo *keyMemo) error
 			f.CheckID = textclip.Storable(f.CheckID, maxShortText)
 			f.Status = textclip.Storable(f.Status, maxShortText)
 			f.Severity = textclip.Storable(f.Severity, maxShortText)
-			f.Message = textclip.Storable(f.Message, maxLongText)
 		}
 		var k runKeys
 		if len(r.Steps) > 0 {
@@ -249,7 +248,7 @@ func (s *Store) cleanAndKeyRange(b *runBatch, from, to int, memo *keyMemo) error
 			k.findings = memo.findingShapeKey(r.Findings)
 			k.messages = make([]int64, len(r.Findings))
 			for j := range r.Findings {
-				k.messages[j] = memo.messageKey(r.Findings[j].Message)
+				r.Findings[j].Message, k.messages[j] = memo.message(r.Findings[j].Message)
 			}
 		}
 		if len(r.Transcript) > 0 && len(r.Transcript) <= MaxTranscriptBytes {
