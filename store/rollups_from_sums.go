@@ -181,9 +181,14 @@ func (s *Store) RecentHours(ctx context.Context, serverIDs []int64, from, to, no
 			return err
 		}
 		sumsFrom, sumsTo = StatusWindows()[0].Start(a), a.Add(-time.Hour)
+		// One walk of the primary key per server asked for. As a join, the planner, which
+		// sees no statistics of a table rewritten whole every hour, hashed the ids and read
+		// every server's row: 8 of the 13 ms for a status page's 50 of 1,000 servers, and
+		// growing with the servers rather than the page. OFFSET 0 keeps the subquery apart.
 		rows, err := tx.Query(ctx, `SELECT w.server_id, w.region, w.hour_latency IS NULL,
-				coalesce(array_send(ARRAY(SELECT unnest(w.hour_latency))), '')
-			FROM unnest($1::bigint[]) AS u(id) JOIN status_windows w ON w.server_id = u.id`, serverIDs)
+				coalesce(array_send(w.hour_latency), '')
+			FROM unnest($1::bigint[]) AS u(id)
+			CROSS JOIN LATERAL (SELECT * FROM status_windows WHERE server_id = u.id OFFSET 0) w`, serverIDs)
 		if err != nil {
 			return err
 		}
@@ -200,11 +205,8 @@ func (s *Store) RecentHours(ctx context.Context, serverIDs []int64, from, to, no
 			if missing {
 				return errStatusStale
 			}
-			if buf, err = decodeInt8Array(raw, buf[:0]); err != nil {
+			if buf, err = decodeInt8Rows(raw, dayLatencyWidth, buf[:0]); err != nil {
 				return fmt.Errorf("hour latency of server %d in %q: %w", server, region, err)
-			}
-			if len(buf)%dayLatencyWidth != 0 {
-				return fmt.Errorf("hour latency of server %d in %q: %d figures", server, region, len(buf))
 			}
 			for d := buf; len(d) > 0; d = d[dayLatencyWidth:] {
 				hour := time.Unix(d[0]*3600, 0).UTC()

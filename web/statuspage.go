@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpwatch/mcpwatch/internal/textclip"
@@ -272,20 +274,30 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, open m
 		ids[i] = st.Server.ID
 	}
 	from := now.Truncate(time.Hour).Add(-(sparkHours - 1) * time.Hour)
-	hours, err := d.store.RecentHours(r.Context(), ids, from, now.Truncate(time.Hour).Add(time.Hour), now)
-	if err != nil {
-		return nil, err
-	}
-	byServer := map[int64][]store.ServerHour{}
-	for _, h := range hours {
-		byServer[h.ServerID] = append(byServer[h.ServerID], h)
-	}
-	lastErrors, err := d.lastErrors(r, sts, byServer)
-	if err != nil {
-		return nil, err
-	}
-	recent, err := d.store.RecentRuns(r.Context(), ids, recentShown)
-	if err != nil {
+	// The recent runs do not depend on the hours and the last errors, which do on each
+	// other: reading them at once, each on a connection of its own, takes the longer of the
+	// two chains rather than both.
+	var (
+		recent            []store.RunRecord
+		recentErr, errErr error
+		byServer          = map[int64][]store.ServerHour{}
+		lastErrors        map[int64]store.RunRecord
+		wg                sync.WaitGroup
+	)
+	wg.Go(func() { recent, recentErr = d.store.RecentRuns(r.Context(), ids, recentShown) })
+	wg.Go(func() {
+		hours, err := d.store.RecentHours(r.Context(), ids, from, now.Truncate(time.Hour).Add(time.Hour), now)
+		if err != nil {
+			errErr = err
+			return
+		}
+		for _, h := range hours {
+			byServer[h.ServerID] = append(byServer[h.ServerID], h)
+		}
+		lastErrors, errErr = d.lastErrors(r, sts, byServer)
+	})
+	wg.Wait()
+	if err := cmp.Or(errErr, recentErr); err != nil {
 		return nil, err
 	}
 	recentBy := map[int64][]store.RunRecord{}

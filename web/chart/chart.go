@@ -13,7 +13,27 @@ import (
 )
 
 // svg accumulates one drawing.
-type svg struct{ b strings.Builder }
+type svg struct {
+	b strings.Builder
+	// scratch holds a number while it is formatted: writing it through here rather than
+	// through num's string spares an allocation per coordinate, and a status page writes some
+	// twenty thousand of them.
+	scratch [32]byte
+}
+
+// num writes v as num formats it.
+func (s *svg) num(v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		s.b.WriteByte('0')
+		return
+	}
+	v = math.Round(v*100) / 100
+	if v == 0 {
+		s.b.WriteByte('0') // also turns -0 into 0
+		return
+	}
+	s.b.Write(strconv.AppendFloat(s.scratch[:0], v, 'f', -1, 64))
+}
 
 // open writes the root element. The viewBox lets CSS scale the drawing to its container.
 func (s *svg) open(width, height float64, class, role, label string, extra string) {
@@ -84,14 +104,9 @@ func (s *svg) line(x1, y1, x2, y2 float64, class string) {
 // num formats a coordinate with at most two decimals and no trailing zeros, so that output
 // is short and the same on every platform.
 func num(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "0"
-	}
-	v = math.Round(v*100) / 100
-	if v == 0 {
-		return "0" // also turns -0 into 0
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	var s svg
+	s.num(v)
+	return s.b.String()
 }
 
 // finite reports whether v is a value to draw (NaN marks a gap).
