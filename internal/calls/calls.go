@@ -37,6 +37,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpwatch/mcpwatch/internal/yamlstrict"
+	"github.com/mcpwatch/mcpwatch/internal/yamlsyntax"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -86,7 +87,11 @@ func (p Problems) Error() string { return strings.Join(p, "\n") }
 func Parse(name string, data []byte, lookupEnv func(string) (string, bool)) (*Set, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		// The library names the line where the construct it could not finish began, never
+		// a column; Locate finds where the parser stopped, as the monitor's configuration does.
+		at := yamlsyntax.Locate(data, err)
+		at.Problem = "not valid YAML: " + at.Problem
+		return nil, Problems{name + ": " + at.Error()}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, Problems{name + ": the file is empty: it needs a calls list"}

@@ -1,6 +1,7 @@
 package calls
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -82,5 +83,19 @@ func TestParseNamesEveryProblemByLine(t *testing.T) {
 				t.Errorf("err = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A file that is not YAML is placed where the parser stopped, with its column: the library
+// alone would name the line where the unfinished construct began.
+func TestParsePlacesASyntaxErrorByLineAndColumn(t *testing.T) {
+	data := "calls:\n  - tool: echo\n    arguments: {message: hello\n  - tool: add\n"
+	_, err := Parse("calls.yaml", []byte(data), func(string) (string, bool) { return "", false })
+	var p Problems
+	if !errors.As(err, &p) || len(p) != 1 {
+		t.Fatalf("error %v, want one problem", err)
+	}
+	if !strings.HasPrefix(p[0], "calls.yaml: line ") || !strings.Contains(p[0], ", column ") || !strings.Contains(p[0], "not valid YAML") {
+		t.Errorf("problem %q, want the file, a line, a column and \"not valid YAML\"", p[0])
 	}
 }
