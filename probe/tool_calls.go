@@ -108,7 +108,7 @@ func (s *session) probeCalls(ctx context.Context, handshake json.RawMessage, res
 			res.Calls = append(res.Calls, rec)
 			continue
 		}
-		schema, mirrored, why := s.callHeaders(t)
+		schema, why := s.callHeaders(t)
 		if why != "" {
 			rec.NotSent = why
 			res.Calls = append(res.Calls, rec)
@@ -128,14 +128,14 @@ func (s *session) probeCalls(ctx context.Context, handshake json.RawMessage, res
 			args = json.RawMessage(`{}`)
 		}
 		rec.Step, rec.Timeout = name, timeout
-		s.sendCall(ctx, name, c.Tool, args, schema, mirrored, timeout)
+		s.sendCall(ctx, name, c.Tool, args, schema, timeout)
 		if c.InvalidArguments {
 			bad, how, ok := invalidArguments(args, t.InputSchema)
 			if !ok {
 				rec.InvalidNotSent = how
 			} else {
 				rec.InvalidStep, rec.InvalidHow = name+CallInvalidSuffix, how
-				s.sendCall(ctx, rec.InvalidStep, c.Tool, bad, schema, mirrored, timeout)
+				s.sendCall(ctx, rec.InvalidStep, c.Tool, bad, schema, timeout)
 			}
 		}
 		res.Calls = append(res.Calls, rec)
@@ -147,27 +147,30 @@ func (s *session) probeCalls(ctx context.Context, handshake json.RawMessage, res
 // the Streamable HTTP transport MUST reject tool definitions where any x-mcp-header value
 // violates these constraints. Rejection means the client MUST exclude the invalid tool",
 // while "Clients using other transports (e.g., stdio) MAY ignore x-mcp-header annotations
-// entirely". why says why the tool is not called ("" when it is); params is the parsed
-// inputSchema the headers of each call's arguments are read with (nil: no headers).
-func (s *session) callHeaders(t listedTool) (params *jsondoc.Doc, mirrored bool, why string) {
+// entirely". why says why the tool is not called ("" when it is); schema is the parsed
+// inputSchema the headers of each call's arguments are read with, nil when it annotates none.
+func (s *session) callHeaders(t listedTool) (schema *jsondoc.Doc, why string) {
 	if s.meta == "" || s.kind != protocol.TransportHTTP {
-		return nil, false, ""
+		return nil, ""
 	}
 	schema, err := jsondoc.Parse(t.InputSchema)
 	if err != nil {
-		return nil, false, ""
+		return nil, ""
 	}
 	anns := paramheader.Find(schema.Root(), "inputSchema")
 	if ps := paramheader.Problems(anns); len(ps) > 0 {
-		return nil, false, fmt.Sprintf("its x-mcp-header %s, so the tool is invalid and a client over Streamable HTTP \"MUST exclude the invalid tool\" (tools.x-mcp-header judges it)", ps[0].Text)
+		return nil, fmt.Sprintf("its x-mcp-header %s, so the tool is invalid and a client over Streamable HTTP \"MUST exclude the invalid tool\" (tools.x-mcp-header judges it)", ps[0].Text)
 	}
-	return schema, len(anns) > 0, ""
+	if len(anns) == 0 {
+		return nil, ""
+	}
+	return schema, ""
 }
 
 // sendCall sends one tools/call of tool with args; under 2026-07-28 over HTTP it carries
 // the Mcp-Param headers the tool's inputSchema (schema) annotates, read from these args.
 // The call's timeout bounds the wait on every transport, the HTTP exchange included.
-func (s *session) sendCall(ctx context.Context, step, tool string, args json.RawMessage, schema *jsondoc.Doc, mirrored bool, timeout time.Duration) Step {
+func (s *session) sendCall(ctx context.Context, step, tool string, args json.RawMessage, schema *jsondoc.Doc, timeout time.Duration) Step {
 	// A progress token, unique to the step, lets the server report progress: the probe
 	// records every notifications/progress for the envelope rules, and "Progress
 	// notifications MUST only reference tokens that: Were provided in an active request"
@@ -175,7 +178,7 @@ func (s *session) sendCall(ctx context.Context, step, tool string, args json.Raw
 	params, _ := json.Marshal(map[string]any{"name": tool, "arguments": args,
 		"_meta": map[string]any{"progressToken": "mcpwatch-" + step}})
 	o := requestOptions{deadline: timeout}
-	if schema != nil && mirrored {
+	if schema != nil {
 		if a, err := jsondoc.Parse(args); err == nil {
 			o.params, _ = paramheader.Headers(schema.Root(), a.Root())
 		}
