@@ -99,6 +99,8 @@ func TestTheServerPageShowsTheToolCalls(t *testing.T) {
 		`<span class="pill up" title="the tool answered with a result">`,
 		"<code>tools.call-result</code>", "<code>tools.structured-content</code>", "<code>tools.invalid-arguments</code>",
 		"<code>tools.call-expectations</code>", `<span class="badge fail">fail</span>`, // echo answers HELLO, not hello
+		// A call check is shown as any finding is: with its rule and the specification's page.
+		`<span class="spec">rule `, `<p class="spec">Specification: <a href="https://modelcontextprotocol.io/`,
 	} {
 		if !strings.Contains(card, want) {
 			t.Errorf("the Tool calls card lacks %q:\n%s", want, clipForLog(card))
