@@ -290,14 +290,41 @@ func argumentLines(args []argument, notes []string) ([]string, error) {
 			lines = append(lines, prefix+key+": "+v+comment)
 			continue
 		}
-		lines = append(lines, prefix+key+":"+comment)
 		sub, err := argumentLines(a.fields, a.notes)
 		if err != nil {
 			return nil, err
 		}
+		if !anyRequired(a.fields) {
+			// A block mapping cannot be empty: with every field commented out, "key:" would
+			// send null where the schema wants an object. {} is a valid object, and its
+			// fields are shown as notes, which stay comments however often the entry is
+			// uncommented.
+			if a.comment == "" {
+				comment = "  # "
+			} else {
+				comment += "; "
+			}
+			comment += "every field optional: to send some, write them in place of {}"
+			lines = append(lines, prefix+key+": {}"+comment)
+			for _, l := range sub {
+				lines = append(lines, prefix+"  ## "+strings.TrimPrefix(strings.TrimPrefix(l, "#"), " "))
+			}
+			continue
+		}
+		lines = append(lines, prefix+key+":"+comment)
 		for _, l := range sub {
 			lines = append(lines, prefix+"  "+l)
 		}
 	}
 	return lines, nil
+}
+
+// anyRequired says whether one of the arguments must be sent.
+func anyRequired(args []argument) bool {
+	for _, a := range args {
+		if a.required {
+			return true
+		}
+	}
+	return false
 }

@@ -74,6 +74,16 @@ u: false  # boolean`},
 			`# opts:  # object
 #   depth: 0  # integer
 #   # verbose: false  # boolean`},
+		{"a required object whose fields are all optional is {}, its fields notes",
+			`{"properties":{"opts":{"type":"object","properties":{"depth":{"type":"integer"},"verbose":{"type":"boolean"}}}},"required":["opts"]}`,
+			`opts: {}  # object; every field optional: to send some, write them in place of {}
+  ## depth: 0  # integer
+  ## verbose: false  # boolean`},
+		{"an optional object whose fields are all optional is {} commented",
+			`{"properties":{"opts":{"properties":{"deep":{"properties":{"x":{"type":"string"}},"required":["x"]}}}}}`,
+			`# opts: {}  # object; every field optional: to send some, write them in place of {}
+#   ## deep:  # object
+#   ##   x: ""  # string`},
 		{"$ref into $defs and definitions, keywords beside the $ref winning",
 			`{"$defs":{"Unit":{"type":"string","enum":["c","f"],"description":"Unit."}},"definitions":{"Pos":{"type":"object","properties":{"lat":{"type":"number"}},"required":["lat"]}},"properties":{"u":{"$ref":"#/$defs/Unit","default":"f"},"p":{"$ref":"#/definitions/Pos"}},"required":["u","p"]}`,
 			`u: f  # string, default, one of "c" "f": Unit.
@@ -152,4 +162,29 @@ func TestStarterArgumentsRoundTripHostileText(t *testing.T) {
 	if string(gotJSON) != string(wantJSON) {
 		t.Errorf("got  %s\nwant %s\n%s", gotJSON, wantJSON, text)
 	}
+}
+
+// An object whose fields are all optional is sent as {} however often its lines are
+// uncommented: the fields are notes, never a block mapping left without members (null).
+func TestStarterArgumentsObjectWithOnlyOptionalFieldsStaysAnObject(t *testing.T) {
+	t.Parallel()
+	text := "arguments:\n" + indent(renderArguments(t,
+		`{"properties":{"must":{"type":"object","properties":{"a":{"type":"integer"}}},"may":{"properties":{"b":{"type":"string"}}}},"required":["must"]}`))
+	// As rendered is the entry uncommented once; the optional arguments need a second pass.
+	for pass, want := range []string{`{"must":{}}`, `{"may":{},"must":{}}`} {
+		if pass > 0 {
+			text = uncomment("\ncalls:\n" + text)[len("\ncalls:\n"):]
+		}
+		var got struct{ Arguments map[string]any }
+		if err := yaml.Unmarshal([]byte(text), &got); err != nil {
+			t.Fatalf("uncommented %d times: %v\n%s", pass+1, err, text)
+		}
+		if j, _ := json.Marshal(got.Arguments); string(j) != want {
+			t.Errorf("uncommented %d times: arguments %s, want %s\n%s", pass+1, j, want, text)
+		}
+	}
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 }
