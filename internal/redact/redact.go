@@ -4,7 +4,8 @@
 // them is hidden in all.
 //
 // A secret is a value the user gave (a header value, an environment value, a URL's
-// credentials, a webhook token) of at least four bytes. Besides the value itself a Redactor
+// credentials, a webhook token, a stdio command's arguments as ArgumentSecrets tells them) of
+// at least four bytes. Besides the value itself a Redactor
 // covers the credential part of a "Scheme credential" value and the forms the value takes when
 // escaped inside a JSON string or a URL, since a server can echo a token back in any of them.
 // Headers that carry credentials whoever set them (Authorization, Cookie, ...) and the
@@ -176,6 +177,52 @@ func IsSecretHeader(name string, named []string) bool {
 	}
 	for _, h := range named {
 		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ArgumentSecrets lists the secrets of a command line's arguments, for a Redactor: every
+// argument but a plain lowercase word (a subcommand such as "stdio" or "serve", a flag such as
+// "--verbose"), which is the report's own vocabulary and too plain to be a credential, unless
+// it follows an option named like a credential ("--password hunter"); and, by the same rule,
+// the value of a "--name=value" option on its own, since a server may echo the value
+// without its name.
+func ArgumentSecrets(args []string) []string {
+	var out []string
+	afterCredential := false
+	for _, a := range args {
+		name, value, isOption := strings.Cut(a, "=")
+		if !isOption || !strings.HasPrefix(name, "-") {
+			name, value = a, ""
+		}
+		if afterCredential || !plainWord(a) {
+			out = append(out, a)
+		}
+		if value != "" && (!plainWord(value) || credentialOption(strings.ToLower(name))) {
+			out = append(out, value)
+		}
+		afterCredential = strings.HasPrefix(a, "-") && value == "" && credentialOption(strings.ToLower(name))
+	}
+	return out
+}
+
+// plainWord reports whether s is lowercase letters and hyphens only.
+func plainWord(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// credentialOption reports whether an option's name (in lower case) says its value is a
+// credential: --token, --api-key, --password, --auth, --credentials...
+func credentialOption(lower string) bool {
+	for _, word := range []string{"token", "key", "secret", "pass", "auth", "credential"} {
+		if strings.Contains(lower, word) {
 			return true
 		}
 	}

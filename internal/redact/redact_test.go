@@ -3,6 +3,7 @@ package redact
 import (
 	"net/http"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -129,5 +130,27 @@ func TestForHeadersHidesSecretHeadersAndEchoes(t *testing.T) {
 				t.Errorf("String: %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// A command line's arguments are secrets but for plain lowercase words, which a report is
+// full of ("stdio"); an option's value counts on its own, and whatever follows an option
+// named like a credential counts whatever it looks like.
+func TestArgumentSecrets(t *testing.T) {
+	for _, tc := range []struct {
+		args, want []string
+	}{
+		{[]string{"-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"}, []string{"@modelcontextprotocol/server-everything@2026.8.31"}},
+		{[]string{"serve", "--verbose", "--read-only"}, nil},
+		{[]string{"--token=ghp_abc123", "--mode=fast", "--auth=plain"}, []string{"--token=ghp_abc123", "ghp_abc123", "--mode=fast", "--auth=plain", "plain"}},
+		{[]string{"--password", "hunter", "--name", "plain"}, []string{"hunter"}},
+		{[]string{"--API-KEY", "lowercase", "run"}, []string{"--API-KEY", "lowercase"}},
+		{[]string{"sk-Live0123456789"}, []string{"sk-Live0123456789"}},
+		{[]string{"/srv/data", "8080"}, []string{"/srv/data", "8080"}},
+		{nil, nil},
+	} {
+		if got := ArgumentSecrets(tc.args); !slices.Equal(got, tc.want) {
+			t.Errorf("ArgumentSecrets(%q) = %q, want %q", tc.args, got, tc.want)
+		}
 	}
 }

@@ -60,10 +60,11 @@ func Build(run store.RunRecord, srv store.Server, recording *probe.Result, o Opt
 }
 
 // secretsOf lists what a report about srv must not show: the credentials of its URL, and a
-// stdio server's arguments and literal environment values (any of which may be a token).
+// stdio server's arguments (as redact.ArgumentSecrets tells them) and literal environment
+// values (any of which may be a token).
 func secretsOf(srv store.Server) []string {
 	out := srv.URLSecrets()
-	out = append(out, srv.Args...)
+	out = append(out, redact.ArgumentSecrets(srv.Args)...)
 	for _, e := range srv.Env {
 		out = append(out, e.Value)
 	}

@@ -111,18 +111,24 @@ func TestBuildHidesTheServersSecrets(t *testing.T) {
 		res     *probe.Result
 		target  string
 		secrets []string
+		shown   []string // text the report must still show
 	}{
 		{"credentials in the URL",
 			store.Server{Transport: "http", URL: "https://u:pw-secret@a.example/mcp?api_key=key-secret"},
 			&probe.Result{Transport: protocol.TransportHTTP, Target: "https://u:pw-secret@a.example/mcp?api_key=key-secret",
 				Err: "GET https://a.example/mcp?api_key=key-secret: refused"},
-			"https://u:REDACTED@a.example/mcp?api_key=REDACTED", []string{"pw-secret", "key-secret"}},
+			"https://u:REDACTED@a.example/mcp?api_key=REDACTED", []string{"pw-secret", "key-secret"}, nil},
 		{"a stdio server's arguments and environment",
 			store.Server{Transport: protocol.TransportStdio, Command: "/usr/bin/srv", Args: []string{"--token=arg-secret"},
 				Env: []store.EnvVar{{Name: "TOKEN", Value: "env-secret"}}},
 			&probe.Result{Transport: protocol.TransportStdio, Target: "/usr/bin/srv --token=arg-secret",
 				Err: "exited: bad token env-secret"},
-			"stdio: srv", []string{"arg-secret", "env-secret"}},
+			"stdio: srv", []string{"arg-secret", "env-secret"}, nil},
+		{"a stdio server's subcommand is not a secret",
+			store.Server{Transport: protocol.TransportStdio, Command: "npx", Args: []string{"-y", "@scope/server@1.2.3", "stdio"}},
+			&probe.Result{Transport: protocol.TransportStdio, Target: "npx -y @scope/server@1.2.3 stdio",
+				Err: "exited: @scope/server@1.2.3 failed to start over stdio"},
+			"stdio: npx", []string{"@scope/server@1.2.3"}, []string{"to start over stdio"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			original := tc.res.Target
@@ -137,6 +143,11 @@ func TestBuildHidesTheServersSecrets(t *testing.T) {
 			for _, s := range tc.secrets {
 				if strings.Contains(string(out), s) {
 					t.Errorf("report shows %q: %s", s, out)
+				}
+			}
+			for _, s := range tc.shown {
+				if !strings.Contains(string(out), s) {
+					t.Errorf("report lacks %q: %s", s, out)
 				}
 			}
 			if tc.res.Target != original {
