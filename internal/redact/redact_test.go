@@ -70,7 +70,7 @@ func TestRedactorWithoutSecretsChangesNothing(t *testing.T) {
 
 func TestIsSecretHeader(t *testing.T) {
 	for _, name := range []string{"Authorization", "authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Api-Key", "X-Tenant",
-		"X-Auth-Token", "X-Client-Secret", "Private-Token", "X-Signing-Key"} {
+		"X-Auth-Token", "X-Client-Secret", "Private-Token", "X-Signing-Key", "X-SIGNING-KEY", "X-Api-\u212Aey"} {
 		if !IsSecretHeader(name, []string{"x-tenant"}) {
 			t.Errorf("%s not secret", name)
 		}
