@@ -11,13 +11,19 @@ import (
 // Connections of the rule probes. A rule the main session cannot judge without bending a
 // request gets a short-lived connection of its own, so that what one rule's probe does (a
 // deleted session, a malformed line that makes a server exit) never shows in the evidence of
-// another rule or of the main session.
+// another rule or of the main session. Rules whose probes leave their session as it was
+// share one (see probeStreamAndHeader).
 const (
-	ConnSession        = 3 // http.session: requests without, with an unknown and with a deleted session id
-	ConnProtocolHeader = 4 // http.protocol-version-header: an invalid MCP-Protocol-Version
-	ConnGetStream      = 5 // http.get-stream: GET of the endpoint
-	ConnOrigin         = 6 // http.origin: requests from a foreign Origin (see probeOrigin)
-	ConnDeleteSession  = 7 // http.delete-session: DELETE of the session
+	ConnSession = 3 // http.session: requests without, with an unknown and with a deleted session id
+	// ConnProtocolHeader: http.get-stream (a GET of the endpoint), then
+	// http.protocol-version-header (an invalid MCP-Protocol-Version), on one session (see
+	// probeStreamAndHeader).
+	ConnProtocolHeader = 4
+	// ConnGetStream is the connection of http.get-stream: ConnProtocolHeader's (5 is no
+	// longer used).
+	ConnGetStream     = ConnProtocolHeader
+	ConnOrigin        = 6 // http.origin: requests from a foreign Origin (see probeOrigin)
+	ConnDeleteSession = 7 // http.delete-session: DELETE of the session
 	// ConnRobustness: lifecycle.invalid-request (a request without method, then ping), then
 	// lifecycle.parse-error (malformed JSON, then ping), when the negotiation connection
 	// could not carry them (see session.negotiate): it does whenever the server answers its
@@ -125,8 +131,7 @@ func ruleProbes() []ruleProbe {
 	httpOnly := []string{protocol.TransportHTTP}
 	return []ruleProbe{
 		{conn: ConnSession, transports: httpOnly, sessions: true, run: probeSession},
-		{conn: ConnProtocolHeader, transports: httpOnly, sessions: true, run: probeProtocolHeader},
-		{conn: ConnGetStream, transports: httpOnly, sessions: true, run: probeGetStream},
+		{conn: ConnProtocolHeader, transports: httpOnly, sessions: true, run: probeStreamAndHeader},
 		{conn: ConnOrigin, transports: []string{protocol.TransportHTTP, protocol.TransportSSE}, sessions: true, stateless: true, sse: true, run: probeOrigin},
 		{conn: ConnDeleteSession, transports: httpOnly, sessions: true, run: probeDeleteSession},
 		{conn: ConnRobustness, sessions: true, stateless: true, run: probeRobustness},
