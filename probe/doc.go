@@ -36,8 +36,8 @@
 //	      │    Against a stateless server: the version and _meta probes instead.
 //	      │
 //	      └─ rule probes, one short-lived connection per rule (ruleProbes):
-//	           ConnSession 3, ConnProtocolHeader 4 (http.get-stream too), ConnOrigin 6,
-//	           ConnDeleteSession 7, ConnRobustness 8, ConnAuth 12,
+//	           ConnSession 3 (http.delete-session too), ConnProtocolHeader 4
+//	           (http.get-stream too), ConnOrigin 6, ConnRobustness 8, ConnAuth 12,
 //	           ConnStatelessHeaders 30, ConnBatch 31, ConnServerCard 46,
 //	           ConnStatelessRemoved 32, ConnStatelessSession 33, ConnStatelessGetDelete 34,
 //	           ConnSubscriptions 50 (a subscriptions/listen stream, opened and ended),

@@ -14,6 +14,11 @@ import (
 // probeSession asks with no session id, with one the server never issued, and, once the
 // session is deleted, with the deleted one (http.session). A server that issues no session
 // id has no session to judge.
+//
+// Its DELETE is also the evidence of http.delete-session, which once had a session of its
+// own for nothing else: the two requests before it name no session or another one, so the
+// session it ends has seen only its handshake, as that one had (and every probe is spared
+// an initialize, an initialized and a DELETE).
 func probeSession(ctx context.Context, c *ruleConn) {
 	if !c.handshake(ctx) {
 		return
@@ -30,7 +35,7 @@ func probeSession(ctx context.Context, c *ruleConn) {
 	c.callBent(ctx, StepSessionUnknown, "ping", nil, c.o.RequestTimeout, func(h http.Header) {
 		h.Set(protocol.HeaderSessionID, UnknownSessionPrefix+randomSuffix())
 	})
-	if del := c.deleteStep(ctx, StepSessionDelete); del.Outcome != OutcomeOK {
+	if del := c.deleteStep(ctx, StepDeleteSession); del.Outcome != OutcomeOK {
 		return // the session may live on: nothing says the id is dead
 	}
 	c.callBent(ctx, StepSessionDeleted, "ping", nil, c.o.RequestTimeout, func(h http.Header) {
@@ -84,12 +89,4 @@ func probeOrigin(ctx context.Context, c *ruleConn) {
 		}})
 	}
 	c.callBent(ctx, StepForeignOrigin, "initialize", initializeParams(c.o), c.o.InitTimeout, foreign)
-}
-
-// probeDeleteSession ends a session the way a client should (http.delete-session).
-func probeDeleteSession(ctx context.Context, c *ruleConn) {
-	if !c.handshake(ctx) || c.bent.currentSession() == "" {
-		return
-	}
-	c.deleteStep(ctx, StepDeleteSession)
 }

@@ -95,12 +95,11 @@ func TestRuleProbesOverHTTPAgainstAConformantServer(t *testing.T) {
 	}{
 		{ConnSession, StepSessionMissing, 400},
 		{ConnSession, StepSessionUnknown, 404},
-		{ConnSession, StepSessionDelete, 200},
+		{ConnSession, StepDeleteSession, 200},
 		{ConnSession, StepSessionDeleted, 404},
 		{ConnProtocolHeader, StepProtocolHeaderInvalid, 400},
 		{ConnGetStream, StepGetStream, 405},
 		{ConnOrigin, StepForeignOrigin, 403},
-		{ConnDeleteSession, StepDeleteSession, 200},
 		{ConnNegotiation, StepParseError, 400},
 		{ConnNegotiation, StepParseErrorPing, 200},
 		{ConnNegotiation, StepInvalidRequest, 400},
