@@ -18,9 +18,9 @@ const (
 	// once the session is deleted, with the deleted one) and http.delete-session (that
 	// DELETE).
 	ConnSession = 3
-	// ConnProtocolHeader: http.get-stream (a GET of the endpoint), then
-	// http.protocol-version-header (an invalid MCP-Protocol-Version), on one session (see
-	// probeStreamAndHeader).
+	// ConnProtocolHeader: http.concurrent-requests in the session era (two pings at once),
+	// http.get-stream (a GET of the endpoint), then http.protocol-version-header (an invalid
+	// MCP-Protocol-Version), on one session (see probeStreamAndHeader).
 	ConnProtocolHeader = 4
 	// ConnGetStream is the connection of http.get-stream: ConnProtocolHeader's (5 is no
 	// longer used).
@@ -146,7 +146,7 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnStatelessSession, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeNoSession},
 		{conn: ConnStatelessGetDelete, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeGetDelete},
 		{conn: ConnSubscriptions, sessions: true, stateless: true, perRevision: true, when: listensFor, run: probeSubscriptions},
-		{conn: ConnConcurrent, transports: httpOnly, sessions: true, stateless: true, run: probeConcurrent},
+		{conn: ConnConcurrent, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, run: probeConcurrent},
 		{conn: ConnTLSVersion, transports: httpOnly, run: probeTLSVersion},
 	}
 }

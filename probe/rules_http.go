@@ -43,21 +43,27 @@ func probeSession(ctx context.Context, c *ruleConn) {
 	})
 }
 
-// probeStreamAndHeader opens the server-to-client stream with a GET (http.get-stream), then
-// sends a revision that does not exist in MCP-Protocol-Version
+// probeStreamAndHeader sends two pings at once (http.concurrent-requests, in the session
+// era: see concurrentPair), opens the server-to-client stream with a GET (http.get-stream),
+// then sends a revision that does not exist in MCP-Protocol-Version
 // (http.protocol-version-header; the header exists from 2025-06-18 on), on one session.
 //
-// Neither rule needs a session of its own, only an initialized one that is not the main
-// session's, and neither ends it: a GET stream is what any client may open (2025-11-25
+// None of these rules needs a session of its own, only an initialized one that is not the
+// main session's, and none ends it: two pings change nothing, a GET stream is what any client may open (2025-11-25
 // basic/transports, Listening for Messages from the Server: "The client MAY issue an HTTP
 // GET to the MCP endpoint"), and only a DELETE or the server ends a session (Session
 // Management); a request with an invalid MCP-Protocol-Version is refused, not served ("it
 // MUST respond with 400 Bad Request"). The bent request goes last all the same, so that
-// nothing is judged on the session after it. Sharing spares a probe one initialize, one
-// initialized and one DELETE: three of its fifty exchanges.
+// nothing is judged on the session after it. Sharing spares a probe two initializes, two
+// initialized and two DELETEs: six of its fifty exchanges.
 func probeStreamAndHeader(ctx context.Context, c *ruleConn) {
 	if !c.handshake(ctx) {
 		return
+	}
+	// A server found stateless that speaks a session revision too gets its concurrent
+	// requests on a connection of its own, in its stateless revision (probeConcurrent).
+	if !c.era.wait(ctx).stateless {
+		c.concurrentPair(ctx, "ping", nil)
 	}
 	c.fetchStep(ctx, StepGetStream, http.MethodGet, exchangeTarget{edit: func(h http.Header) {
 		h.Set("Accept", "text/event-stream")
