@@ -3,6 +3,7 @@ package redact
 import (
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -129,5 +130,18 @@ func TestForHeadersHidesSecretHeadersAndEchoes(t *testing.T) {
 				t.Errorf("String: %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// IsSecretHeader compares names in place; its answer is the rule's on the lower-cased name,
+// whatever the bytes (letters next to the ones that fold, and letters outside ASCII).
+func TestIsSecretHeaderAnswersAsOnTheLowerCasedName(t *testing.T) {
+	for _, name := range []string{"Authorization", "AUTHORIZATION", "@uthorization", "Authorization2", "Proxy-Authorization",
+		"proxy_authorization", "Cookie", "COOKIE", "Cookies", "Set-Cookie", "Set-Cookie2", "Set_Cookie", "X-Api-Key", "X-API-KEY",
+		"X-Api-Kez", "X-Api-[ey", "K", "Ke", "KEY", "Monkey", "X-Token-Id", "X-T0ken", "Tok", "X-Client-SECRET", "Secre",
+		"X-Api-\u212Aey", "X-Api-K\u00e9y", "\u00c9-Token", "Content-Type", "Mcp-Session-Id", "Keep-Alive", ""} {
+		if got, want := IsSecretHeader(name, nil), secretLower(strings.ToLower(name)); got != want {
+			t.Errorf("IsSecretHeader(%q) = %v, want %v", name, got, want)
+		}
 	}
 }
