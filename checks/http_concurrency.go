@@ -14,10 +14,14 @@ import (
 // all the same.
 
 func checkConcurrentRequests(r *Capture, f *Finding) {
-	first, ok1 := stepOn(r, probe.ConnConcurrent, probe.StepConcurrentFirst)
-	second, ok2 := stepOn(r, probe.ConnConcurrent, probe.StepConcurrentSecond)
+	conn := probe.ConnConcurrent // a stateless server's
+	if _, ok := stepOn(r, conn, probe.StepConcurrentFirst); !ok {
+		conn = probe.ConnConcurrentSession
+	}
+	first, ok1 := stepOn(r, conn, probe.StepConcurrentFirst)
+	second, ok2 := stepOn(r, conn, probe.StepConcurrentSecond)
 	if !ok1 || !ok2 {
-		if init, ok := stepOn(r, probe.ConnConcurrent, probe.StepRuleInitialize); ok && init.Outcome != probe.OutcomeOK {
+		if init, ok := stepOn(r, probe.ConnConcurrentSession, probe.StepRuleInitialize); ok && init.Outcome != probe.OutcomeOK {
 			f.Untested("the concurrent requests were not sent: initialize on the probe's own connection did not succeed (%s)", describeAnswer(r, init))
 			return
 		}

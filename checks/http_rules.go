@@ -81,7 +81,7 @@ func checkHTTPSession(r *Capture, f *Finding) {
 		f.Warn(Seqs(st.Request, st.Response), "a request with a session id the server never issued: expected HTTP 404 (as for a terminated session), got %s", httpAnswer(r, st))
 	}
 	deleted := "it does not let clients end a session"
-	if del, ok := stepOn(r, probe.ConnSession, probe.StepSessionDelete); ok && twoHundred(del.HTTPStatus) {
+	if del, ok := stepOn(r, probe.ConnSession, probe.StepDeleteSession); ok && twoHundred(del.HTTPStatus) {
 		deleted = "a deleted one got 404"
 		if st, ok := stepOn(r, probe.ConnSession, probe.StepSessionDeleted); ok && st.HTTPStatus != http.StatusNotFound {
 			f.Fail(Seqs(del.Request, st.Request, st.Response), "a request with the session id ended by DELETE (HTTP %d): expected HTTP 404, got %s", del.HTTPStatus, httpAnswer(r, st))

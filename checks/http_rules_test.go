@@ -41,7 +41,7 @@ func sessionProbe(a sessionAnswers, edits ...func(p *sessionPlan)) *probe.Result
 		}
 		w.call(conn, probe.StepSessionMissing, "tools/list", "2", "{}", a.missing)
 		w.call(conn, probe.StepSessionUnknown, "ping", "3", "", a.unknown)
-		if del := w.fetch(conn, probe.StepSessionDelete, "DELETE", endpoint, a.deleteStatus, "", "", nil); twoHundred(del.HTTPStatus) {
+		if del := w.fetch(conn, probe.StepDeleteSession, "DELETE", endpoint, a.deleteStatus, "", "", nil); twoHundred(del.HTTPStatus) {
 			w.call(conn, probe.StepSessionDeleted, "ping", "4", "", a.deleted)
 		}
 	}, edits...)

@@ -11,9 +11,13 @@ import (
 // concurrentPair appends the two concurrent pings of the concurrency probe to a session:
 // both written before either answer; answered says which got their response.
 func concurrentPair(answered [2]bool) func(p *sessionPlan) {
+	return concurrentPairOn(probe.ConnConcurrent, answered)
+}
+
+// concurrentPairOn is concurrentPair on connection c.
+func concurrentPairOn(c int, answered [2]bool) func(p *sessionPlan) {
 	return func(p *sessionPlan) {
 		p.onNegotiation = func(w *wireScript) {
-			c := probe.ConnConcurrent
 			steps := []probe.Step{
 				{Name: probe.StepConcurrentFirst, Method: "ping", Conn: c, ID: "2", Response: -1},
 				{Name: probe.StepConcurrentSecond, Method: "ping", Conn: c, ID: "3", Response: -1},
@@ -72,6 +76,10 @@ func TestConcurrentRequestsAreBothAnswered(t *testing.T) {
 	runCheckRows(t, "http.concurrent-requests", []checkRow{
 		{name: "both answered passes", res: scriptedSession(h, concurrentPair([2]bool{true, true})),
 			want: StatusPass, msg: "both in flight at once"},
+		{name: "both answered on the session-era connection passes", res: scriptedSession(h, concurrentPairOn(probe.ConnConcurrentSession, [2]bool{true, true})),
+			want: StatusPass, msg: "both in flight at once"},
+		{name: "the second dropped on the session-era connection fails", res: scriptedSession(h, concurrentPairOn(probe.ConnConcurrentSession, [2]bool{true, false})),
+			want: StatusFail, msg: "got a response to id 2 and for id 3 no answer within the timeout"},
 		{name: "the second dropped fails", res: scriptedSession(h, concurrentPair([2]bool{true, false})),
 			want: StatusFail, msg: "got a response to id 2 and for id 3 no answer within the timeout"},
 		{name: "the first dropped fails", res: scriptedSession(h, concurrentPair([2]bool{false, true})),

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,10 +21,16 @@ import (
 
 // BenchmarkProbeCPU measures the CPU one probe costs the monitor process with the default
 // configuration: the probe of an HTTP server as the worker makes it (probe, checks, run
-// record with its transcript; with alerts, the alert engine's observation), concurrency 8. The
+// record; with alerts, the alert engine's observation), concurrency 8, with the garbage
+// collector set as `prober run` sets it (TuneWorkerGC with the default memory budget). The
 // server is the fixture run as a separate program, so that the CPU read here (getrusage of
 // this process, user plus system, over the timed loop, divided by the probes) is the
 // prober's alone; storing the run and the alert engine are not in it.
+//
+// Each configuration is measured twice: at the steady state of a healthy server (the
+// previous run was up, so the default transcripts policy, changes, keeps no transcript and
+// none is encoded), and with "-transcript" for a run that keeps its transcript (the first
+// run, or the first after a change of outcome).
 //
 //	go test -run '^$' -bench ProbeCPU -benchtime 400x ./monitor/
 //
@@ -40,24 +47,34 @@ func BenchmarkProbeCPU(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1)
+	debug.SetGCPercent(percent)
+	b.Cleanup(func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	})
+	TuneWorkerGC(0, os.LookupEnv)
 	// Without alerts (the default configuration) the worker asks for no observation.
 	for _, observe := range []bool{false, true} {
 		name := "no-alerts"
 		if observe {
 			name = "alerts"
 		}
-		b.Run(name, func(b *testing.B) { probeCPU(b, p, url, observe) })
+		b.Run(name, func(b *testing.B) { probeCPU(b, p, url, observe, store.OutcomeUp) })
+		b.Run(name+"-transcript", func(b *testing.B) { probeCPU(b, p, url, observe, "") })
 	}
 }
 
-func probeCPU(b *testing.B, p *Prober, url string, observe bool) {
+// probeCPU probes as the worker does a server whose previous run had the outcome previous.
+func probeCPU(b *testing.B, p *Prober, url string, observe bool, previous string) {
 	const concurrency = 8
 	var next atomic.Int64
 	var wrong atomic.Value
+	kept := keepTranscript(p.transcripts, store.OutcomeUp, previous)
 	probeOne := func(i int64) {
 		s := store.Server{ID: i, Name: fmt.Sprintf("srv-%05d", i), URL: fmt.Sprintf("%s/srv-%05d", url, i), Transport: protocol.TransportHTTP, Source: store.SourceConfig, Schedule: "@every 1m"}
-		rec, obs := p.probe(context.Background(), s, time.Time{}, "", 10*time.Second, "bench", "bench", observe)
-		if rec.Outcome != store.OutcomeUp || (obs.Tools == nil) == observe || len(rec.Transcript) == 0 {
+		rec, obs := p.probe(context.Background(), s, time.Time{}, previous, 10*time.Second, "bench", "bench", observe)
+		if rec.Outcome != store.OutcomeUp || (obs.Tools == nil) == observe || (len(rec.Transcript) > 0) != kept {
 			wrong.Store(fmt.Sprintf("run %s: %s, tools %v, transcript %d bytes", rec.Outcome, rec.Error, obs.Tools != nil, len(rec.Transcript)))
 		}
 	}

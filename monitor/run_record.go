@@ -140,8 +140,11 @@ func RunRecordOf(res *probe.Result, findings []checks.Finding, meta RunMeta) sto
 	if limit <= 0 {
 		limit = DefaultMaxTranscriptBytes
 	}
-	if size := recordingSize(res); keepTranscript(meta.Transcripts, rec.Outcome, meta.Previous) && size <= limit {
-		rec.Transcript = recording(res, red, size)
+	// Sized only when kept: a passing run whose outcome did not change keeps none.
+	if keepTranscript(meta.Transcripts, rec.Outcome, meta.Previous) {
+		if size := recordingSize(res); size <= limit {
+			rec.Transcript = recording(res, red, size)
+		}
 	}
 	redactRun(red, &rec)
 	return rec

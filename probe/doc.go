@@ -36,12 +36,13 @@
 //	      │    Against a stateless server: the version and _meta probes instead.
 //	      │
 //	      └─ rule probes, one short-lived connection per rule (ruleProbes):
-//	           ConnSession 3, ConnProtocolHeader 4, ConnGetStream 5, ConnOrigin 6,
-//	           ConnDeleteSession 7, ConnRobustness 8, ConnAuth 12,
+//	           ConnSession 3 (http.delete-session too), ConnProtocolHeader 4
+//	           (http.get-stream and, in the session era, http.concurrent-requests too),
+//	           ConnOrigin 6, ConnRobustness 8, ConnAuth 12,
 //	           ConnStatelessHeaders 30, ConnBatch 31, ConnServerCard 46,
 //	           ConnStatelessRemoved 32, ConnStatelessSession 33, ConnStatelessGetDelete 34,
 //	           ConnSubscriptions 50 (a subscriptions/listen stream, opened and ended),
-//	           ConnConcurrent 55, ConnTLSVersion 57 (a TLS handshake only),
+//	           ConnConcurrent 55 (stateless servers), ConnTLSVersion 57 (a TLS handshake only),
 //	           and the era probe, ConnSessionEra 40: initialize on a connection nothing
 //	           stateless ever reaches, started only when someone needs its answer.
 //

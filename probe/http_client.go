@@ -36,49 +36,85 @@ func newProbeClient(o Options, u *url.URL, conn int, hasCredentials bool, certs 
 		dialer := &net.Dialer{Timeout: httpDialTimeout, KeepAlive: 30 * time.Second}
 		o.DialContext = dialer.DialContext
 	}
-	tlsConfig := &tls.Config{
-		// Verification happens in VerifyConnection (and certChecker) instead.
-		InsecureSkipVerify: true, //nolint:gosec // see above: verified by hand, never skipped silently
-		VerifyConnection: func(cs tls.ConnectionState) error {
-			if !hasCredentials || certs.skip {
+	// The https transport, with its TLS configuration, is built only when a request needs it:
+	// a plain-http connection seldom does (see http1Transport.other), and a probe opens
+	// a dozen connections.
+	newTransport := func() *http.Transport {
+		tlsConfig := &tls.Config{
+			// Verification happens in VerifyConnection (and certChecker) instead.
+			InsecureSkipVerify: true, //nolint:gosec // see above: verified by hand, never skipped silently
+			VerifyConnection: func(cs tls.ConnectionState) error {
+				if !hasCredentials || certs.skip {
+					return nil
+				}
+				// An IP address is not sent as SNI, so the state may not name the host.
+				name := cs.ServerName
+				if name == "" {
+					name = host
+				}
+				if reason := certs.verify(cs, name); reason != "" {
+					return fmt.Errorf("refusing to send credentials to %s: certificate does not verify: %s", name, reason)
+				}
 				return nil
-			}
-			// An IP address is not sent as SNI, so the state may not name the host.
-			name := cs.ServerName
-			if name == "" {
-				name = host
-			}
-			if reason := certs.verify(cs, name); reason != "" {
-				return fmt.Errorf("refusing to send credentials to %s: certificate does not verify: %s", name, reason)
-			}
-			return nil
-		},
-	}
-	// Every exchange has a deadline of its own (see newExchangeTo), which covers the wait
-	// for the response head too.
-	tr := &http.Transport{
-		// No proxy: the probe measures the server, and a proxy would change every phase.
-		Proxy:                  nil,
-		DialContext:            o.DialContext,
-		TLSClientConfig:        tlsConfig,
-		TLSHandshakeTimeout:    httpTLSTimeout,
-		MaxResponseHeaderBytes: httpMaxHeaderBytes,
-		// Bodies are recorded as they travel, and limits count wire bytes.
-		DisableCompression: true,
-		// HTTP/2 needs TLS here (no h2c); setting it up costs every connection's client.
-		ForceAttemptHTTP2: u.Scheme == "https",
-		MaxIdleConns:      httpMaxIdleConns,
-		IdleConnTimeout:   httpIdleConnTimeout,
-	}
-	client := &http.Client{Transport: tr, CheckRedirect: redirectPolicy()}
-	if u.Scheme == "http" {
-		h1 := &http1Transport{dial: o.DialContext, maxHeaderBytes: httpMaxHeaderBytes, other: tr, idle: &http1Idle{}, owner: conn}
-		if o.sockets != nil {
-			h1.idle, h1.shared = &o.sockets.idle, true
+			},
 		}
-		client.Transport = h1
+		// Every exchange has a deadline of its own (see newExchangeTo), which covers the wait
+		// for the response head too.
+		return &http.Transport{
+			// No proxy: the probe measures the server, and a proxy would change every phase.
+			Proxy:                  nil,
+			DialContext:            o.DialContext,
+			TLSClientConfig:        tlsConfig,
+			TLSHandshakeTimeout:    httpTLSTimeout,
+			MaxResponseHeaderBytes: httpMaxHeaderBytes,
+			// Bodies are recorded as they travel, and limits count wire bytes.
+			DisableCompression: true,
+			// HTTP/2 needs TLS here (no h2c); setting it up costs every connection's client.
+			ForceAttemptHTTP2: u.Scheme == "https",
+			MaxIdleConns:      httpMaxIdleConns,
+			IdleConnTimeout:   httpIdleConnTimeout,
+		}
 	}
-	return client
+	if u.Scheme != "http" {
+		return &http.Client{Transport: newTransport(), CheckRedirect: redirectPolicy()}
+	}
+	h1 := &http1Transport{dial: o.DialContext, maxHeaderBytes: httpMaxHeaderBytes, other: &lazyTransport{make: newTransport}, idle: &http1Idle{}, owner: conn}
+	if o.sockets != nil {
+		h1.idle, h1.shared = &o.sockets.idle, true
+	}
+	return &http.Client{Transport: h1, CheckRedirect: redirectPolicy()}
+}
+
+// lazyTransport is an http.Transport made by the first request that needs one.
+type lazyTransport struct {
+	make func() *http.Transport
+	once sync.Once
+	tr   *http.Transport
+	mu   sync.Mutex // guards tr for CloseIdleConnections, which may run before any request
+}
+
+func (l *lazyTransport) transport() *http.Transport {
+	l.once.Do(func() {
+		tr := l.make()
+		l.mu.Lock()
+		l.tr = tr
+		l.mu.Unlock()
+	})
+	return l.tr
+}
+
+func (l *lazyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return l.transport().RoundTrip(req)
+}
+
+// CloseIdleConnections closes the idle connections of the transport, if one was made.
+func (l *lazyTransport) CloseIdleConnections() {
+	l.mu.Lock()
+	tr := l.tr
+	l.mu.Unlock()
+	if tr != nil {
+		tr.CloseIdleConnections()
+	}
 }
 
 // redirectPolicy decides which redirects the client follows: none of an MCP request, and of

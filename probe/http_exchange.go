@@ -108,9 +108,39 @@ func (x *exchange) do() (*http.Response, error) {
 		x.recordOut(0)
 		return nil, x.reqErr
 	}
-	resp, err := x.t.client.Do(x.req)
+	resp, err := x.t.roundTrip(x.req)
 	x.recordOut(x.trace.wroteAt())
 	return resp, err
+}
+
+// roundTrip sends req through the connection's client, or straight through its plain-http
+// transport when the client would add nothing: a request whose redirects are not followed
+// (see redirectPolicy) gets from http.Client.Do exactly the transport's response, at the cost
+// of a copy of its headers (kept for redirects) on every request. An error is then not
+// wrapped in a *url.Error, which exchangeFailed unwraps anyway.
+func (t *httpTransport) roundTrip(req *http.Request) (*http.Response, error) {
+	h1, ok := t.client.Transport.(*http1Transport)
+	if !ok || req.URL.Scheme != "http" || followsRedirects(req.Context()) {
+		return t.client.Do(req)
+	}
+	resp, err := h1.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		// As Client.Do, which reads the Location of a redirect before asking the policy
+		// whether to follow it (and gives up a 307 or 308 whose body it could not send
+		// again): one it cannot parse fails the request rather than answering it.
+		resend := resp.StatusCode < http.StatusTemporaryRedirect || req.GetBody != nil || req.Body == nil || req.Body == http.NoBody
+		if loc := resp.Header.Get("Location"); loc != "" && resend {
+			if _, perr := req.URL.Parse(loc); perr != nil {
+				_ = resp.Body.Close()
+				return nil, fmt.Errorf("failed to parse Location header %q: %v", loc, perr)
+			}
+		}
+	}
+	return resp, nil
 }
 
 // recordOut records the request and gives the exchange its number. Numbers are handed out

@@ -177,3 +177,22 @@ func TestHTTPGivenClientFollowsNoRedirectElsewhere(t *testing.T) {
 		t.Error("the caller's client was changed")
 	}
 }
+
+// A redirect whose Location cannot be parsed fails the request, with the words net/http's
+// client uses: the probe sends most requests straight through its own transport, and that
+// must not turn such an answer into evidence of another kind.
+func TestHTTPRedirectWithUnreadableLocationFailsTheRequest(t *testing.T) {
+	for _, status := range []int{http.StatusFound, http.StatusTemporaryRedirect} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			front := serveOn(t, "127.0.0.1", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Location", "http://[::1%zz]/mcp")
+				w.WriteHeader(status)
+			}))
+			res, _ := runProbe(t, Target{URL: front.URL + "/mcp"}, testOptions())
+			init := stepNamed(t, res, ConnMain, StepInitialize)
+			if init.Outcome != OutcomeTransport || init.HTTPStatus != 0 || !strings.Contains(init.Err, `failed to parse Location header "http://[::1%zz]/mcp"`) {
+				t.Errorf("initialize: %s, HTTP %d (%s); want a transport failure that names the Location", init.Outcome, init.HTTPStatus, init.Err)
+			}
+		})
+	}
+}

@@ -11,13 +11,24 @@ import (
 // Connections of the rule probes. A rule the main session cannot judge without bending a
 // request gets a short-lived connection of its own, so that what one rule's probe does (a
 // deleted session, a malformed line that makes a server exit) never shows in the evidence of
-// another rule or of the main session.
+// another rule or of the main session. Two rules share a session where one probe's requests
+// cannot touch the other's evidence (see probeStreamAndHeader and probeSession).
 const (
-	ConnSession        = 3 // http.session: requests without, with an unknown and with a deleted session id
-	ConnProtocolHeader = 4 // http.protocol-version-header: an invalid MCP-Protocol-Version
-	ConnGetStream      = 5 // http.get-stream: GET of the endpoint
-	ConnOrigin         = 6 // http.origin: requests from a foreign Origin (see probeOrigin)
-	ConnDeleteSession  = 7 // http.delete-session: DELETE of the session
+	// ConnSession: http.session (requests without and with an unknown session id, then,
+	// once the session is deleted, with the deleted one) and http.delete-session (that
+	// DELETE).
+	ConnSession = 3
+	// ConnProtocolHeader: http.concurrent-requests in the session era (two pings at once),
+	// http.get-stream (a GET of the endpoint), then http.protocol-version-header (an invalid
+	// MCP-Protocol-Version), on one session (see probeStreamAndHeader).
+	ConnProtocolHeader = 4
+	// ConnGetStream is the connection of http.get-stream: ConnProtocolHeader's (5 is no
+	// longer used).
+	ConnGetStream = ConnProtocolHeader
+	ConnOrigin    = 6 // http.origin: requests from a foreign Origin (see probeOrigin)
+	// ConnDeleteSession is the connection of http.delete-session: ConnSession's, whose
+	// probe deletes its session anyway (7 is no longer used).
+	ConnDeleteSession = ConnSession
 	// ConnRobustness: lifecycle.invalid-request (a request without method, then ping), then
 	// lifecycle.parse-error (malformed JSON, then ping), when the negotiation connection
 	// could not carry them (see session.negotiate): it does whenever the server answers its
@@ -43,7 +54,6 @@ const (
 	StepRuleInitialized       = "rule-initialized"
 	StepSessionMissing        = "session-missing-id"
 	StepSessionUnknown        = "session-unknown-id"
-	StepSessionDelete         = "session-delete"
 	StepSessionDeleted        = "session-deleted-id"
 	StepProtocolHeaderInvalid = "protocol-header-invalid"
 	StepGetStream             = "get-stream"
@@ -125,10 +135,8 @@ func ruleProbes() []ruleProbe {
 	httpOnly := []string{protocol.TransportHTTP}
 	return []ruleProbe{
 		{conn: ConnSession, transports: httpOnly, sessions: true, run: probeSession},
-		{conn: ConnProtocolHeader, transports: httpOnly, sessions: true, run: probeProtocolHeader},
-		{conn: ConnGetStream, transports: httpOnly, sessions: true, run: probeGetStream},
+		{conn: ConnProtocolHeader, transports: httpOnly, sessions: true, run: probeStreamAndHeader},
 		{conn: ConnOrigin, transports: []string{protocol.TransportHTTP, protocol.TransportSSE}, sessions: true, stateless: true, sse: true, run: probeOrigin},
-		{conn: ConnDeleteSession, transports: httpOnly, sessions: true, run: probeDeleteSession},
 		{conn: ConnRobustness, sessions: true, stateless: true, run: probeRobustness},
 		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
 		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, perRevision: true, run: probeStatelessHeaders},
@@ -138,7 +146,7 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnStatelessSession, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeNoSession},
 		{conn: ConnStatelessGetDelete, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, perRevision: true, run: probeGetDelete},
 		{conn: ConnSubscriptions, sessions: true, stateless: true, perRevision: true, when: listensFor, run: probeSubscriptions},
-		{conn: ConnConcurrent, transports: httpOnly, sessions: true, stateless: true, run: probeConcurrent},
+		{conn: ConnConcurrent, transports: httpOnly, sessions: true, stateless: true, statelessOnly: true, run: probeConcurrent},
 		{conn: ConnTLSVersion, transports: httpOnly, run: probeTLSVersion},
 	}
 }

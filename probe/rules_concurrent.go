@@ -13,8 +13,14 @@ import (
 // POST of its own, so a server that holds one request at a time and drops the next leaves a
 // client with several requests in flight unanswered.
 
-// ConnConcurrent is the connection of the concurrency probe.
-const ConnConcurrent = 55
+// Connections of the concurrency probe: its own against a server found stateless (no
+// handshake), and in the session era the session of ConnProtocolHeader, whose probe sends
+// the two requests first (see probeStreamAndHeader): they change nothing, so the session
+// needs no handshake of its own.
+const (
+	ConnConcurrent        = 55
+	ConnConcurrentSession = ConnProtocolHeader
+)
 
 // The two requests of the concurrency probe, sent together.
 const (
@@ -22,18 +28,19 @@ const (
 	StepConcurrentSecond = "concurrent-second"
 )
 
-// probeConcurrent initializes (or, against a stateless server, speaks its revision) and
-// sends two pings, or two server/discover requests where ping no longer exists, each on a
-// POST of its own, both in flight before either is awaited. Each is bounded by the request
-// timeout.
+// probeConcurrent speaks the revision of a server found stateless and sends two
+// server/discover requests (ping no longer exists) at once (see concurrentPair).
 func probeConcurrent(ctx context.Context, c *ruleConn) {
-	method, params := "ping", json.RawMessage(nil)
-	if c.statelessRevision != "" {
-		c.speak(c.statelessRevision, true)
-		method, params = methodDiscover, json.RawMessage(`{}`)
-	} else if !c.handshake(ctx) {
+	if c.statelessRevision == "" {
 		return
 	}
+	c.speak(c.statelessRevision, true)
+	c.concurrentPair(ctx, methodDiscover, json.RawMessage(`{}`))
+}
+
+// concurrentPair sends two requests of method, each on a POST of its own, both in flight
+// before either is awaited. Each is bounded by the request timeout.
+func (c *ruleConn) concurrentPair(ctx context.Context, method string, params json.RawMessage) {
 	calls := []*pendingCall{
 		c.prepare(StepConcurrentFirst, method, params, c.nextRequestID(), c.o.RequestTimeout, 0),
 		c.prepare(StepConcurrentSecond, method, params, c.nextRequestID(), c.o.RequestTimeout, 0),

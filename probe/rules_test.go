@@ -95,12 +95,11 @@ func TestRuleProbesOverHTTPAgainstAConformantServer(t *testing.T) {
 	}{
 		{ConnSession, StepSessionMissing, 400},
 		{ConnSession, StepSessionUnknown, 404},
-		{ConnSession, StepSessionDelete, 200},
+		{ConnSession, StepDeleteSession, 200},
 		{ConnSession, StepSessionDeleted, 404},
 		{ConnProtocolHeader, StepProtocolHeaderInvalid, 400},
 		{ConnGetStream, StepGetStream, 405},
 		{ConnOrigin, StepForeignOrigin, 403},
-		{ConnDeleteSession, StepDeleteSession, 200},
 		{ConnNegotiation, StepParseError, 400},
 		{ConnNegotiation, StepParseErrorPing, 200},
 		{ConnNegotiation, StepInvalidRequest, 400},
@@ -541,4 +540,42 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// http.concurrent-requests rides the session of ConnProtocolHeader in the session era, and
+// has a connection of its own against a server found stateless, dual-era ones included
+// (whose stateless requests must not ride a session): the two requests are sent in every
+// era, where its check finds them, and nowhere else.
+func TestConcurrentRequestsRideTheirEraSession(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		cfg        fixture.Config
+		conn, none int
+		method     string
+	}{
+		{"a session-era server", fixture.Config{Fault: fixture.Conformant}, ConnConcurrentSession, ConnConcurrent, "ping"},
+		{"a stateless server", fixture.Config{Fault: fixture.ConformantStateless}, ConnConcurrent, ConnConcurrentSession, methodDiscover},
+		{"a stateless server that speaks a session revision too", fixture.Config{Stateless: true}, ConnConcurrent, ConnConcurrentSession, methodDiscover},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, err := fixture.New(tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(srv.Handler())
+			t.Cleanup(ts.Close)
+			o := ruleTestOptions()
+			o.ProtocolVersion, o.detectEra = protocol.LatestRevision, true
+			res, _ := runProbe(t, Target{URL: ts.URL + "/mcp"}, o)
+			defer logFramesOnFailure(t, res.Frames)
+			for _, name := range []string{StepConcurrentFirst, StepConcurrentSecond} {
+				if st := ruleStep(t, res, tc.conn, name); st.Method != tc.method || st.Outcome != OutcomeOK {
+					t.Errorf("%s on connection %d: %s %s (%s), want %s answered", name, tc.conn, st.Method, st.Outcome, st.Err, tc.method)
+				}
+				if _, ok := stepOn(res, tc.none, name); ok {
+					t.Errorf("%s on connection %d too", name, tc.none)
+				}
+			}
+		})
+	}
 }

@@ -83,6 +83,9 @@ func (e environment) runMonitor(ctx context.Context, args []string, reload <-cha
 		return exitUsage
 	}
 
+	if limit := monitor.TuneWorkerGC(f.memoryBudget, e.lookupEnv); limit > 0 {
+		log.Debug("garbage collector tuned to the memory budget", "soft_limit_bytes", limit)
+	}
 	svc, err := monitor.Start(ctx, cfg, monitor.ServiceOptions{
 		DatabaseURL: url, DataDir: f.dataDir, Listen: f.listen, Migrate: f.migrate,
 		Site: func(st *store.Store, registry *metrics.Registry, log *slog.Logger) (monitor.Site, error) {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -71,7 +72,7 @@ func TestRedactorWithoutSecretsChangesNothing(t *testing.T) {
 
 func TestIsSecretHeader(t *testing.T) {
 	for _, name := range []string{"Authorization", "authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Api-Key", "X-Tenant",
-		"X-Auth-Token", "X-Client-Secret", "Private-Token", "X-Signing-Key"} {
+		"X-Auth-Token", "X-Client-Secret", "Private-Token", "X-Signing-Key", "X-SIGNING-KEY", "X-Api-\u212Aey"} {
 		if !IsSecretHeader(name, []string{"x-tenant"}) {
 			t.Errorf("%s not secret", name)
 		}
@@ -151,6 +152,19 @@ func TestArgumentSecrets(t *testing.T) {
 	} {
 		if got := ArgumentSecrets(tc.args); !slices.Equal(got, tc.want) {
 			t.Errorf("ArgumentSecrets(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// IsSecretHeader compares names in place; its answer is the rule's on the lower-cased name,
+// whatever the bytes (letters next to the ones that fold, and letters outside ASCII).
+func TestIsSecretHeaderAnswersAsOnTheLowerCasedName(t *testing.T) {
+	for _, name := range []string{"Authorization", "AUTHORIZATION", "@uthorization", "Authorization2", "Proxy-Authorization",
+		"proxy_authorization", "Cookie", "COOKIE", "Cookies", "Set-Cookie", "Set-Cookie2", "Set_Cookie", "X-Api-Key", "X-API-KEY",
+		"X-Api-Kez", "X-Api-[ey", "K", "Ke", "KEY", "Monkey", "X-Token-Id", "X-T0ken", "Tok", "X-Client-SECRET", "Secre",
+		"X-Api-\u212Aey", "X-Api-K\u00e9y", "\u00c9-Token", "Content-Type", "Mcp-Session-Id", "Keep-Alive", ""} {
+		if got, want := IsSecretHeader(name, nil), secretLower(strings.ToLower(name)); got != want {
+			t.Errorf("IsSecretHeader(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
