@@ -232,6 +232,7 @@ func (s *Store) statuses(ctx context.Context, list func(context.Context) ([]Serv
 		return nil, nil, err
 	}
 	out := make([]ServerStatus, len(servers))
+	arena := newStatusArena(len(servers))
 	for i, v := range servers {
 		st := ServerStatus{Server: v, AsOf: now}
 		for _, r := range latest[v.ID] {
@@ -245,7 +246,7 @@ func (s *Store) statuses(ctx context.Context, list func(context.Context) ([]Serv
 			}
 		}
 		st.State = stateOf(v.Enabled, st.Regions)
-		st.Windows, st.Days = windows.server(v.ID, now)
+		st.Windows, st.Days = windows.server(v.ID, now, arena)
 		out[i] = st
 	}
 	return out, windows, nil

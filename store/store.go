@@ -53,6 +53,9 @@ type Store struct {
 	// conformance remembers the conformance of the runs of the latest reading of every
 	// server's status (see conformanceOfLatest).
 	conformance conformanceMemo
+	// windowMemo remembers the status sums decoded by the latest reading of every server's
+	// status (see windowSums).
+	windowMemo windowMemo
 }
 
 // Open connects to the database at url (a postgres:// URL or keyword/value string; pool
