@@ -50,8 +50,8 @@ func (s *Store) ServerDetail(ctx context.Context, id int64, now time.Time) (Serv
 	for _, region := range regions {
 		var a windowAcc
 		ws.regionSums(id, region, &a)
-		windows, days := a.result(now, nil)
-		d.ByRegion = append(d.ByRegion, RegionWindows{Region: region, Windows: windows, Days: days})
+		windows, days := a.result(nil)
+		d.ByRegion = append(d.ByRegion, RegionWindows{Region: region, Windows: windows, Days: dayUptimes(days, dayOf(now))})
 	}
 	h := now.UTC().Truncate(time.Hour)
 	rows, err := s.pool.Query(ctx, `SELECT server_id, region, hour, `+statsColumnsPlain+` FROM rollups

@@ -206,9 +206,9 @@ func (ws *windowSet) regionSums(id int64, region string, a *windowAcc) {
 	}
 }
 
-// server returns a server's windows and days with its regions summed, laid out in ar (nil:
-// allocated).
-func (ws *windowSet) server(id int64, now time.Time, ar *statusArena) ([]WindowStats, []DayUptime) {
+// server returns a server's windows and daily counts with its regions summed, laid out in ar
+// (nil: allocated).
+func (ws *windowSet) server(id int64, ar *statusArena) ([]WindowStats, []dayCount) {
 	sum := &ws.sum
 	sum.reset(len(StatusWindows()))
 	for _, region := range ws.regions(id) {
@@ -222,20 +222,21 @@ func (ws *windowSet) server(id int64, now time.Time, ar *statusArena) ([]WindowS
 			sum.days[i].ok += du.ok
 		}
 	}
-	return sum.result(now, ar)
+	return sum.result(ar)
 }
 
-// statusArena holds the windows, days and histograms of many statuses in three allocations
-// rather than three per server: a reading of 10,000 servers made 40,000 allocations there.
+// statusArena holds the windows, daily counts and histograms of many statuses in three
+// allocations rather than three per server: a reading of 10,000 servers made 40,000
+// allocations there.
 type statusArena struct {
 	windows []WindowStats
-	days    []DayUptime
+	days    []dayCount
 	hist    []int64
 }
 
 func newStatusArena(servers int) *statusArena {
 	return &statusArena{windows: make([]WindowStats, 0, servers*len(StatusWindows())),
-		days: make([]DayUptime, 0, servers*StatusDays), hist: make([]int64, 0, servers*HistogramBuckets)}
+		days: make([]dayCount, 0, servers*StatusDays), hist: make([]int64, 0, servers*HistogramBuckets)}
 }
 
 // take returns n fresh elements of *s, from the arena while it has room. The slice returned
@@ -249,9 +250,10 @@ func take[T any](s *[]T, n int) []T {
 	return (*s)[i : i+n : i+n]
 }
 
-// result lays the accumulated figures out as a status carries them, in ar (nil: allocated).
-// Nothing of a is kept, so a scratch accumulator may be reused after.
-func (a *windowAcc) result(now time.Time, ar *statusArena) ([]WindowStats, []DayUptime) {
+// result lays the accumulated figures out as a status carries them, in ar (nil: allocated):
+// the windows and the daily counts (see dayUptimes). Nothing of a is kept, so a scratch
+// accumulator may be reused after.
+func (a *windowAcc) result(ar *statusArena) ([]WindowStats, []dayCount) {
 	if ar == nil {
 		ar = &statusArena{}
 	}
@@ -266,12 +268,22 @@ func (a *windowAcc) result(now time.Time, ar *statusArena) ([]WindowStats, []Day
 			copy(out[i].Latency, h)
 		}
 	}
-	today := dayOf(now)
 	days := take(&ar.days, StatusDays)
-	for i := range days {
-		days[i] = DayUptime{Day: dayStart(today - int64(StatusDays-1-i)), Runs: a.days[i].runs, OK: a.days[i].ok}
-	}
+	copy(days, a.days[:])
 	return out, days
+}
+
+// dayUptimes lays out the daily counts of the StatusDays days ending with day today, oldest
+// first; nil for none.
+func dayUptimes(counts []dayCount, today int64) []DayUptime {
+	if counts == nil {
+		return nil
+	}
+	out := make([]DayUptime, len(counts))
+	for i, c := range counts {
+		out[i] = DayUptime{Day: dayStart(today - int64(len(counts)-1-i)), Runs: c.runs, OK: c.ok}
+	}
+	return out
 }
 
 // merge adds the runs of o to st.

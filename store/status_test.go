@@ -169,10 +169,10 @@ func checkStatus(t *testing.T, what string, st ServerStatus, runs []RunRecord, n
 	for i, w := range st.Windows {
 		checkWindow(t, what, w, expectWindow(runs, "", w.Start(now), end), i == 0, extremes)
 	}
-	if len(st.Days) != StatusDays {
-		t.Fatalf("%s: %d days, want %d", what, len(st.Days), StatusDays)
+	if len(st.Days()) != StatusDays {
+		t.Fatalf("%s: %d days, want %d", what, len(st.Days()), StatusDays)
 	}
-	for _, d := range st.Days {
+	for _, d := range st.Days() {
 		e := expectWindow(runs, "", d.Day, d.Day.Add(day))
 		if d.Runs != e.runs || d.OK != e.up+e.degraded {
 			t.Errorf("%s day %s: runs/ok %d/%d, raw runs say %d/%d", what, d.Day.Format(time.DateOnly), d.Runs, d.OK, e.runs, e.up+e.degraded)
@@ -559,7 +559,7 @@ func TestServerStatusesShowTheSumsOfEachRefreshAndDay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != 2 || got[0].Days[StatusDays-1].Runs == 0 || got[0].Windows[0].Runs == 0 {
+		if len(got) != 2 || got[0].Days()[StatusDays-1].Runs == 0 || got[0].Windows[0].Runs == 0 {
 			t.Fatalf("%s: %d statuses, want two with runs today", step.name, len(got))
 		}
 		if !reflect.DeepEqual(got, want) {

@@ -318,13 +318,14 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, open m
 		if w, ok := st.Window("90d"); ok {
 			row.Uptime = formatUptime(w.Up+w.Degraded, w.Runs)
 		}
-		row.BarsStart = stripStart(st.Days)
+		days := st.Days()
+		row.BarsStart = stripStart(days)
 		row.Recent = template.HTML(recentTicks(recentBy[st.Server.ID], st.Server.Name).SVG())
 		row.RecentFor = "no run yet"
 		if n := min(len(recentBy[st.Server.ID]), recentShown); n > 0 {
 			row.RecentFor = "last " + plural(n, "run", "runs")
 		}
-		row.Bars = template.HTML(uptimeStrip(st.Days, 450, 34, fmt.Sprintf("Uptime of %s by day over the last %d days", st.Server.Name, len(st.Days))).SVG())
+		row.Bars = template.HTML(uptimeStrip(days, 450, 34, fmt.Sprintf("Uptime of %s by day over the last %d days", st.Server.Name, len(days))).SVG())
 		if w, ok := st.Window("24h"); ok && w.Up+w.Degraded > 0 {
 			row.Reached = true
 			row.P50, row.P95 = formatLatency(w.LatencyQuantile(0.5)), formatLatency(w.LatencyQuantile(0.95))
@@ -388,8 +389,9 @@ func (d *dashboard) lastErrors(r *http.Request, sts []store.ServerStatus, hours 
 			ranges = append(ranges, store.FailureRange{ServerID: id, From: failed, To: failed.Add(time.Hour)})
 			continue
 		}
-		for i := len(st.Days) - 1; i >= 0; i-- {
-			if day := st.Days[i]; day.OK < day.Runs {
+		days := st.Days()
+		for i := len(days) - 1; i >= 0; i-- {
+			if day := days[i]; day.OK < day.Runs {
 				ranges = append(ranges, store.FailureRange{ServerID: id, From: day.Day, To: day.Day.Add(24 * time.Hour)})
 				break
 			}
