@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -56,6 +57,8 @@ type Store struct {
 	// windowMemo remembers the status sums decoded by the latest reading of every server's
 	// status (see windowSums).
 	windowMemo windowMemo
+	// serversListed is how many servers Servers returned last, to size the next list.
+	serversListed atomic.Int64
 }
 
 // Open connects to the database at url (a postgres:// URL or keyword/value string; pool
