@@ -74,13 +74,30 @@ const serverColumns = `v.id, v.name, v.source, v.transport, coalesce(v.url, ''),
 
 func scanServer(row pgx.Row, v *Server, extra ...any) error {
 	var timeoutMS int64
+	// The JSON columns are decoded here, and only when they hold something: most servers have
+	// no environment and no labels, and decoding "[]" and "{}" through encoding/json for each
+	// of 10,000 servers took a tenth of reading every server's status.
+	var env, headers, labels []byte
 	dest := append([]any{&v.ID, &v.Name, &v.Source, &v.Transport, &v.URL, &v.Command,
-		&v.Args, &v.Env, &v.Dir, &v.Headers, &v.Schedule, &timeoutMS, &v.Labels, &v.Enabled, &v.Calls,
+		&v.Args, &env, &v.Dir, &headers, &v.Schedule, &timeoutMS, &labels, &v.Enabled, &v.Calls,
 		&v.CreatedAt, &v.UpdatedAt}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return err
 	}
 	v.Timeout = time.Duration(timeoutMS) * time.Millisecond
+	v.Env, v.Headers, v.Labels = nil, nil, nil
+	for _, c := range []struct {
+		name string
+		text []byte
+		into any
+	}{{"env", env, &v.Env}, {"headers", headers, &v.Headers}, {"labels", labels, &v.Labels}} {
+		if emptyJSON(c.text) {
+			continue
+		}
+		if err := json.Unmarshal(c.text, c.into); err != nil {
+			return fmt.Errorf("column %s: %w", c.name, err)
+		}
+	}
 	// Empty reads back as nil, as an unset field was written.
 	if len(v.Args) == 0 {
 		v.Args = nil
@@ -98,6 +115,15 @@ func scanServer(row pgx.Row, v *Server, extra ...any) error {
 		v.Calls = nil
 	}
 	return nil
+}
+
+// emptyJSON reports whether a JSON column's text is an empty array or object, or null.
+func emptyJSON(text []byte) bool {
+	switch string(text) {
+	case "", "[]", "{}", "null":
+		return true
+	}
+	return false
 }
 
 // Server returns the server with the given id.
@@ -133,7 +159,9 @@ func (s *Store) Servers(ctx context.Context) ([]Server, error) {
 		return nil, fmt.Errorf("store: list servers: %w", err)
 	}
 	defer rows.Close()
-	var out []Server
+	// Sized by the list before: appending 10,000 servers of some 300 bytes copied them over
+	// and over.
+	out := make([]Server, 0, s.serversListed.Load())
 	for rows.Next() {
 		var v Server
 		if err := scanServer(rows, &v); err != nil {
@@ -143,6 +171,10 @@ func (s *Store) Servers(ctx context.Context) ([]Server, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: list servers: %w", err)
+	}
+	s.serversListed.Store(int64(len(out)))
+	if len(out) == 0 {
+		return nil, nil
 	}
 	return out, nil
 }

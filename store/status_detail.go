@@ -45,11 +45,13 @@ func (s *Store) ServerDetail(ctx context.Context, id int64, now time.Time) (Serv
 		return ServerDetail{}, err
 	}
 	d := ServerDetail{ServerStatus: sts[0]}
-	regions := slices.Clone(ws.regions[id])
+	regions := ws.regions(id)
 	slices.Sort(regions)
 	for _, region := range regions {
-		windows, days := ws.byKey[accKey{id, region}].result(now)
-		d.ByRegion = append(d.ByRegion, RegionWindows{Region: region, Windows: windows, Days: days})
+		var a windowAcc
+		ws.regionSums(id, region, &a)
+		windows, days := a.result(nil)
+		d.ByRegion = append(d.ByRegion, RegionWindows{Region: region, Windows: windows, Days: dayUptimes(days, dayOf(now))})
 	}
 	h := now.UTC().Truncate(time.Hour)
 	rows, err := s.pool.Query(ctx, `SELECT server_id, region, hour, `+statsColumnsPlain+` FROM rollups

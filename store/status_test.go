@@ -169,10 +169,10 @@ func checkStatus(t *testing.T, what string, st ServerStatus, runs []RunRecord, n
 	for i, w := range st.Windows {
 		checkWindow(t, what, w, expectWindow(runs, "", w.Start(now), end), i == 0, extremes)
 	}
-	if len(st.Days) != StatusDays {
-		t.Fatalf("%s: %d days, want %d", what, len(st.Days), StatusDays)
+	if len(st.Days()) != StatusDays {
+		t.Fatalf("%s: %d days, want %d", what, len(st.Days()), StatusDays)
 	}
-	for _, d := range st.Days {
+	for _, d := range st.Days() {
 		e := expectWindow(runs, "", d.Day, d.Day.Add(day))
 		if d.Runs != e.runs || d.OK != e.up+e.degraded {
 			t.Errorf("%s day %s: runs/ok %d/%d, raw runs say %d/%d", what, d.Day.Format(time.DateOnly), d.Runs, d.OK, e.runs, e.up+e.degraded)
@@ -240,7 +240,8 @@ func TestServerStatusFiguresEqualThoseOfTheRawRuns(t *testing.T) {
 		if _, err := s.pool.Exec(ctx, `UPDATE status_windows SET figures_sent = NULL, day_latency = NULL`); err != nil {
 			t.Fatal(err)
 		}
-		again, err := s.ServerStatuses(ctx, now)
+		// A store of its own: s keeps the sums it decoded for this hour.
+		again, err := New(s.pool).ServerStatuses(ctx, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -514,5 +515,55 @@ func TestServerStatusesCountTheFindingsOfEachRunOnce(t *testing.T) {
 	}
 	if c := read(); c != nil {
 		t.Fatalf("a run without findings, read again: conformance %+v, want none", c)
+	}
+}
+
+// A store keeps the status sums it decoded for the next reading of the same hour: a reading
+// after a refresh, or on the next day, must show what a store reading them afresh shows.
+func TestServerStatusesShowTheSumsOfEachRefreshAndDay(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	v := mustUpsert(t, ctx, s, httpServer("sums"))
+	w := mustUpsert(t, ctx, s, httpServer("sums-2"))
+	midnight := time.Now().UTC().Truncate(24 * time.Hour).Add(-day)
+	outcomes := []string{OutcomeUp, OutcomeUp, OutcomeDegraded, OutcomeDown}
+	var runs []RunRecord
+	for at, i := midnight.Add(-3*day), 0; at.Before(midnight.Add(150 * time.Minute)); at, i = at.Add(20*time.Minute), i+1 {
+		runs = append(runs, sampleRun(v.ID, "eu", at, outcomes[i%len(outcomes)], time.Duration(10+i%40)*time.Millisecond))
+		if i%3 == 0 {
+			runs = append(runs, sampleRun(w.ID, "us", at.Add(time.Minute), outcomes[i%3], 50*time.Millisecond))
+		}
+	}
+	if _, err := s.WriteRuns(ctx, runs); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		name          string
+		refresh, read time.Time
+	}{
+		{"sums of 23:00 read at 23:30", midnight.Add(-time.Hour), midnight.Add(-30 * time.Minute)},
+		{"the same sums read the next day", time.Time{}, midnight.Add(30 * time.Minute)},
+		{"the sums of a later hour", midnight.Add(time.Hour), midnight.Add(70 * time.Minute)},
+		{"the same sums read again", time.Time{}, midnight.Add(80 * time.Minute)},
+	} {
+		if !step.refresh.IsZero() {
+			if done, err := s.RefreshStatusWindows(ctx, step.refresh); err != nil || !done {
+				t.Fatalf("%s: RefreshStatusWindows = %v, %v; want a refresh", step.name, done, err)
+			}
+		}
+		got, err := s.ServerStatuses(ctx, step.read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := New(s.pool).ServerStatuses(ctx, step.read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].Days()[StatusDays-1].Runs == 0 || got[0].Windows[0].Runs == 0 {
+			t.Fatalf("%s: %d statuses, want two with runs today", step.name, len(got))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the statuses read by the store that read before differ from those of a new store", step.name)
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -53,6 +54,11 @@ type Store struct {
 	// conformance remembers the conformance of the runs of the latest reading of every
 	// server's status (see conformanceOfLatest).
 	conformance conformanceMemo
+	// windowMemo remembers the status sums decoded by the latest reading of every server's
+	// status (see windowSums).
+	windowMemo windowMemo
+	// serversListed is how many servers Servers returned last, to size the next list.
+	serversListed atomic.Int64
 }
 
 // Open connects to the database at url (a postgres:// URL or keyword/value string; pool

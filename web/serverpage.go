@@ -111,10 +111,11 @@ func (d *dashboard) serverPage(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	ok90, runs90 := daysUptime(det.Days)
-	data.Days = template.HTML(uptimeStrip(det.Days, 900, 44, fmt.Sprintf("Uptime of %s by day over the last %d days, all regions", srv.Name, len(det.Days))).SVG())
+	days := det.Days()
+	ok90, runs90 := daysUptime(days)
+	data.Days = template.HTML(uptimeStrip(days, 900, 44, fmt.Sprintf("Uptime of %s by day over the last %d days, all regions", srv.Name, len(days))).SVG())
 	data.DaysNote = formatUptime(ok90, runs90)
-	data.DaysStart = stripStart(det.Days)
+	data.DaysStart = stripStart(days)
 	if len(det.ByRegion) > 1 {
 		for _, rw := range det.ByRegion {
 			ok, runs := daysUptime(rw.Days)

@@ -136,8 +136,11 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 		data.Counts = append(data.Counts, stateCount{stateView: s, Count: counts[s.Key], Href: href, Selected: sel})
 	}
 
-	var shown []store.ServerStatus
-	for _, st := range all {
+	// Pointers into the shared reading: at 10,000 servers, copying and sorting the statuses
+	// themselves (some 600 bytes each) cost as much as rendering the page.
+	var shown []*store.ServerStatus
+	for i := range all {
+		st := &all[i]
 		if filter != "" && st.State != filter {
 			continue
 		}
@@ -154,7 +157,7 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 	data.AlertsOpen = alertsOpenLine(open)
 	// Problems first, then by name: the reader sees what is wrong without scrolling. Within a
 	// state, servers with an open alert come first.
-	slices.SortStableFunc(shown, func(a, b store.ServerStatus) int {
+	slices.SortStableFunc(shown, func(a, b *store.ServerStatus) int {
 		if ra, rb := stateRank(a.State), stateRank(b.State); ra != rb {
 			return ra - rb
 		}
@@ -172,7 +175,10 @@ func (d *dashboard) statusPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	last := min(first+serversPerPage, len(shown))
-	pageRows := shown[first:last]
+	pageRows := make([]store.ServerStatus, 0, last-first)
+	for _, st := range shown[first:last] {
+		pageRows = append(pageRows, *st)
+	}
 	if len(shown) > serversPerPage {
 		data.Shown = fmt.Sprintf("%d–%d of %d", first+1, last, len(shown))
 		if first > 0 {
@@ -318,13 +324,14 @@ func (d *dashboard) statusRows(r *http.Request, sts []store.ServerStatus, open m
 		if w, ok := st.Window("90d"); ok {
 			row.Uptime = formatUptime(w.Up+w.Degraded, w.Runs)
 		}
-		row.BarsStart = stripStart(st.Days)
+		days := st.Days()
+		row.BarsStart = stripStart(days)
 		row.Recent = template.HTML(recentTicks(recentBy[st.Server.ID], st.Server.Name).SVG())
 		row.RecentFor = "no run yet"
 		if n := min(len(recentBy[st.Server.ID]), recentShown); n > 0 {
 			row.RecentFor = "last " + plural(n, "run", "runs")
 		}
-		row.Bars = template.HTML(uptimeStrip(st.Days, 450, 34, fmt.Sprintf("Uptime of %s by day over the last %d days", st.Server.Name, len(st.Days))).SVG())
+		row.Bars = template.HTML(uptimeStrip(days, 450, 34, fmt.Sprintf("Uptime of %s by day over the last %d days", st.Server.Name, len(days))).SVG())
 		if w, ok := st.Window("24h"); ok && w.Up+w.Degraded > 0 {
 			row.Reached = true
 			row.P50, row.P95 = formatLatency(w.LatencyQuantile(0.5)), formatLatency(w.LatencyQuantile(0.95))
@@ -388,8 +395,9 @@ func (d *dashboard) lastErrors(r *http.Request, sts []store.ServerStatus, hours 
 			ranges = append(ranges, store.FailureRange{ServerID: id, From: failed, To: failed.Add(time.Hour)})
 			continue
 		}
-		for i := len(st.Days) - 1; i >= 0; i-- {
-			if day := st.Days[i]; day.OK < day.Runs {
+		days := st.Days()
+		for i := len(days) - 1; i >= 0; i-- {
+			if day := days[i]; day.OK < day.Runs {
 				ranges = append(ranges, store.FailureRange{ServerID: id, From: day.Day, To: day.Day.Add(24 * time.Hour)})
 				break
 			}

@@ -1,11 +1,9 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -20,7 +18,7 @@ func (s *API) listServers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := s.list.get(snap, s.encodeList)
+	body, err := s.list.get(snap, s.encodeListSized)
 	if err != nil {
 		return err
 	}
@@ -32,21 +30,37 @@ func (s *API) listServers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// encodeList encodes the answer of GET /api/v1/servers for one reading.
+// encodeList encodes the answer of GET /api/v1/servers for one reading: what json.Marshal
+// writes for {"servers": [statusView...], "asOf": time}, without reflection (see
+// listEncoder).
 func (s *API) encodeList(snap store.Statuses) ([]byte, error) {
-	out := struct {
-		Servers []statusView `json:"servers"`
-		AsOf    time.Time    `json:"asOf"`
-	}{Servers: make([]statusView, 0, len(snap.List)), AsOf: snap.AsOf.UTC()}
-	for _, st := range snap.List {
-		out.Servers = append(out.Servers, s.toStatusView(st))
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, fmt.Errorf("encode the server list: %w", err)
-	}
-	return append(b, '\n'), nil
+	return s.encodeListSized(snap, 0)
 }
+
+// encodeListSized is encodeList into a buffer of size bytes, or of a size estimated from the
+// number of servers when that is less: growing a buffer of megabytes copies it each time.
+func (s *API) encodeListSized(snap store.Statuses, size int) ([]byte, error) {
+	e := listEncoder{b: make([]byte, 0, max(size, 64+listBytesPerServer*len(snap.List)))}
+	e.raw(`{"servers":[`)
+	for i, st := range snap.List {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		v := s.toStatusView(st)
+		e.status(&v)
+	}
+	e.raw(`],"asOf":`)
+	e.time(snap.AsOf.UTC())
+	e.raw("}\n")
+	if e.err != nil {
+		return nil, fmt.Errorf("encode the server list: %w", e.err)
+	}
+	return e.b, nil
+}
+
+// listBytesPerServer sizes the buffer of the list when no earlier answer tells: about what
+// the entry of a server with one region and a latest run takes.
+const listBytesPerServer = 1600
 
 // encodedList holds the answer of GET /api/v1/servers for the newest reading it was asked
 // for. The body is shared by every request of that reading: it must not be modified.
@@ -56,16 +70,19 @@ type encodedList struct {
 	body []byte
 }
 
-// get returns the answer for snap, encoding it unless it is held already. The lock is held
+// get returns the answer for snap, encoding it (into a buffer of the size given) unless it is
+// held already. The lock is held
 // while encoding: the requests of a new reading wait for one encoding rather than each
 // making its own.
-func (l *encodedList) get(snap store.Statuses, encode func(store.Statuses) ([]byte, error)) ([]byte, error) {
+func (l *encodedList) get(snap store.Statuses, encode func(store.Statuses, int) ([]byte, error)) ([]byte, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.body != nil && l.seq == snap.Seq {
 		return l.body, nil
 	}
-	b, err := encode(snap)
+	// The answer before is the best guess of this one's size; a sixteenth more leaves room
+	// for some servers more.
+	b, err := encode(snap, len(l.body)+len(l.body)/16)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func (s *API) getServer(w http.ResponseWriter, r *http.Request) error {
 	}
 	sv := s.toStatusView(d.ServerStatus)
 	sv.Links = s.links(v.Name)
-	out := detailView{statusView: sv, Days: toDayViews(d.Days),
+	out := detailView{statusView: sv, Days: toDayViews(d.Days()),
 		ByRegion: []regionDetailView{}, Hours: []hourView{}, AsOf: now.UTC()}
 	for _, rw := range d.ByRegion {
 		rv := regionDetailView{Region: rw.Region, Uptime: toWindowViews(rw.Windows), Days: toDayViews(rw.Days)}

@@ -1,0 +1,37 @@
+package jsondoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestAppendStringWritesWhatEncodingJSONWrites(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "plain", "quote \" backslash \\ slash /", "\b\f\n\r\t\x00\x1f\x7f",
+		"<a href=\"x&y\">", strings.Repeat("<&>", 3), "\xe2\x80", "\xe2\x80\xa8 and \xe2\x80\xa9", "\xed\xa0\x80",
+		"\u007f\u0080\u00ff", "naïve café ✓ 𝄞", "\xff\xfe", strings.Repeat("long plain run ", 20) + "<"} {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString([]byte("prefix:"), s); !bytes.Equal(got, append([]byte("prefix:"), want...)) {
+			t.Errorf("AppendString(%q) = %s, encoding/json %s", s, got, want)
+		}
+		if got := AppendString(nil, []byte(s)); !bytes.Equal(got, want) {
+			t.Errorf("AppendString([]byte(%q)) = %s, encoding/json %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	f.Add("<&>\u2028\xe2\x80")
+	f.Add("\x00 \"\\")
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %s, encoding/json %s", s, got, want)
+		}
+	})
+}
