@@ -306,9 +306,11 @@ func checkDayRollups(t *testing.T, f *statusFixture) {
 		for _, h := range byDay {
 			add(got, h)
 		}
-		// Both regions ran every day of the span.
-		if days := int(end.Sub(from).Hours()+23) / 24; len(want) != 2*days || len(got) != len(want) {
-			t.Fatalf("from %s: %d days by DayRollups, %d from the hourly rollups, want %d", from, len(got), len(want), 2*days)
+		// Both regions ran every day of the span, but for today when the test runs in the
+		// first minutes after midnight: the fixture's runs come every 10 minutes, a third
+		// of them in eu only, so the new day may have none of one region yet.
+		if days := int(end.Sub(from).Hours()+23) / 24; len(want) < 2*days-1 || len(got) != len(want) {
+			t.Fatalf("from %s: %d days by DayRollups, %d from the hourly rollups, want %d (or one fewer just after midnight)", from, len(got), len(want), 2*days)
 		}
 		for k, w := range want {
 			if g := got[k]; g == nil || !reflect.DeepEqual(*g, *w) {
