@@ -225,31 +225,40 @@ func (s *Store) cleanAndKeyRange(b *runBatch, from, to int, memo *keyMemo) error
 		r.ServerVersion = textclip.Storable(r.ServerVersion, maxShortText)
 		r.ToolFingerprint = textclip.Storable(r.ToolFingerprint, maxShortText)
 		r.Error = textclip.Storable(r.Error, maxLongText)
-		r.Steps = slices.Clone(r.Steps[:min(len(r.Steps), MaxStepsPerRun)])
-		for j := range r.Steps {
-			st := &r.Steps[j]
-			st.Name = textclip.Storable(st.Name, maxShortText)
-			st.Method = textclip.Storable(st.Method, maxShortText)
-			st.Outcome = textclip.Storable(st.Outcome, maxShortText)
-		}
-		r.Findings = slices.Clone(r.Findings[:min(len(r.Findings), MaxFindingsPerRun)])
-		for j := range r.Findings {
-			f := &r.Findings[j]
-			f.CheckID = textclip.Storable(f.CheckID, maxShortText)
-			f.Status = textclip.Storable(f.Status, maxShortText)
-			f.Severity = textclip.Storable(f.Severity, maxShortText)
-		}
+		// The records are the caller's: a run's steps and findings are copied before
+		// cleaning changes them, which only a run the memo does not know can need.
 		var k runKeys
+		r.Steps = r.Steps[:min(len(r.Steps), MaxStepsPerRun)]
 		if len(r.Steps) > 0 {
-			k.stepOrder, k.stepPositions = stepOrder(r.Steps)
-			k.steps = memo.stepShapeKey(r.Steps, k.stepOrder)
-		}
-		if len(r.Findings) > 0 {
-			k.findings = memo.findingShapeKey(r.Findings)
-			k.messages = make([]int64, len(r.Findings))
-			for j := range r.Findings {
-				r.Findings[j].Message, k.messages[j] = memo.message(r.Findings[j].Message)
+			seen := memo.knownSteps(r.Steps)
+			if seen == nil {
+				r.Steps = slices.Clone(r.Steps)
+				for j := range r.Steps {
+					st := &r.Steps[j]
+					st.Name = textclip.Storable(st.Name, maxShortText)
+					st.Method = textclip.Storable(st.Method, maxShortText)
+					st.Outcome = textclip.Storable(st.Outcome, maxShortText)
+				}
+				seen = memo.keySteps(r.Steps)
 			}
+			k.stepOrder, k.stepPositions, k.steps = seen.order, seen.positions, seen.key
+		}
+		r.Findings = r.Findings[:min(len(r.Findings), MaxFindingsPerRun)]
+		if len(r.Findings) > 0 {
+			seen := memo.knownFindings(r.Findings)
+			copied := seen == nil
+			if seen == nil {
+				r.Findings = slices.Clone(r.Findings)
+				for j := range r.Findings {
+					f := &r.Findings[j]
+					f.CheckID = textclip.Storable(f.CheckID, maxShortText)
+					f.Status = textclip.Storable(f.Status, maxShortText)
+					f.Severity = textclip.Storable(f.Severity, maxShortText)
+				}
+				seen = memo.keyFindings(r.Findings)
+			}
+			k.findings = seen.key
+			r.Findings, k.messages = memo.messageKeys(seen, r.Findings, copied)
 		}
 		if len(r.Transcript) > 0 && len(r.Transcript) <= MaxTranscriptBytes {
 			sum := sha256.Sum256(r.Transcript)
