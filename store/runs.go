@@ -305,27 +305,42 @@ func (s *Store) WriteRuns(ctx context.Context, runs []RunRecord) (int, error) {
 	return n, nil
 }
 
+// errStoredBefore says that some runs of a batch were stored already: the transaction that
+// wrote the batch as if all were new is rolled back, and written again for the others.
+var errStoredBefore = errors.New("runs stored before")
+
+// writeBatch writes a batch in one transaction. It is written as if every run were new, as
+// nearly every batch is: the runs, the shared rows they refer to, their steps and the
+// rollups go in one round trip, their findings by COPY in a second, and the commit in a
+// third. When the database finds some runs stored already (a retried batch, a slot probed
+// twice), that transaction is rolled back and the rest written again, as new.
 func (s *Store) writeBatch(ctx context.Context, b *runBatch) (int, error) {
-	var inserted int
-	var wrote []sharedWrite
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		fresh, err := insertRuns(ctx, tx, b)
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("acquire a connection: %w", err)
+	}
+	defer conn.Release()
+	c := conn.Conn()
+	assumed := make([]int, len(b.runs))
+	for i := range assumed {
+		assumed[i] = i
+	}
+	for {
+		wrote, fresh, err := s.sendBatch(ctx, c, b, assumed)
 		if err != nil {
-			return err
+			rollback(c)
+			if errors.Is(err, errStoredBefore) && len(fresh) > 0 {
+				assumed = fresh // fewer every time: runs are only ever added
+				continue
+			}
+			if errors.Is(err, errStoredBefore) {
+				return 0, nil
+			}
+			return 0, err
 		}
-		inserted = len(fresh)
-		if inserted == 0 {
-			return nil
+		if _, err := c.Exec(ctx, "COMMIT"); err != nil {
+			return 0, fmt.Errorf("commit: %w", err)
 		}
-		if wrote, err = s.writeShared(ctx, tx, b, fresh); err != nil {
-			return err
-		}
-		if err := copyDetails(ctx, tx, b, fresh); err != nil {
-			return err
-		}
-		return upsertRollups(ctx, tx, rollupsOf(b, fresh))
-	})
-	if err == nil {
 		// Remembered once committed: a rolled-back batch wrote nothing.
 		for _, w := range wrote {
 			if _, ok := s.known.Get(w.ref); ok && w.day == seenOnce {
@@ -333,14 +348,53 @@ func (s *Store) writeBatch(ctx context.Context, b *runBatch) (int, error) {
 			}
 			s.known.Put(w.ref, w.day)
 		}
+		return len(fresh), nil
 	}
-	return inserted, err
 }
 
-// insertRuns inserts the runs not stored yet and returns the indexes (into b.runs) of those
-// it inserted.
-func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
-	n := len(b.runs)
+// rollbackTimeout bounds the rollback of a failed batch, which runs whatever became of the
+// caller's context: a connection left in a transaction is closed by the pool instead.
+const rollbackTimeout = 5 * time.Second
+
+func rollback(c *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+	defer cancel()
+	_, _ = c.Exec(ctx, "ROLLBACK") // on failure the pool drops the connection, in its transaction
+}
+
+// sendBatch opens a transaction and writes the runs of b at the indexes assumed as new
+// runs, with everything that belongs to them, leaving the transaction open. It returns what
+// to remember of the shared rows once committed, and the runs it inserted; when those are
+// fewer than assumed, it fails with errStoredBefore.
+func (s *Store) sendBatch(ctx context.Context, c *pgx.Conn, b *runBatch, assumed []int) ([]sharedWrite, []int, error) {
+	var batch pgx.Batch
+	batch.Queue("BEGIN")
+	queueInsertRuns(&batch, b, assumed)
+	wrote := s.queueShared(&batch, b, assumed)
+	queueStepSets(&batch, b, assumed)
+	queueRollups(&batch, rollupsOf(b, assumed))
+	br := c.SendBatch(ctx, &batch)
+	fresh, err := readInserted(br, b)
+	if err == nil && len(fresh) < len(assumed) {
+		err = errStoredBefore
+	}
+	if err != nil {
+		_ = br.Close() // the transaction is rolled back
+		return nil, fresh, err
+	}
+	if err := br.Close(); err != nil {
+		return nil, nil, fmt.Errorf("write runs: %w", err)
+	}
+	if err := copyFindingRefs(ctx, c, b, fresh); err != nil {
+		return nil, nil, err
+	}
+	return wrote, fresh, nil
+}
+
+// queueInsertRuns queues the statements that insert the runs of b at the indexes given,
+// apart from those stored already; readInserted reads which it inserted.
+func queueInsertRuns(batch *pgx.Batch, b *runBatch, at []int) {
+	n := len(at)
 	var (
 		ids                             = make([]RunID, n)
 		starts                          = make([]time.Time, n)
@@ -353,7 +407,8 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 		httpStatuses, exits, toolCounts = make([]*int, n), make([]*int, n), make([]*int, n)
 		transcripts                     = make([][]byte, n)
 	)
-	for i, r := range b.runs {
+	for i, j := range at {
+		r := &b.runs[j]
 		ids[i], starts[i] = r.ID, r.Start
 		serverIDs[i], durations[i] = r.ServerID, r.Duration.Microseconds()
 		if us := r.AnswerTime.Microseconds(); us > 0 {
@@ -363,18 +418,16 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 		protocols[i], names[i], versions[i], fps[i] = r.ProtocolVersion, r.ServerName, r.ServerVersion, r.ToolFingerprint
 		errs[i] = r.Error
 		errorCodes[i], httpStatuses[i], exits[i], toolCounts[i] = r.ErrorCode, r.HTTPStatus, r.ExitStatus, r.ToolCount
-		transcripts[i] = b.keys[i].transcript
+		transcripts[i] = b.keys[j].transcript
 	}
 	// The key (id, started_at) makes a retried write idempotent; a slot's id (SlotRunID) may
 	// come again with another start (two workers probed the slot), which the NOT EXISTS
 	// catches. Writers of the same ids take turns on them, so that two such writes at once
 	// cannot both find the id free.
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()) # k)
+	batch.Queue(`SELECT pg_advisory_xact_lock($1, hashtext(current_schema()) # k)
 		FROM (SELECT k FROM unnest($2::int[]) AS k ORDER BY k) AS keys`,
-		runIDLockClass, runIDLockKeys(ids)); err != nil {
-		return nil, fmt.Errorf("lock run ids: %w", err)
-	}
-	rows, err := tx.Query(ctx, `INSERT INTO runs (id, started_at, server_id, region, worker, duration_us,
+		runIDLockClass, runIDLockKeys(ids))
+	batch.Queue(`INSERT INTO runs (id, started_at, server_id, region, worker, duration_us,
 			outcome, protocol_version, server_name, server_version, error_code, http_status,
 			exit_status, tool_count, tool_fingerprint, error, answer_us, transcript_key)
 		SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::text[], $5::text[],
@@ -385,12 +438,24 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 		RETURNING id`,
 		ids, starts, serverIDs, regions, workers, durations, outcomes, protocols, names,
 		versions, errorCodes, httpStatuses, exits, toolCounts, fps, errs, answers, transcripts)
+}
+
+// readInserted reads the results of a batch up to its insert of runs (queueInsertRuns) and
+// returns the indexes (into b.runs) of the runs inserted, sorted.
+func readInserted(br pgx.BatchResults, b *runBatch) ([]int, error) {
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("lock run ids: %w", err)
+	}
+	rows, err := br.Query()
 	if err != nil {
 		return nil, fmt.Errorf("insert runs: %w", err)
 	}
-	index := make(map[RunID]int, n)
-	for i, id := range ids {
-		index[id] = i
+	index := make(map[RunID]int, len(b.runs))
+	for i := range b.runs {
+		index[b.runs[i].ID] = i
 	}
 	var fresh []int
 	var id RunID
@@ -423,38 +488,56 @@ func runIDLockKeys(ids []RunID) []int32 {
 	return keys
 }
 
-// copyDetails copies the steps and findings of the fresh runs, one row each per run: the
-// shared rows they refer to are written (writeShared).
-func copyDetails(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) error {
-	var steps, findings [][]any
-	for _, i := range fresh {
+// queueStepSets queues the insert of the steps of the runs at the indexes given, one row per
+// run (the shapes they refer to are written by queueShared). Each run's positions and
+// latencies are a range of one flat array: arrays without NULLs are sliced in constant time.
+func queueStepSets(batch *pgx.Batch, b *runBatch, at []int) {
+	var ids []RunID
+	var starts []time.Time
+	var shapes []int64
+	var from, to []int32
+	var positions []int16
+	var latencies []int64
+	for _, i := range at {
 		r, k := &b.runs[i], &b.keys[i]
-		if n := len(r.Steps); n > 0 {
-			latencies := make([]int64, n)
-			for j := range r.Steps {
-				latencies[j] = r.Steps[j].Latency.Microseconds()
-			}
-			steps = append(steps, []any{r.ID, r.Start, k.steps, k.stepPositions, latencies})
-		}
-		if len(r.Findings) > 0 {
-			findings = append(findings, []any{r.ID, r.Start, k.findings, k.messageRefs, k.ownMessages})
-		}
-	}
-	copies := []struct {
-		table   string
-		columns []string
-		rows    [][]any
-	}{
-		{"run_step_sets", []string{"run_id", "started_at", "shape", "positions", "latencies_us"}, steps},
-		{"run_finding_refs", []string{"run_id", "started_at", "shape", "message_keys", "own_messages"}, findings},
-	}
-	for _, c := range copies {
-		if len(c.rows) == 0 {
+		if len(r.Steps) == 0 {
 			continue
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{c.table}, c.columns, pgx.CopyFromRows(c.rows)); err != nil {
-			return fmt.Errorf("copy %s: %w", c.table, err)
+		ids, starts, shapes = append(ids, r.ID), append(starts, r.Start), append(shapes, k.steps)
+		from = append(from, int32(len(positions)+1))
+		positions = append(positions, k.stepPositions...)
+		for j := range r.Steps {
+			latencies = append(latencies, r.Steps[j].Latency.Microseconds())
 		}
+		to = append(to, int32(len(positions)))
+	}
+	if len(ids) == 0 {
+		return
+	}
+	batch.Queue(`INSERT INTO run_step_sets (run_id, started_at, shape, positions, latencies_us)
+		SELECT u.id, u.started_at, u.shape, ($6::smallint[])[u.lo:u.hi], ($7::bigint[])[u.lo:u.hi]
+		FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::int[], $5::int[]) AS u (id, started_at, shape, lo, hi)`,
+		ids, starts, shapes, from, to, positions, latencies)
+}
+
+// copyFindingRefs copies the findings of the fresh runs, one row per run (the shapes and
+// messages they refer to are written by queueShared). Its arrays have NULLs, which would
+// make slicing them from one flat array cost in proportion to where the slice starts: COPY
+// takes each run's own.
+func copyFindingRefs(ctx context.Context, c *pgx.Conn, b *runBatch, fresh []int) error {
+	var rows [][]any
+	for _, i := range fresh {
+		r, k := &b.runs[i], &b.keys[i]
+		if len(r.Findings) > 0 {
+			rows = append(rows, []any{r.ID, r.Start, k.findings, k.messageRefs, k.ownMessages})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := c.CopyFrom(ctx, pgx.Identifier{"run_finding_refs"},
+		[]string{"run_id", "started_at", "shape", "message_keys", "own_messages"}, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("copy run_finding_refs: %w", err)
 	}
 	return nil
 }
