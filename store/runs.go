@@ -406,6 +406,7 @@ func queueInsertRuns(batch *pgx.Batch, b *runBatch, at []int) {
 		errorCodes                      = make([]*int64, n)
 		httpStatuses, exits, toolCounts = make([]*int, n), make([]*int, n), make([]*int, n)
 		transcripts                     = make([][]byte, n)
+		since                           = make([]time.Time, n)
 	)
 	for i, j := range at {
 		r := &b.runs[j]
@@ -419,26 +420,43 @@ func queueInsertRuns(batch *pgx.Batch, b *runBatch, at []int) {
 		errs[i] = r.Error
 		errorCodes[i], httpStatuses[i], exits[i], toolCounts[i] = r.ErrorCode, r.HTTPStatus, r.ExitStatus, r.ToolCount
 		transcripts[i] = b.keys[j].transcript
+		since[i] = r.ID.time().Add(-idStartSkew)
 	}
 	// The key (id, started_at) makes a retried write idempotent; a slot's id (SlotRunID) may
 	// come again with another start (two workers probed the slot), which the NOT EXISTS
-	// catches. Writers of the same ids take turns on them, so that two such writes at once
-	// cannot both find the id free.
+	// catches, looking only at the days a run of the id can start on (idStartSkew). Writers
+	// of the same ids take turns on them, so that two such writes at once cannot both find
+	// the id free.
 	batch.Queue(`SELECT pg_advisory_xact_lock($1, hashtext(current_schema()) # k)
 		FROM (SELECT k FROM unnest($2::int[]) AS k ORDER BY k) AS keys`,
 		runIDLockClass, runIDLockKeys(ids))
 	batch.Queue(`INSERT INTO runs (id, started_at, server_id, region, worker, duration_us,
 			outcome, protocol_version, server_name, server_version, error_code, http_status,
 			exit_status, tool_count, tool_fingerprint, error, answer_us, transcript_key)
-		SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::text[], $5::text[],
+		SELECT u.id, u.started_at, u.server_id, u.region, u.worker, u.duration_us, u.outcome,
+			u.protocol_version, u.server_name, u.server_version, u.error_code, u.http_status,
+			u.exit_status, u.tool_count, u.tool_fingerprint, u.error, u.answer_us, u.transcript_key
+		FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::text[], $5::text[],
 			$6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[],
-			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[], $17::bigint[], $18::bytea[]) AS u (id)
-		WHERE NOT EXISTS (SELECT FROM runs r WHERE r.id = u.id)
+			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[], $17::bigint[], $18::bytea[],
+			$19::timestamptz[])
+			AS u (id, started_at, server_id, region, worker, duration_us, outcome, protocol_version,
+				server_name, server_version, error_code, http_status, exit_status, tool_count,
+				tool_fingerprint, error, answer_us, transcript_key, since)
+		WHERE NOT EXISTS (SELECT FROM runs r WHERE r.id = u.id AND r.started_at >= u.since)
 		ON CONFLICT DO NOTHING
 		RETURNING id`,
 		ids, starts, serverIDs, regions, workers, durations, outcomes, protocols, names,
-		versions, errorCodes, httpStatuses, exits, toolCounts, fps, errs, answers, transcripts)
+		versions, errorCodes, httpStatuses, exits, toolCounts, fps, errs, answers, transcripts, since)
 }
+
+// idStartSkew is how long before the time its id carries (RunID.time) a run may start: the
+// time is the start itself (NewRunID) or the due time of the run's slot (SlotRunID), which
+// the probe of the slot follows, by a worker whose clock may be behind the database's, never
+// by a day (Validate refuses starts a day ahead). The search for an id stored with another
+// start looks only at the partitions from then on: unbounded, it made an index descent into
+// every day kept (31 and more by default) for every run written.
+const idStartSkew = day
 
 // readInserted reads the results of a batch up to its insert of runs (queueInsertRuns) and
 // returns the indexes (into b.runs) of the runs inserted, sorted.

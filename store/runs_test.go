@@ -316,6 +316,44 @@ func TestWriteRunsStoresOneRunPerSlotWhateverItsStart(t *testing.T) {
 	}
 }
 
+// The search for a slot's id stored with another start is bounded by the days a run of the
+// slot can start on (idStartSkew): probes of one slot that start days apart, in either
+// order, are still one run.
+func TestWriteRunsStoresOneRunPerSlotWhenItsProbesStartDaysApart(t *testing.T) {
+	t.Parallel()
+	due := time.Now().UTC().Add(-3 * day).Truncate(time.Second)
+	tests := []struct {
+		name          string
+		first, second time.Duration // after due
+	}{
+		{"early start first", time.Millisecond, 50 * time.Hour},
+		{"late start first", 50 * time.Hour, time.Millisecond},
+		{"start before due by the clock's skew", -time.Hour, 26 * time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := newTestStore(t)
+			var news []int
+			for _, after := range []time.Duration{tt.first, tt.second} {
+				r := sampleRun(1, "eu", due.Add(after), OutcomeUp, time.Millisecond)
+				r.ID = SlotRunID(1, "eu", due)
+				n, err := s.WriteRuns(ctx, []RunRecord{r})
+				if err != nil {
+					t.Fatal(err)
+				}
+				news = append(news, n)
+			}
+			if !slices.Equal(news, []int{1, 0}) {
+				t.Errorf("WriteRuns counted %v new runs, want [1 0]", news)
+			}
+			if got := count(t, ctx, s, `SELECT count(*) FROM runs`); got != 1 {
+				t.Errorf("%d runs stored for one slot, want 1", got)
+			}
+		})
+	}
+}
+
 func TestSlotRunIDNamesOneSlot(t *testing.T) {
 	t.Parallel()
 	due := time.UnixMilli(1_700_000_000_123).Add(456 * time.Microsecond)
