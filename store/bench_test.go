@@ -92,8 +92,9 @@ func runTables(ctx context.Context, tb testing.TB, s *Store) map[string][2]int64
 }
 
 // BenchmarkWriteRuns writes batches of 500 runs of the real shape (benchRuns), as the
-// monitor's buffered writer does, from one writer and from two at once; passing runs (no
-// transcript) and failing ones (a transcript each). It reports runs/s, and the bytes and
+// monitor's buffered writer does, into a store with the partitions of a monitor's steady
+// state (30 days kept, each with runs, and 2 ahead), from one writer and from two at once;
+// passing runs (no transcript) and failing ones (a transcript each). It reports runs/s, and the bytes and
 // rows a run adds to the run tables: the change in pg_total_relation_size and in rows of
 // every table a run is stored in, over the runs written; and what does not depend on the
 // machine's load: the WAL a run writes, the CPU time of this process per run (go-cpu-µs/run:
@@ -116,7 +117,9 @@ func benchWriteRuns(b *testing.B, writers int, failing bool) {
 	s, ctx := newTestStore(b)
 	const batchSize = 500
 	now := time.Now().UTC()
-	if err := s.EnsurePartitions(ctx, now.Add(-day), now.Add(day)); err != nil {
+	// The partitions a monitor has in its steady state: the days the default raw retention
+	// keeps and those made ahead (Maintain).
+	if err := s.EnsurePartitions(ctx, now.Add(-DefaultRawRetention), now.Add(DaysAhead*day)); err != nil {
 		b.Fatal(err)
 	}
 	// Batches made ahead: each run's own texts and ids are part of the data, not of the
@@ -124,6 +127,12 @@ func benchWriteRuns(b *testing.B, writers int, failing bool) {
 	pool := make([][]RunRecord, 64)
 	for i := range pool {
 		pool[i] = benchRuns(b, batchSize, now.Add(-time.Duration(i)*time.Millisecond), failing)
+	}
+	// A batch in each day kept before today, so that no partition's indexes are empty.
+	for d := 1; d <= int(DefaultRawRetention/day); d++ {
+		if _, err := s.WriteRuns(ctx, benchRuns(b, batchSize, now.Add(-time.Duration(d)*day), failing)); err != nil {
+			b.Fatal(err)
+		}
 	}
 	// One batch first, so that the shared rows a steady fleet has are there, as they are
 	// after the monitor's first minute.

@@ -406,7 +406,7 @@ func queueInsertRuns(batch *pgx.Batch, b *runBatch, at []int) {
 		errorCodes                      = make([]*int64, n)
 		httpStatuses, exits, toolCounts = make([]*int, n), make([]*int, n), make([]*int, n)
 		transcripts                     = make([][]byte, n)
-		since                           = make([]time.Time, n)
+		since                           time.Time
 	)
 	for i, j := range at {
 		r := &b.runs[j]
@@ -420,11 +420,14 @@ func queueInsertRuns(batch *pgx.Batch, b *runBatch, at []int) {
 		errs[i] = r.Error
 		errorCodes[i], httpStatuses[i], exits[i], toolCounts[i] = r.ErrorCode, r.HTTPStatus, r.ExitStatus, r.ToolCount
 		transcripts[i] = b.keys[j].transcript
-		since[i] = r.ID.time().Add(-idStartSkew)
+		if t := r.ID.time().Add(-idStartSkew); i == 0 || t.Before(since) {
+			since = t
+		}
 	}
 	// The key (id, started_at) makes a retried write idempotent; a slot's id (SlotRunID) may
 	// come again with another start (two workers probed the slot), which the NOT EXISTS
-	// catches, looking only at the days a run of the id can start on (idStartSkew). Writers
+	// catches, looking only at the days a run of the batch can start on (idStartSkew), which
+	// leaves the planner the partitions of a few days, whatever plan it makes. Writers
 	// of the same ids take turns on them, so that two such writes at once cannot both find
 	// the id free.
 	batch.Queue(`SELECT pg_advisory_xact_lock($1, hashtext(current_schema()) # k)
@@ -438,12 +441,11 @@ func queueInsertRuns(batch *pgx.Batch, b *runBatch, at []int) {
 			u.exit_status, u.tool_count, u.tool_fingerprint, u.error, u.answer_us, u.transcript_key
 		FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::text[], $5::text[],
 			$6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[],
-			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[], $17::bigint[], $18::bytea[],
-			$19::timestamptz[])
+			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[], $17::bigint[], $18::bytea[])
 			AS u (id, started_at, server_id, region, worker, duration_us, outcome, protocol_version,
 				server_name, server_version, error_code, http_status, exit_status, tool_count,
-				tool_fingerprint, error, answer_us, transcript_key, since)
-		WHERE NOT EXISTS (SELECT FROM runs r WHERE r.id = u.id AND r.started_at >= u.since)
+				tool_fingerprint, error, answer_us, transcript_key)
+		WHERE NOT EXISTS (SELECT FROM runs r WHERE r.id = u.id AND r.started_at >= $19)
 		ON CONFLICT DO NOTHING
 		RETURNING id`,
 		ids, starts, serverIDs, regions, workers, durations, outcomes, protocols, names,
@@ -454,8 +456,9 @@ func queueInsertRuns(batch *pgx.Batch, b *runBatch, at []int) {
 // time is the start itself (NewRunID) or the due time of the run's slot (SlotRunID), which
 // the probe of the slot follows, by a worker whose clock may be behind the database's, never
 // by a day (Validate refuses starts a day ahead). The search for an id stored with another
-// start looks only at the partitions from then on: unbounded, it made an index descent into
-// every day kept (31 and more by default) for every run written.
+// start looks only at the partitions from the earliest such time of a batch on: unbounded,
+// it read every day kept (30 and more by default) for every batch written, by an index
+// descent per run into each or by a scan of them all.
 const idStartSkew = day
 
 // readInserted reads the results of a batch up to its insert of runs (queueInsertRuns) and
