@@ -142,7 +142,7 @@ type runKeys struct {
 	stepOrder       []int   // the steps in their shape's order (stepOrder)
 	stepPositions   []int16 // each step's position in its shape, from 1
 	messages        []int64 // one per finding
-	// Per finding, the key of its shared message or the message itself (writeShared).
+	// Per finding, the key of its shared message or the message itself (queueShared).
 	messageRefs []*int64
 	ownMessages []*string
 	transcript  []byte // SHA-256 of the raw transcript, nil where none is stored
