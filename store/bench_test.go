@@ -1,11 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -89,11 +92,15 @@ func runTables(ctx context.Context, tb testing.TB, s *Store) map[string][2]int64
 }
 
 // BenchmarkWriteRuns writes batches of 500 runs of the real shape (benchRuns), as the
-// monitor's buffered writer does, from one writer and from two at once; passing runs (no
-// transcript) and failing ones (a transcript each). It reports runs/s, and the bytes and
+// monitor's buffered writer does, into a store with the partitions of a monitor's steady
+// state (30 days kept, each with runs, and 2 ahead), from one writer and from two at once;
+// passing runs (no transcript) and failing ones (a transcript each). It reports runs/s, and the bytes and
 // rows a run adds to the run tables: the change in pg_total_relation_size and in rows of
-// every table a run is stored in, over the runs written. Target: 10,000 passing runs/s with
-// one writer, 4 KB a passing run.
+// every table a run is stored in, over the runs written; and what does not depend on the
+// machine's load: the WAL a run writes, the CPU time of this process per run (go-cpu-µs/run:
+// preparing and encoding the batches) and of the database backends that wrote them
+// (db-cpu-µs/run, where the database runs on this machine). Target: 10,000 passing runs/s
+// with one writer, 4 KB a passing run.
 func BenchmarkWriteRuns(b *testing.B) {
 	for _, failing := range []bool{false, true} {
 		for _, writers := range []int{1, 2} {
@@ -110,7 +117,9 @@ func benchWriteRuns(b *testing.B, writers int, failing bool) {
 	s, ctx := newTestStore(b)
 	const batchSize = 500
 	now := time.Now().UTC()
-	if err := s.EnsurePartitions(ctx, now.Add(-day), now.Add(day)); err != nil {
+	// The partitions a monitor has in its steady state: the days the default raw retention
+	// keeps and those made ahead (Maintain).
+	if err := s.EnsurePartitions(ctx, now.Add(-DefaultRawRetention), now.Add(DaysAhead*day)); err != nil {
 		b.Fatal(err)
 	}
 	// Batches made ahead: each run's own texts and ids are part of the data, not of the
@@ -119,14 +128,26 @@ func benchWriteRuns(b *testing.B, writers int, failing bool) {
 	for i := range pool {
 		pool[i] = benchRuns(b, batchSize, now.Add(-time.Duration(i)*time.Millisecond), failing)
 	}
+	// A batch in each day kept before today, so that no partition's indexes are empty.
+	for d := 1; d <= int(DefaultRawRetention/day); d++ {
+		if _, err := s.WriteRuns(ctx, benchRuns(b, batchSize, now.Add(-time.Duration(d)*day), failing)); err != nil {
+			b.Fatal(err)
+		}
+	}
 	// One batch first, so that the shared rows a steady fleet has are there, as they are
 	// after the monitor's first minute.
 	if _, err := s.WriteRuns(ctx, benchRuns(b, batchSize, now.Add(-time.Hour), failing)); err != nil {
 		b.Fatal(err)
 	}
 	before := runTables(ctx, b, s)
+	var lsnBefore string
+	if err := s.pool.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&lsnBefore); err != nil {
+		b.Fatal(err)
+	}
+	dbBefore, dbCPU := backendCPU(ctx, b, s)
 	var written atomic.Int64
 	var next atomic.Int64
+	cpuBefore := processCPU()
 	start := time.Now()
 	for b.Loop() {
 		var wg sync.WaitGroup
@@ -146,10 +167,24 @@ func benchWriteRuns(b *testing.B, writers int, failing bool) {
 		wg.Wait()
 	}
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpuBefore
 	b.ReportMetric(float64(written.Load())/elapsed.Seconds(), "runs/s")
 	b.StopTimer()
-	after := runTables(ctx, b, s)
 	runs := float64(written.Load())
+	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/runs, "go-cpu-µs/run")
+	if dbAfter, ok := backendCPU(ctx, b, s); ok && dbCPU {
+		var db time.Duration
+		for pid, t := range dbAfter {
+			db += t - dbBefore[pid]
+		}
+		b.ReportMetric(float64(db.Nanoseconds())/1e3/runs, "db-cpu-µs/run")
+	}
+	var wal int64
+	if err := s.pool.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint`, lsnBefore).Scan(&wal); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(wal)/runs, "WAL-B/run")
+	after := runTables(ctx, b, s)
 	var bytes, rows int64
 	for table, a := range after {
 		d := [2]int64{a[0] - before[table][0], a[1] - before[table][1]}
@@ -158,6 +193,41 @@ func benchWriteRuns(b *testing.B, writers int, failing bool) {
 	}
 	b.ReportMetric(float64(bytes)/runs, "B/run")
 	b.ReportMetric(float64(rows)/runs, "rows/run")
+}
+
+// backendCPU reads the CPU time of the database backends of the pool's idle connections, by
+// backend pid, from /proc: the load-independent cost of the database's side of a write where
+// the database runs on this machine (ok is false where it cannot be read). A connection the
+// pool opens later counts from 0.
+func backendCPU(ctx context.Context, tb testing.TB, s *Store) (map[uint32]time.Duration, bool) {
+	tb.Helper()
+	conns := s.pool.AcquireAllIdle(ctx)
+	defer func() {
+		for _, c := range conns {
+			c.Release()
+		}
+	}()
+	out := map[uint32]time.Duration{}
+	for _, c := range conns {
+		pid := c.Conn().PgConn().PID()
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return nil, false
+		}
+		// utime and stime are the 14th and 15th fields, in clock ticks (100 a second on
+		// Linux); the command name before them may hold spaces.
+		f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+		if len(f) < 13 {
+			return nil, false
+		}
+		u, errU := strconv.ParseInt(f[11], 10, 64)
+		st, errS := strconv.ParseInt(f[12], 10, 64)
+		if errU != nil || errS != nil {
+			return nil, false
+		}
+		out[pid] = time.Duration(u+st) * 10 * time.Millisecond
+	}
+	return out, true
 }
 
 // BenchmarkClaim claims 10 due servers among 100,000 registered ones and completes them, as a

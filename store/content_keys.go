@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
+	"hash/maphash"
 	"slices"
 	"strconv"
 
@@ -89,34 +90,194 @@ func compareNullable[T cmp.Ordered](x, y *T) int {
 	return cmp.Compare(*x, *y)
 }
 
-// keyMemo remembers the keys one goroutine of a batch's preparation computed, by the exact
-// bytes hashed: a steady fleet's runs repeat most of their shapes and messages, and a map
-// lookup costs a fraction of the SHA-256 it saves. It lives as long as one batch and holds
-// at most memoCap texts of each kind.
+// keyMemo remembers the keys one goroutine of a batch's preparation computed: a steady
+// fleet's runs repeat most of their shapes and messages, and a lookup costs a fraction of
+// the cleaning, sorting and SHA-256 it saves. It lives as long as one batch and holds at most
+// memoCap entries of each kind.
+//
+// Steps and findings are looked up by their fields as the run has them, before cleaning,
+// and found only when equal to a sequence remembered after cleaning: a run whose fields
+// equal clean ones is clean already, and needs neither cleaning nor a copy.
 type keyMemo struct {
-	shapes   map[string]int64 // by the encoded fields (keyWriter), steps and findings alike
+	steps    map[uint64][]*seenSteps // by a hash of the fields (hashSteps)
+	findings map[uint64][]*seenFindings
 	messages map[string]int64
-	w        keyWriter
+	entries  int // in steps and findings
+	// The entries found last: the next run is often of the same kind, and comparing costs
+	// less than hashing when the texts are the same strings (constants of the probe).
+	lastSteps    *seenSteps
+	lastFindings *seenFindings
+	h            maphash.Hash
+	w            keyWriter
 }
 
-// memoCap bounds each map of a keyMemo: a batch of a steady fleet needs a few hundred.
+// seenSteps are a run's steps as cleaned (their latencies are the first run's, and unused),
+// in the order that run made them, with their shape's order, positions and key.
+type seenSteps struct {
+	steps     []StepRecord
+	order     []int
+	positions []int16
+	key       int64
+}
+
+// seenFindings are a run's findings as cleaned, with their shape's key, and the messages
+// of the last run with them (cleaned) with their keys: a server's next run mostly repeats
+// them, and a comparison costs less than a lookup.
+type seenFindings struct {
+	findings []FindingRecord
+	key      int64
+	messages []string
+	keys     []int64
+}
+
+// memoCap bounds each kind of entry of a keyMemo: a batch of a steady fleet needs a few
+// hundred.
 const memoCap = 4096
 
 func newKeyMemo() *keyMemo {
-	return &keyMemo{shapes: map[string]int64{}, messages: map[string]int64{}}
+	return &keyMemo{steps: map[uint64][]*seenSteps{}, findings: map[uint64][]*seenFindings{}, messages: map[string]int64{}}
 }
 
-// shapeKey is the key of what m.w holds. Steps and findings share one map: equal bytes have
-// the same key whichever kind wrote them.
-func (m *keyMemo) shapeKey() int64 {
-	if k, ok := m.shapes[string(m.w.buf)]; ok {
-		return k
+// hashSteps hashes what a step shape holds of steps, in their order (for lookup only: a
+// match is compared field by field).
+func (m *keyMemo) hashSteps(steps []StepRecord) uint64 {
+	m.h.Reset()
+	for i := range steps {
+		st := &steps[i]
+		m.h.WriteString(st.Name)
+		m.h.WriteByte(0)
+		m.h.WriteString(st.Method)
+		m.h.WriteByte(0)
+		m.h.WriteString(st.Outcome)
+		m.h.WriteByte(0)
+		writeNullable(&m.h, st.ErrorCode)
+		writeNullable(&m.h, st.HTTPStatus)
 	}
-	k := m.w.key()
-	if len(m.shapes) < memoCap {
-		m.shapes[string(m.w.buf)] = k
+	return m.h.Sum64()
+}
+
+func writeNullable[T int | int64](h *maphash.Hash, v *T) {
+	if v == nil {
+		h.WriteByte(0)
+		return
 	}
-	return k
+	h.WriteByte(1)
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(*v))
+	h.Write(b[:])
+}
+
+// knownSteps is what the memo has of steps that equal cleaned ones in the same order (their
+// latencies aside), or nil.
+func (m *keyMemo) knownSteps(steps []StepRecord) *seenSteps {
+	if m.lastSteps != nil && sameStepShapes(m.lastSteps.steps, steps) {
+		return m.lastSteps
+	}
+	for _, e := range m.steps[m.hashSteps(steps)] {
+		if sameStepShapes(e.steps, steps) {
+			m.lastSteps = e
+			return e
+		}
+	}
+	return nil
+}
+
+func sameStepShapes(x, y []StepRecord) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		a, b := &x[i], &y[i]
+		if a.Name != b.Name || a.Method != b.Method || a.Outcome != b.Outcome ||
+			compareNullable(a.ErrorCode, b.ErrorCode) != 0 || compareNullable(a.HTTPStatus, b.HTTPStatus) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// keySteps computes order, positions and key of cleaned steps, and remembers them.
+func (m *keyMemo) keySteps(steps []StepRecord) *seenSteps {
+	e := &seenSteps{steps: steps}
+	e.order, e.positions = stepOrder(steps)
+	e.key = m.stepShapeKey(steps, e.order)
+	if m.entries < memoCap {
+		m.entries++
+		h := m.hashSteps(steps)
+		m.steps[h] = append(m.steps[h], e)
+	}
+	return e
+}
+
+func (m *keyMemo) hashFindings(findings []FindingRecord) uint64 {
+	m.h.Reset()
+	for i := range findings {
+		f := &findings[i]
+		m.h.WriteString(f.CheckID)
+		m.h.WriteByte(0)
+		m.h.WriteString(f.Status)
+		m.h.WriteByte(0)
+		m.h.WriteString(f.Severity)
+		m.h.WriteByte(0)
+	}
+	return m.h.Sum64()
+}
+
+func sameFindingShape(x, y FindingRecord) bool {
+	return x.CheckID == y.CheckID && x.Status == y.Status && x.Severity == y.Severity
+}
+
+// knownFindings is what the memo has of findings whose check ids, statuses and severities
+// equal cleaned ones, in order, or nil.
+func (m *keyMemo) knownFindings(findings []FindingRecord) *seenFindings {
+	if m.lastFindings != nil && slices.EqualFunc(m.lastFindings.findings, findings, sameFindingShape) {
+		return m.lastFindings
+	}
+	for _, e := range m.findings[m.hashFindings(findings)] {
+		if slices.EqualFunc(e.findings, findings, sameFindingShape) {
+			m.lastFindings = e
+			return e
+		}
+	}
+	return nil
+}
+
+// keyFindings computes the shape key of cleaned findings, and remembers it.
+func (m *keyMemo) keyFindings(findings []FindingRecord) *seenFindings {
+	e := &seenFindings{findings: findings, key: m.findingShapeKey(findings),
+		messages: make([]string, len(findings)), keys: make([]int64, len(findings))}
+	for j := range findings {
+		e.messages[j], e.keys[j] = m.message(findings[j].Message)
+	}
+	if m.entries < memoCap {
+		m.entries++
+		h := m.hashFindings(findings)
+		m.findings[h] = append(m.findings[h], e)
+	}
+	return e
+}
+
+// messageKeys makes the findings' messages storable and returns them with their keys. The
+// findings are copied before a message is changed, unless copied says they are the caller's
+// no longer.
+func (m *keyMemo) messageKeys(e *seenFindings, findings []FindingRecord, copied bool) ([]FindingRecord, []int64) {
+	keys := make([]int64, len(findings))
+	for j := range findings {
+		raw := findings[j].Message
+		if raw == e.messages[j] {
+			keys[j] = e.keys[j]
+			continue
+		}
+		text, key := m.message(raw)
+		if text != raw {
+			if !copied {
+				findings, copied = slices.Clone(findings), true
+			}
+			findings[j].Message = text
+		}
+		e.messages[j], e.keys[j], keys[j] = text, key, key
+	}
+	return findings, keys
 }
 
 // stepShapeKey is the key of the steps' names, methods, outcomes, error codes and HTTP
@@ -136,7 +297,7 @@ func (m *keyMemo) stepShapeKey(steps []StepRecord, order []int) int64 {
 			m.w.int(&v)
 		}
 	}
-	return m.shapeKey()
+	return m.w.key()
 }
 
 // findingShapeKey is the key of the findings' check ids, statuses and severities, in order.
@@ -148,7 +309,7 @@ func (m *keyMemo) findingShapeKey(findings []FindingRecord) int64 {
 		m.w.text(f.Status)
 		m.w.text(f.Severity)
 	}
-	return m.shapeKey()
+	return m.w.key()
 }
 
 // message is a finding's message made storable (textclip.Storable) and its key, the SHA-256

@@ -181,12 +181,12 @@ func rollupsOf(b *runBatch, fresh []int) []Rollup {
 	return out
 }
 
-// upsertRollups adds rollups to the stored ones. Histograms travel as one flat array, sliced
+// queueRollups queues the statement that adds rollups to the stored ones. Histograms travel as one flat array, sliced
 // per row in SQL: unnest would flatten a two-dimensional array into single numbers.
 // The histograms are added as histogram_add adds them, written in line: called per row, the
 // SQL function costs about twice the expression (PostgreSQL 15 sets up its executor on every
 // call), and a batch of a fleet updates a row per server and region.
-func upsertRollups(ctx context.Context, tx pgx.Tx, rs []Rollup) error {
+func queueRollups(batch *pgx.Batch, rs []Rollup) {
 	n := len(rs)
 	servers := make([]int64, n)
 	regions := make([]string, n)
@@ -207,7 +207,7 @@ func upsertRollups(ctx context.Context, tx pgx.Tx, rs []Rollup) error {
 			hist = append(hist, make([]int64, HistogramBuckets)...)
 		}
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO rollups AS r (server_id, region, hour, runs, up, degraded, down,
+	batch.Queue(`INSERT INTO rollups AS r (server_id, region, hour, runs, up, degraded, down,
 			latency_sum_us, latency_min_us, latency_max_us, latency_hist)
 		SELECT u.server_id, u.region, u.hour, u.runs, u.up, u.degraded, u.down, u.sum_us, u.min_us, u.max_us,
 			($11::bigint[])[(u.ord - 1) * $12 + 1 : u.ord * $12]
@@ -226,10 +226,6 @@ func upsertRollups(ctx context.Context, tx pgx.Tx, rs []Rollup) error {
 			latency_hist = ARRAY(SELECT coalesce(a, 0) + coalesce(b, 0)
 				FROM unnest(r.latency_hist, excluded.latency_hist) WITH ORDINALITY AS t(a, b, i) ORDER BY i)`,
 		servers, regions, hours, runs, up, degraded, down, sums, mins, maxs, hist, HistogramBuckets)
-	if err != nil {
-		return fmt.Errorf("update rollups: %w", err)
-	}
-	return nil
 }
 
 // RollupQuery selects rollups of one server.

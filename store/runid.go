@@ -79,6 +79,14 @@ func (id RunID) String() string {
 	return string(b[:])
 }
 
+// time is the time the id carries: a run's start (NewRunID) or its slot's due time
+// (SlotRunID), to the millisecond.
+func (id RunID) time() time.Time {
+	var ts [8]byte
+	copy(ts[2:], id[:6])
+	return time.UnixMilli(int64(binary.BigEndian.Uint64(ts[:])))
+}
+
 // IsZero reports an unset id.
 func (id RunID) IsZero() bool { return id == RunID{} }
 

@@ -142,7 +142,7 @@ type runKeys struct {
 	stepOrder       []int   // the steps in their shape's order (stepOrder)
 	stepPositions   []int16 // each step's position in its shape, from 1
 	messages        []int64 // one per finding
-	// Per finding, the key of its shared message or the message itself (writeShared).
+	// Per finding, the key of its shared message or the message itself (queueShared).
 	messageRefs []*int64
 	ownMessages []*string
 	transcript  []byte // SHA-256 of the raw transcript, nil where none is stored
@@ -225,31 +225,40 @@ func (s *Store) cleanAndKeyRange(b *runBatch, from, to int, memo *keyMemo) error
 		r.ServerVersion = textclip.Storable(r.ServerVersion, maxShortText)
 		r.ToolFingerprint = textclip.Storable(r.ToolFingerprint, maxShortText)
 		r.Error = textclip.Storable(r.Error, maxLongText)
-		r.Steps = slices.Clone(r.Steps[:min(len(r.Steps), MaxStepsPerRun)])
-		for j := range r.Steps {
-			st := &r.Steps[j]
-			st.Name = textclip.Storable(st.Name, maxShortText)
-			st.Method = textclip.Storable(st.Method, maxShortText)
-			st.Outcome = textclip.Storable(st.Outcome, maxShortText)
-		}
-		r.Findings = slices.Clone(r.Findings[:min(len(r.Findings), MaxFindingsPerRun)])
-		for j := range r.Findings {
-			f := &r.Findings[j]
-			f.CheckID = textclip.Storable(f.CheckID, maxShortText)
-			f.Status = textclip.Storable(f.Status, maxShortText)
-			f.Severity = textclip.Storable(f.Severity, maxShortText)
-		}
+		// The records are the caller's: a run's steps and findings are copied before
+		// cleaning changes them, which only a run the memo does not know can need.
 		var k runKeys
+		r.Steps = r.Steps[:min(len(r.Steps), MaxStepsPerRun)]
 		if len(r.Steps) > 0 {
-			k.stepOrder, k.stepPositions = stepOrder(r.Steps)
-			k.steps = memo.stepShapeKey(r.Steps, k.stepOrder)
-		}
-		if len(r.Findings) > 0 {
-			k.findings = memo.findingShapeKey(r.Findings)
-			k.messages = make([]int64, len(r.Findings))
-			for j := range r.Findings {
-				r.Findings[j].Message, k.messages[j] = memo.message(r.Findings[j].Message)
+			seen := memo.knownSteps(r.Steps)
+			if seen == nil {
+				r.Steps = slices.Clone(r.Steps)
+				for j := range r.Steps {
+					st := &r.Steps[j]
+					st.Name = textclip.Storable(st.Name, maxShortText)
+					st.Method = textclip.Storable(st.Method, maxShortText)
+					st.Outcome = textclip.Storable(st.Outcome, maxShortText)
+				}
+				seen = memo.keySteps(r.Steps)
 			}
+			k.stepOrder, k.stepPositions, k.steps = seen.order, seen.positions, seen.key
+		}
+		r.Findings = r.Findings[:min(len(r.Findings), MaxFindingsPerRun)]
+		if len(r.Findings) > 0 {
+			seen := memo.knownFindings(r.Findings)
+			copied := seen == nil
+			if seen == nil {
+				r.Findings = slices.Clone(r.Findings)
+				for j := range r.Findings {
+					f := &r.Findings[j]
+					f.CheckID = textclip.Storable(f.CheckID, maxShortText)
+					f.Status = textclip.Storable(f.Status, maxShortText)
+					f.Severity = textclip.Storable(f.Severity, maxShortText)
+				}
+				seen = memo.keyFindings(r.Findings)
+			}
+			k.findings = seen.key
+			r.Findings, k.messages = memo.messageKeys(seen, r.Findings, copied)
 		}
 		if len(r.Transcript) > 0 && len(r.Transcript) <= MaxTranscriptBytes {
 			sum := sha256.Sum256(r.Transcript)
@@ -296,27 +305,42 @@ func (s *Store) WriteRuns(ctx context.Context, runs []RunRecord) (int, error) {
 	return n, nil
 }
 
+// errStoredBefore says that some runs of a batch were stored already: the transaction that
+// wrote the batch as if all were new is rolled back, and written again for the others.
+var errStoredBefore = errors.New("runs stored before")
+
+// writeBatch writes a batch in one transaction. It is written as if every run were new, as
+// nearly every batch is: the runs, the shared rows they refer to, their steps and the
+// rollups go in one round trip, their findings by COPY in a second, and the commit in a
+// third. When the database finds some runs stored already (a retried batch, a slot probed
+// twice), that transaction is rolled back and the rest written again, as new.
 func (s *Store) writeBatch(ctx context.Context, b *runBatch) (int, error) {
-	var inserted int
-	var wrote []sharedWrite
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		fresh, err := insertRuns(ctx, tx, b)
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("acquire a connection: %w", err)
+	}
+	defer conn.Release()
+	c := conn.Conn()
+	assumed := make([]int, len(b.runs))
+	for i := range assumed {
+		assumed[i] = i
+	}
+	for {
+		wrote, fresh, err := s.sendBatch(ctx, c, b, assumed)
 		if err != nil {
-			return err
+			rollback(c)
+			if errors.Is(err, errStoredBefore) && len(fresh) > 0 {
+				assumed = fresh // fewer every time: runs are only ever added
+				continue
+			}
+			if errors.Is(err, errStoredBefore) {
+				return 0, nil
+			}
+			return 0, err
 		}
-		inserted = len(fresh)
-		if inserted == 0 {
-			return nil
+		if _, err := c.Exec(ctx, "COMMIT"); err != nil {
+			return 0, fmt.Errorf("commit: %w", err)
 		}
-		if wrote, err = s.writeShared(ctx, tx, b, fresh); err != nil {
-			return err
-		}
-		if err := copyDetails(ctx, tx, b, fresh); err != nil {
-			return err
-		}
-		return upsertRollups(ctx, tx, rollupsOf(b, fresh))
-	})
-	if err == nil {
 		// Remembered once committed: a rolled-back batch wrote nothing.
 		for _, w := range wrote {
 			if _, ok := s.known.Get(w.ref); ok && w.day == seenOnce {
@@ -324,14 +348,53 @@ func (s *Store) writeBatch(ctx context.Context, b *runBatch) (int, error) {
 			}
 			s.known.Put(w.ref, w.day)
 		}
+		return len(fresh), nil
 	}
-	return inserted, err
 }
 
-// insertRuns inserts the runs not stored yet and returns the indexes (into b.runs) of those
-// it inserted.
-func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
-	n := len(b.runs)
+// rollbackTimeout bounds the rollback of a failed batch, which runs whatever became of the
+// caller's context: a connection left in a transaction is closed by the pool instead.
+const rollbackTimeout = 5 * time.Second
+
+func rollback(c *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+	defer cancel()
+	_, _ = c.Exec(ctx, "ROLLBACK") // on failure the pool drops the connection, in its transaction
+}
+
+// sendBatch opens a transaction and writes the runs of b at the indexes assumed as new
+// runs, with everything that belongs to them, leaving the transaction open. It returns what
+// to remember of the shared rows once committed, and the runs it inserted; when those are
+// fewer than assumed, it fails with errStoredBefore.
+func (s *Store) sendBatch(ctx context.Context, c *pgx.Conn, b *runBatch, assumed []int) ([]sharedWrite, []int, error) {
+	var batch pgx.Batch
+	batch.Queue("BEGIN")
+	queueInsertRuns(&batch, b, assumed)
+	wrote := s.queueShared(&batch, b, assumed)
+	queueStepSets(&batch, b, assumed)
+	queueRollups(&batch, rollupsOf(b, assumed))
+	br := c.SendBatch(ctx, &batch)
+	fresh, err := readInserted(br, b)
+	if err == nil && len(fresh) < len(assumed) {
+		err = errStoredBefore
+	}
+	if err != nil {
+		_ = br.Close() // the transaction is rolled back
+		return nil, fresh, err
+	}
+	if err := br.Close(); err != nil {
+		return nil, nil, fmt.Errorf("write runs: %w", err)
+	}
+	if err := copyFindingRefs(ctx, c, b, fresh); err != nil {
+		return nil, nil, err
+	}
+	return wrote, fresh, nil
+}
+
+// queueInsertRuns queues the statements that insert the runs of b at the indexes given,
+// apart from those stored already; readInserted reads which it inserted.
+func queueInsertRuns(batch *pgx.Batch, b *runBatch, at []int) {
+	n := len(at)
 	var (
 		ids                             = make([]RunID, n)
 		starts                          = make([]time.Time, n)
@@ -343,8 +406,10 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 		errorCodes                      = make([]*int64, n)
 		httpStatuses, exits, toolCounts = make([]*int, n), make([]*int, n), make([]*int, n)
 		transcripts                     = make([][]byte, n)
+		since                           time.Time
 	)
-	for i, r := range b.runs {
+	for i, j := range at {
+		r := &b.runs[j]
 		ids[i], starts[i] = r.ID, r.Start
 		serverIDs[i], durations[i] = r.ServerID, r.Duration.Microseconds()
 		if us := r.AnswerTime.Microseconds(); us > 0 {
@@ -354,34 +419,64 @@ func insertRuns(ctx context.Context, tx pgx.Tx, b *runBatch) ([]int, error) {
 		protocols[i], names[i], versions[i], fps[i] = r.ProtocolVersion, r.ServerName, r.ServerVersion, r.ToolFingerprint
 		errs[i] = r.Error
 		errorCodes[i], httpStatuses[i], exits[i], toolCounts[i] = r.ErrorCode, r.HTTPStatus, r.ExitStatus, r.ToolCount
-		transcripts[i] = b.keys[i].transcript
+		transcripts[i] = b.keys[j].transcript
+		if t := r.ID.time().Add(-idStartSkew); i == 0 || t.Before(since) {
+			since = t
+		}
 	}
 	// The key (id, started_at) makes a retried write idempotent; a slot's id (SlotRunID) may
 	// come again with another start (two workers probed the slot), which the NOT EXISTS
-	// catches. Writers of the same ids take turns on them, so that two such writes at once
-	// cannot both find the id free.
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()) # k)
+	// catches, looking only at the days a run of the batch can start on (idStartSkew), which
+	// leaves the planner the partitions of a few days, whatever plan it makes. Writers
+	// of the same ids take turns on them, so that two such writes at once cannot both find
+	// the id free.
+	batch.Queue(`SELECT pg_advisory_xact_lock($1, hashtext(current_schema()) # k)
 		FROM (SELECT k FROM unnest($2::int[]) AS k ORDER BY k) AS keys`,
-		runIDLockClass, runIDLockKeys(ids)); err != nil {
-		return nil, fmt.Errorf("lock run ids: %w", err)
-	}
-	rows, err := tx.Query(ctx, `INSERT INTO runs (id, started_at, server_id, region, worker, duration_us,
+		runIDLockClass, runIDLockKeys(ids))
+	batch.Queue(`INSERT INTO runs (id, started_at, server_id, region, worker, duration_us,
 			outcome, protocol_version, server_name, server_version, error_code, http_status,
 			exit_status, tool_count, tool_fingerprint, error, answer_us, transcript_key)
-		SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::text[], $5::text[],
+		SELECT u.id, u.started_at, u.server_id, u.region, u.worker, u.duration_us, u.outcome,
+			u.protocol_version, u.server_name, u.server_version, u.error_code, u.http_status,
+			u.exit_status, u.tool_count, u.tool_fingerprint, u.error, u.answer_us, u.transcript_key
+		FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::text[], $5::text[],
 			$6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[],
-			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[], $17::bigint[], $18::bytea[]) AS u (id)
-		WHERE NOT EXISTS (SELECT FROM runs r WHERE r.id = u.id)
+			$12::int[], $13::int[], $14::int[], $15::text[], $16::text[], $17::bigint[], $18::bytea[])
+			AS u (id, started_at, server_id, region, worker, duration_us, outcome, protocol_version,
+				server_name, server_version, error_code, http_status, exit_status, tool_count,
+				tool_fingerprint, error, answer_us, transcript_key)
+		WHERE NOT EXISTS (SELECT FROM runs r WHERE r.id = u.id AND r.started_at >= $19)
 		ON CONFLICT DO NOTHING
 		RETURNING id`,
 		ids, starts, serverIDs, regions, workers, durations, outcomes, protocols, names,
-		versions, errorCodes, httpStatuses, exits, toolCounts, fps, errs, answers, transcripts)
+		versions, errorCodes, httpStatuses, exits, toolCounts, fps, errs, answers, transcripts, since)
+}
+
+// idStartSkew is how long before the time its id carries (RunID.time) a run may start: the
+// time is the start itself (NewRunID) or the due time of the run's slot (SlotRunID), which
+// the probe of the slot follows, by a worker whose clock may be behind the database's, never
+// by a day (Validate refuses starts a day ahead). The search for an id stored with another
+// start looks only at the partitions from the earliest such time of a batch on: unbounded,
+// it read every day kept (30 and more by default) for every batch written, by an index
+// descent per run into each or by a scan of them all.
+const idStartSkew = day
+
+// readInserted reads the results of a batch up to its insert of runs (queueInsertRuns) and
+// returns the indexes (into b.runs) of the runs inserted, sorted.
+func readInserted(br pgx.BatchResults, b *runBatch) ([]int, error) {
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("lock run ids: %w", err)
+	}
+	rows, err := br.Query()
 	if err != nil {
 		return nil, fmt.Errorf("insert runs: %w", err)
 	}
-	index := make(map[RunID]int, n)
-	for i, id := range ids {
-		index[id] = i
+	index := make(map[RunID]int, len(b.runs))
+	for i := range b.runs {
+		index[b.runs[i].ID] = i
 	}
 	var fresh []int
 	var id RunID
@@ -414,38 +509,56 @@ func runIDLockKeys(ids []RunID) []int32 {
 	return keys
 }
 
-// copyDetails copies the steps and findings of the fresh runs, one row each per run: the
-// shared rows they refer to are written (writeShared).
-func copyDetails(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) error {
-	var steps, findings [][]any
-	for _, i := range fresh {
+// queueStepSets queues the insert of the steps of the runs at the indexes given, one row per
+// run (the shapes they refer to are written by queueShared). Each run's positions and
+// latencies are a range of one flat array: arrays without NULLs are sliced in constant time.
+func queueStepSets(batch *pgx.Batch, b *runBatch, at []int) {
+	var ids []RunID
+	var starts []time.Time
+	var shapes []int64
+	var from, to []int32
+	var positions []int16
+	var latencies []int64
+	for _, i := range at {
 		r, k := &b.runs[i], &b.keys[i]
-		if n := len(r.Steps); n > 0 {
-			latencies := make([]int64, n)
-			for j := range r.Steps {
-				latencies[j] = r.Steps[j].Latency.Microseconds()
-			}
-			steps = append(steps, []any{r.ID, r.Start, k.steps, k.stepPositions, latencies})
-		}
-		if len(r.Findings) > 0 {
-			findings = append(findings, []any{r.ID, r.Start, k.findings, k.messageRefs, k.ownMessages})
-		}
-	}
-	copies := []struct {
-		table   string
-		columns []string
-		rows    [][]any
-	}{
-		{"run_step_sets", []string{"run_id", "started_at", "shape", "positions", "latencies_us"}, steps},
-		{"run_finding_refs", []string{"run_id", "started_at", "shape", "message_keys", "own_messages"}, findings},
-	}
-	for _, c := range copies {
-		if len(c.rows) == 0 {
+		if len(r.Steps) == 0 {
 			continue
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{c.table}, c.columns, pgx.CopyFromRows(c.rows)); err != nil {
-			return fmt.Errorf("copy %s: %w", c.table, err)
+		ids, starts, shapes = append(ids, r.ID), append(starts, r.Start), append(shapes, k.steps)
+		from = append(from, int32(len(positions)+1))
+		positions = append(positions, k.stepPositions...)
+		for j := range r.Steps {
+			latencies = append(latencies, r.Steps[j].Latency.Microseconds())
 		}
+		to = append(to, int32(len(positions)))
+	}
+	if len(ids) == 0 {
+		return
+	}
+	batch.Queue(`INSERT INTO run_step_sets (run_id, started_at, shape, positions, latencies_us)
+		SELECT u.id, u.started_at, u.shape, ($6::smallint[])[u.lo:u.hi], ($7::bigint[])[u.lo:u.hi]
+		FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::int[], $5::int[]) AS u (id, started_at, shape, lo, hi)`,
+		ids, starts, shapes, from, to, positions, latencies)
+}
+
+// copyFindingRefs copies the findings of the fresh runs, one row per run (the shapes and
+// messages they refer to are written by queueShared). Its arrays have NULLs, which would
+// make slicing them from one flat array cost in proportion to where the slice starts: COPY
+// takes each run's own.
+func copyFindingRefs(ctx context.Context, c *pgx.Conn, b *runBatch, fresh []int) error {
+	var rows [][]any
+	for _, i := range fresh {
+		r, k := &b.runs[i], &b.keys[i]
+		if len(r.Findings) > 0 {
+			rows = append(rows, []any{r.ID, r.Start, k.findings, k.messageRefs, k.ownMessages})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := c.CopyFrom(ctx, pgx.Identifier{"run_finding_refs"},
+		[]string{"run_id", "started_at", "shape", "message_keys", "own_messages"}, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("copy run_finding_refs: %w", err)
 	}
 	return nil
 }

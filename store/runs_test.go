@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -114,6 +116,67 @@ func TestWriteRunsStoresHostileTextFromAServer(t *testing.T) {
 	}
 	if r.ServerName != "evil\x00name" {
 		t.Error("WriteRuns changed the caller's record")
+	}
+}
+
+// A batch's preparation remembers the shapes and messages it has seen cleaned, and takes a
+// run that equals them as clean: a hostile twin of a clean run, in either order, must still
+// be cleaned, and neither run's record changed.
+func TestWriteRunsCleansAHostileRunBesideItsCleanTwin(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		spoil  func(r *RunRecord)
+		stored func(got RunRecord) bool
+	}{
+		{"step name", func(r *RunRecord) { r.Steps[1].Name = "ping\x00" },
+			func(got RunRecord) bool { return got.Steps[1].Name == "ping\uFFFD" }},
+		{"check id", func(r *RunRecord) { r.Findings[1].CheckID = "\xffcheck" },
+			func(got RunRecord) bool { return got.Findings[1].CheckID == "\uFFFDcheck" }},
+		{"message", func(r *RunRecord) { r.Findings[0].Message += "\x00" },
+			func(got RunRecord) bool { return strings.HasSuffix(got.Findings[0].Message, "\uFFFD") }},
+	}
+	for _, tt := range tests {
+		for _, hostileFirst := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/hostile first %v", tt.name, hostileFirst), func(t *testing.T) {
+				t.Parallel()
+				s, ctx := newTestStore(t)
+				start := time.Now().UTC().Add(-time.Minute)
+				// Runs are prepared in id order, which is their start's: two clean runs make
+				// the memo find one, and the hostile run comes before or after them.
+				clean := sampleRun(1, "eu", start, OutcomeDegraded, time.Second)
+				again := sampleRun(3, "eu", start.Add(time.Second), OutcomeDegraded, time.Second)
+				at := start.Add(2 * time.Second)
+				if hostileFirst {
+					at = start.Add(-time.Second)
+				}
+				hostile := sampleRun(2, "eu", at, OutcomeDegraded, time.Second)
+				hostile.Steps, hostile.Findings = slices.Clone(hostile.Steps), slices.Clone(hostile.Findings)
+				tt.spoil(&hostile)
+				batch := []RunRecord{clean, again, hostile}
+				steps, findings := slices.Clone(hostile.Steps), slices.Clone(hostile.Findings)
+				if _, err := s.WriteRuns(ctx, batch); err != nil {
+					t.Fatalf("WriteRuns: %v", err)
+				}
+				got, err := s.Run(ctx, hostile.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !tt.stored(got) {
+					t.Errorf("hostile run stored uncleaned: steps %+v findings %+v", got.Steps, got.Findings)
+				}
+				twin, err := s.Run(ctx, clean.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.EqualFunc(twin.Steps, clean.Steps, sameStep) || !slices.Equal(twin.Findings, clean.Findings) {
+					t.Errorf("clean run read back steps %+v findings %+v, want %+v %+v", twin.Steps, twin.Findings, clean.Steps, clean.Findings)
+				}
+				if !slices.EqualFunc(hostile.Steps, steps, sameStep) || !slices.Equal(hostile.Findings, findings) {
+					t.Error("WriteRuns changed the caller's record")
+				}
+			})
+		}
 	}
 }
 
@@ -250,6 +313,44 @@ func TestWriteRunsStoresOneRunPerSlotWhateverItsStart(t *testing.T) {
 		if got := count(t, ctx, s, query); got != want {
 			t.Errorf("%s = %d, want %d", query, got, want)
 		}
+	}
+}
+
+// The search for a slot's id stored with another start is bounded by the days a run of the
+// slot can start on (idStartSkew): probes of one slot that start days apart, in either
+// order, are still one run.
+func TestWriteRunsStoresOneRunPerSlotWhenItsProbesStartDaysApart(t *testing.T) {
+	t.Parallel()
+	due := time.Now().UTC().Add(-3 * day).Truncate(time.Second)
+	tests := []struct {
+		name          string
+		first, second time.Duration // after due
+	}{
+		{"early start first", time.Millisecond, 50 * time.Hour},
+		{"late start first", 50 * time.Hour, time.Millisecond},
+		{"start before due by the clock's skew", -time.Hour, 26 * time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := newTestStore(t)
+			var news []int
+			for _, after := range []time.Duration{tt.first, tt.second} {
+				r := sampleRun(1, "eu", due.Add(after), OutcomeUp, time.Millisecond)
+				r.ID = SlotRunID(1, "eu", due)
+				n, err := s.WriteRuns(ctx, []RunRecord{r})
+				if err != nil {
+					t.Fatal(err)
+				}
+				news = append(news, n)
+			}
+			if !slices.Equal(news, []int{1, 0}) {
+				t.Errorf("WriteRuns counted %v new runs, want [1 0]", news)
+			}
+			if got := count(t, ctx, s, `SELECT count(*) FROM runs`); got != 1 {
+				t.Errorf("%d runs stored for one slot, want 1", got)
+			}
+		})
 	}
 }
 

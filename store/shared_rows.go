@@ -2,8 +2,6 @@ package store
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"math"
 	"slices"
 
@@ -29,11 +27,12 @@ type sharedRow struct {
 	day int32
 }
 
-// writeShared writes the shared rows the fresh runs refer to, apart from those this Store
-// knows to be there with a last_day late enough, and raises last_day where a run is later.
-// Every statement takes its rows in key order, so that two writers sharing rows lock them in
-// the same order and cannot deadlock.
-func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh []int) ([]sharedWrite, error) {
+// queueShared queues the statements that write the shared rows the fresh runs refer to,
+// apart from those this Store knows to be there with a last_day late enough, and raise
+// last_day where a run is later. Every statement takes its rows in key order, so that two
+// writers sharing rows lock them in the same order and cannot deadlock. It returns what to
+// remember once the batch is committed.
+func (s *Store) queueShared(shapes *pgx.Batch, b *runBatch, fresh []int) []sharedWrite {
 	need := map[sharedRef]sharedRow{}
 	want := func(ref sharedRef, row sharedRow) {
 		if known, ok := s.known.Get(ref); ok && known >= row.day {
@@ -123,7 +122,6 @@ func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh [
 		return 0
 	})
 
-	var shapes pgx.Batch
 	var msgKeys []int64
 	var msgTexts []string
 	var msgDays []int32
@@ -185,14 +183,8 @@ func (s *Store) writeShared(ctx context.Context, tx pgx.Tx, b *runBatch, fresh [
 	for _, ref := range firstSeen {
 		wrote = append(wrote, sharedWrite{ref: ref, day: seenOnce})
 	}
-	if shapes.Len() == 0 {
-		return wrote, nil
-	}
-	if err := tx.SendBatch(ctx, &shapes).Close(); err != nil {
-		return nil, fmt.Errorf("write shared rows: %w", err)
-	}
 	for _, ref := range refs {
 		wrote = append(wrote, sharedWrite{ref: ref, day: need[ref].day})
 	}
-	return wrote, nil
+	return wrote
 }
