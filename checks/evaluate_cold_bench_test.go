@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/cputime"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
 
@@ -121,11 +122,11 @@ func BenchmarkEvaluateCold(b *testing.B) {
 					batch = append(batch, res)
 				}
 				b.StartTimer()
-				cpu0 := processCPU()
+				cpu0 := cputime.Process()
 				for _, res := range batch {
 					reg.Evaluate(res)
 				}
-				cpu += processCPU() - cpu0
+				cpu += cputime.Process() - cpu0
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/cputime"
 	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
 )
@@ -79,7 +80,7 @@ func probeCPU(b *testing.B, p *Prober, url string, observe bool, previous string
 		}
 	}
 	probeOne(0) // the first probe compiles what the checks keep
-	before := rusage(b)
+	before := cputime.Process()
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for range concurrency {
@@ -94,16 +95,8 @@ func probeCPU(b *testing.B, p *Prober, url string, observe bool, previous string
 	if w := wrong.Load(); w != nil {
 		b.Fatal(w)
 	}
-	cpu := rusage(b) - before
+	cpu := cputime.Process() - before
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/probe")
-}
-
-func rusage(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // startFixtureProgram builds and starts the conformant fixture as its own program serving

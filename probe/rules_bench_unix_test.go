@@ -5,10 +5,9 @@ package probe
 import (
 	"context"
 	"net/http/httptest"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/cputime"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/protocol"
 )
@@ -30,23 +29,14 @@ func BenchmarkRuleProbesOverHTTP(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			o := Options{ProtocolVersion: protocol.LatestSessionRevision, skipRules: skip}
-			cpu0 := processCPU()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				res, err := Run(context.Background(), Target{URL: ts.URL + "/mcp"}, o)
 				if err != nil || res.Err != "" {
 					b.Fatalf("probe: %v %s", err, res.Err)
 				}
 			}
-			b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// processCPU is the user and system time of this process so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

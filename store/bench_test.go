@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/testkit/cputime"
 )
 
 // benchRuns are n runs shaped like the fixture server's real run (testdata, see
@@ -147,7 +149,7 @@ func benchWriteRuns(b *testing.B, writers int, failing bool) {
 	dbBefore, dbCPU := backendCPU(ctx, b, s)
 	var written atomic.Int64
 	var next atomic.Int64
-	cpuBefore := processCPU()
+	cpuBefore := cputime.Process()
 	start := time.Now()
 	for b.Loop() {
 		var wg sync.WaitGroup
@@ -167,7 +169,7 @@ func benchWriteRuns(b *testing.B, writers int, failing bool) {
 		wg.Wait()
 	}
 	elapsed := time.Since(start)
-	cpu := processCPU() - cpuBefore
+	cpu := cputime.Process() - cpuBefore
 	b.ReportMetric(float64(written.Load())/elapsed.Seconds(), "runs/s")
 	b.StopTimer()
 	runs := float64(written.Load())

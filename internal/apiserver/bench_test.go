@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mcpwatch/mcpwatch/checks"
+	"github.com/mcpwatch/mcpwatch/internal/testkit/cputime"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/store"
 	"github.com/mcpwatch/mcpwatch/web"
@@ -311,7 +312,7 @@ func BenchmarkAPIAtScale(b *testing.B) {
 			b.Fatal(err)
 		}
 		var took []time.Duration
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for b.Loop() {
 			t0 := time.Now()
 			if _, err := st.ServerStatuses(b.Context(), now); err != nil {
@@ -320,7 +321,7 @@ func BenchmarkAPIAtScale(b *testing.B) {
 			took = append(took, time.Since(t0))
 		}
 		results = append(results, benchResult{name: "store-statuses", class: "(part of the list)", quantiles: reportQuantiles(b, took),
-			cpu: reportCPU(b, processCPU()-cpu)})
+			cpu: reportCPU(b, cputime.Process()-cpu)})
 	})
 	// The same with a store of its own each time: no reading before it, so the findings of
 	// every server's latest run are counted (the database's data do not change between the
@@ -328,7 +329,7 @@ func BenchmarkAPIAtScale(b *testing.B) {
 	// every few seconds, a reading counts a twelfth of them).
 	b.Run("store-statuses-cold", func(b *testing.B) {
 		var took []time.Duration
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for b.Loop() {
 			t0 := time.Now()
 			if _, err := store.New(st.Pool()).ServerStatuses(b.Context(), now); err != nil {
@@ -337,7 +338,7 @@ func BenchmarkAPIAtScale(b *testing.B) {
 			took = append(took, time.Since(t0))
 		}
 		results = append(results, benchResult{name: "store-statuses-cold", class: "(part of the list)", quantiles: reportQuantiles(b, took),
-			cpu: reportCPU(b, processCPU()-cpu)})
+			cpu: reportCPU(b, cputime.Process()-cpu)})
 	})
 	for _, tc := range []struct {
 		name, class, path string
@@ -369,14 +370,14 @@ func BenchmarkAPIAtScale(b *testing.B) {
 			// As a server that has been up a while: the snapshot read, the templates run once.
 			get()
 			var took []time.Duration
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				t0 := time.Now()
 				get()
 				took = append(took, time.Since(t0))
 			}
 			results = append(results, benchResult{name: tc.name, class: tc.class, path: tc.path, quantiles: reportQuantiles(b, took),
-				cpu: reportCPU(b, processCPU()-cpu)})
+				cpu: reportCPU(b, cputime.Process()-cpu)})
 		})
 	}
 	// Straight to the output: a benchmark's own log is not shown once it has sub-benchmarks.

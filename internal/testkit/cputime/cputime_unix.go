@@ -1,14 +1,15 @@
 //go:build unix
 
-package apiserver
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time (user and system) the test process has used so far.
-func processCPU() time.Duration {
+// Process is the CPU time (user plus system) this process has used so far, or 0 when the
+// system does not say.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

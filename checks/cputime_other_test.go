@@ -1,8 +1,0 @@
-//go:build !unix
-
-package checks
-
-import "time"
-
-// processCPU is not measured here; benchmarks report 0 CPU time.
-func processCPU() time.Duration { return 0 }
