@@ -59,3 +59,19 @@ func AppendString[T ~string | ~[]byte](dst []byte, s T) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// AppendStrings appends ss as a JSON array of strings (AppendString each), and nil as null,
+// as encoding/json writes a nil slice.
+func AppendStrings(dst []byte, ss []string) []byte {
+	if ss == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, s)
+	}
+	return append(dst, ']')
+}

@@ -35,3 +35,16 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+func TestAppendStringsWritesWhatEncodingJSONWrites(t *testing.T) {
+	t.Parallel()
+	for _, ss := range [][]string{nil, {}, {""}, {"a", "<b>", "c\n"}} {
+		want, err := json.Marshal(ss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendStrings([]byte("x"), ss); !bytes.Equal(got, append([]byte("x"), want...)) {
+			t.Errorf("AppendStrings(%q) = %s, encoding/json %s", ss, got, want)
+		}
+	}
+}

@@ -96,8 +96,8 @@ type recordingEncoder struct{ b []byte }
 
 func (e *recordingEncoder) raw(s string)       { e.b = append(e.b, s...) }
 func (e *recordingEncoder) int(n int64)        { e.b = strconv.AppendInt(e.b, n, 10) }
-func (e *recordingEncoder) str(s string)       { e.b = appendJSONText(e.b, s) }
-func (e *recordingEncoder) bytesStr(s []byte)  { e.b = appendJSONText(e.b, s) }
+func (e *recordingEncoder) str(s string)       { e.b = jsondoc.AppendString(e.b, s) }
+func (e *recordingEncoder) bytesStr(s []byte)  { e.b = jsondoc.AppendString(e.b, s) }
 func (e *recordingEncoder) bool(v bool)        { e.b = strconv.AppendBool(e.b, v) }
 func (e *recordingEncoder) member(name string) { e.b = append(e.b, name...) }
 
@@ -257,7 +257,7 @@ func (e *recordingEncoder) http(h *HTTPInfo) error {
 			}
 			e.str(k)
 			e.b = append(e.b, ':')
-			e.strings(h.Header[k])
+			e.b = jsondoc.AppendStrings(e.b, h.Header[k])
 		}
 		e.b = append(e.b, '}')
 	}
@@ -297,7 +297,7 @@ func (e *recordingEncoder) http(h *HTTPInfo) error {
 		}
 		if len(t.DNSNames) > 0 {
 			e.raw(`,"dnsNames":`)
-			e.strings(t.DNSNames)
+			e.b = jsondoc.AppendStrings(e.b, t.DNSNames)
 		}
 		if t.VerifyError != "" {
 			e.raw(`,"verifyError":`)
@@ -310,22 +310,6 @@ func (e *recordingEncoder) http(h *HTTPInfo) error {
 	}
 	e.b = append(e.b, '}')
 	return nil
-}
-
-// strings writes a list of strings; nil is null, as encoding/json writes a nil slice.
-func (e *recordingEncoder) strings(ss []string) {
-	if ss == nil {
-		e.raw("null")
-		return
-	}
-	e.b = append(e.b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			e.b = append(e.b, ',')
-		}
-		e.str(s)
-	}
-	e.b = append(e.b, ']')
 }
 
 func (e *recordingEncoder) step(s *Step) error {
@@ -473,10 +457,4 @@ func needsCompacting(raw []byte) bool {
 		}
 	}
 	return false
-}
-
-// appendJSONText appends s as a JSON string exactly as encoding/json writes it (see
-// jsondoc.AppendString).
-func appendJSONText[T ~string | ~[]byte](dst []byte, s T) []byte {
-	return jsondoc.AppendString(dst, s)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -202,26 +201,6 @@ func TestAppendRecordingMatchesReflectionOnRealProbes(t *testing.T) {
 			sameRecording(t, s.name, res)
 		})
 	}
-}
-
-func TestAppendJSONTextMatchesEncodingJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", awkward, "\xe2\x80", "\xe2\x80\xa8", "\xed\xa0\x80", strings.Repeat("<&>", 3), "\u007f\u0080\u00ff"} {
-		want, _ := json.Marshal(s)
-		if got := appendJSONText(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("appendJSONText(%q) = %s, encoding/json %s", s, got, want)
-		}
-	}
-}
-
-func FuzzAppendJSONText(f *testing.F) {
-	f.Add(awkward)
-	f.Add("\xe2\x80\xa9x")
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendJSONText(nil, []byte(s)); !bytes.Equal(got, want) {
-			t.Fatalf("appendJSONText(%q) = %s, encoding/json %s", s, got, want)
-		}
-	})
 }
 
 func FuzzAppendRecordingRawJSON(f *testing.F) {

@@ -86,22 +86,6 @@ func (e *listEncoder) fail(err error) {
 	}
 }
 
-// strings writes a list of strings; nil is null, as encoding/json writes a nil slice.
-func (e *listEncoder) strings(ss []string) {
-	if ss == nil {
-		e.null()
-		return
-	}
-	e.b = append(e.b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			e.b = append(e.b, ',')
-		}
-		e.str(s)
-	}
-	e.b = append(e.b, ']')
-}
-
 // labels writes a map by sorted key, as encoding/json does; nil is null.
 func (e *listEncoder) labels(m map[string]string) {
 	if m == nil {
@@ -136,7 +120,7 @@ func (e *listEncoder) status(v *statusView) {
 	e.str(v.Transport)
 	e.optional(`,"url":`, v.URL)
 	e.raw(`,"headers":`)
-	e.strings(v.Headers)
+	e.b = jsondoc.AppendStrings(e.b, v.Headers)
 	e.raw(`,"schedule":`)
 	e.str(v.Schedule)
 	e.raw(`,"timeoutMs":`)
@@ -341,9 +325,9 @@ func (e *listEncoder) conformance(c *conformanceView) {
 	e.raw(`,"info":`)
 	e.int(int64(c.Info))
 	e.raw(`,"failing":`)
-	e.strings(c.Failing)
+	e.b = jsondoc.AppendStrings(e.b, c.Failing)
 	e.raw(`,"warning":`)
-	e.strings(c.Warning)
+	e.b = jsondoc.AppendStrings(e.b, c.Warning)
 	e.b = append(e.b, '}')
 }
 
