@@ -38,8 +38,9 @@
 //	      └─ rule probes, one short-lived connection per rule (ruleProbes):
 //	           ConnSession 3 (http.delete-session too), ConnProtocolHeader 4
 //	           (http.get-stream and, in the session era, http.concurrent-requests too),
-//	           ConnOrigin 6, ConnRobustness 8, ConnAuth 12,
-//	           ConnStatelessHeaders 30, ConnBatch 31, ConnServerCard 46,
+//	           ConnOrigin 6, ConnRobustness 8, ConnAuth 12 (not opened when the target
+//	           carries no credentials and the main handshake got no 401: that handshake is
+//	           its request without credentials), ConnStatelessHeaders 30, ConnBatch 31, ConnServerCard 46,
 //	           ConnStatelessRemoved 32, ConnStatelessSession 33, ConnStatelessGetDelete 34,
 //	           ConnSubscriptions 50 (a subscriptions/listen stream, opened and ended),
 //	           ConnConcurrent 55 (stateless servers), ConnTLSVersion 57 (a TLS handshake only),

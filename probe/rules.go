@@ -128,7 +128,12 @@ type ruleProbe struct {
 	// opens: the probe runs only when the server declared what it needs, so that a stdio
 	// server is not started for nothing.
 	when func(handshake Step) bool
-	run  func(ctx context.Context, c *ruleConn)
+	// evidenced, if set, is asked before the connection opens whether the main connection
+	// already holds the probe's evidence (credentialFree: the target carries no credential
+	// of the user); when it does, it records that evidence as the probe's step and the
+	// probe opens no connection.
+	evidenced func(ctx context.Context, c *ruleConn, credentialFree bool) bool
+	run       func(ctx context.Context, c *ruleConn)
 }
 
 func ruleProbes() []ruleProbe {
@@ -138,7 +143,7 @@ func ruleProbes() []ruleProbe {
 		{conn: ConnProtocolHeader, transports: httpOnly, sessions: true, run: probeStreamAndHeader},
 		{conn: ConnOrigin, transports: []string{protocol.TransportHTTP, protocol.TransportSSE}, sessions: true, stateless: true, sse: true, run: probeOrigin},
 		{conn: ConnRobustness, sessions: true, stateless: true, run: probeRobustness},
-		{conn: ConnAuth, transports: httpOnly, anonymous: true, run: probeAuth},
+		{conn: ConnAuth, transports: httpOnly, anonymous: true, evidenced: authEvidencedByMain, run: probeAuth},
 		{conn: ConnStatelessHeaders, transports: httpOnly, sessions: true, stateless: true, perRevision: true, run: probeStatelessHeaders},
 		{conn: ConnBatch, sessions: true, revision: protocol.Revision20250326, perRevision: true, run: probeBatch},
 		{conn: ConnServerCard, transports: httpOnly, run: probeServerCard},
@@ -183,6 +188,16 @@ func ruleOptions(o Options) Options {
 		o.ProtocolVersion = protocol.LatestSessionRevision
 	}
 	return o
+}
+
+// credentialFree reports whether t carries none of the user's credentials: it is its own
+// anonymousTarget.
+func credentialFree(t Target) bool {
+	if len(t.Header) > 0 {
+		return false
+	}
+	u, err := url.Parse(t.URL)
+	return err == nil && u.User == nil
 }
 
 // anonymousTarget is t without any credential of the user: no headers, no user info.
@@ -260,6 +275,9 @@ func startRules(ctx context.Context, t Target, o Options, tr *Transcript, dial d
 				if hs, settled := handshake.settled(); settled && !answeredOverHTTP(hs) {
 					return
 				}
+			}
+			if p.evidenced != nil && p.evidenced(ctx, c, credentialFree(t)) {
+				return
 			}
 			if legacy {
 				// The legacy stream holds its socket for the connection's life.

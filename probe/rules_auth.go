@@ -70,6 +70,36 @@ func probeAuth(ctx context.Context, c *ruleConn) {
 	}
 }
 
+// authEvidencedByMain records the main connection's handshake as the authorization probe's
+// request without credentials (StepAuthInitialize) when it is that request: the target
+// carries no credential of the user (credentialFree), so the main handshake went out
+// without any, as the same method the probe would send (anonymousRequest), and it got an
+// HTTP answer other than 401. The checks judge nothing of that answer but that it is not a
+// 401 (the server asks for no authorization), and a second identical anonymous request
+// would only tell the same at the price of an initialize and a DELETE in every probe. A 401
+// (or no HTTP answer at all) leaves the probe to send its own request, as before, since
+// the discovery that follows a 401 runs on the probe's own connection.
+func authEvidencedByMain(ctx context.Context, c *ruleConn, credentialFree bool) bool {
+	if !credentialFree {
+		return false
+	}
+	hs := c.mainHandshake.wait(ctx)
+	if hs.HTTPStatus == 0 || hs.HTTPStatus == http.StatusUnauthorized {
+		return false
+	}
+	method := "initialize"
+	if hs.Method == methodDiscover && hs.Outcome == OutcomeOK && c.era.wait(ctx).stateless {
+		method = methodDiscover
+	}
+	if hs.Method != method {
+		return false
+	}
+	st := hs
+	st.Name, st.Conn = StepAuthInitialize, c.conn
+	c.steps = append(c.steps, st)
+	return true
+}
+
 // anonymousRequest is the request the authorization probe sends without credentials: the
 // handshake of the server's era. A server the main connection found stateless gets
 // server/discover, self-contained (_meta and the stateless headers), since initialize may be

@@ -224,3 +224,50 @@ func TestTheAnonymousRequestIsTheHandshakeOfTheServersEra(t *testing.T) {
 		})
 	}
 }
+
+// Without credentials of the user the main handshake is already the request without
+// credentials: it is the authorization probe's evidence unless it got a 401, which the probe
+// follows with discovery on its own connection. A target with credentials, or a 401, gets
+// the probe's own request, as before.
+func TestTheAuthProbeTakesTheMainHandshakeOnlyWhenItCarriedNoCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		cfg      fixture.Config
+		header   http.Header
+		method   string
+		status   int
+		borrowed bool
+	}{
+		{"session era, no credentials", fixture.Config{}, nil, "initialize", http.StatusOK, true},
+		{"stateless, no credentials", fixture.Config{StatelessOnly: true}, nil, "server/discover", http.StatusOK, true},
+		{"a header of the user", fixture.Config{}, http.Header{"X-Tenant": {"t1"}}, "initialize", http.StatusOK, false},
+		{"401 without credentials", fixture.Config{Fault: fixture.AuthRequired}, nil, "initialize", http.StatusUnauthorized, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, _ := eraFixture(t, tc.cfg)
+			o := ruleTestOptions()
+			o.ProtocolVersion = "" // the era is detected
+			res, _ := runProbe(t, Target{URL: ts.URL + "/mcp", Header: tc.header}, o)
+			st := ruleStep(t, res, ConnAuth, StepAuthInitialize)
+			if st.Method != tc.method || st.HTTPStatus != tc.status {
+				t.Errorf("%s answered HTTP %d, want %s answered %d", st.Method, st.HTTPStatus, tc.method, tc.status)
+			}
+			out, ok := frameAt(res, st.Request)
+			if !ok || out.HTTP == nil {
+				t.Fatalf("the request frame %d was not recorded", st.Request)
+			}
+			if borrowed := out.Conn == ConnMain; borrowed != tc.borrowed {
+				t.Errorf("the request went out on connection %d; borrowed from the main handshake: %v, want %v", out.Conn, borrowed, tc.borrowed)
+			}
+			authFrames := 0
+			for _, f := range res.Frames {
+				if f.Conn == ConnAuth {
+					authFrames++
+				}
+			}
+			if (authFrames == 0) != tc.borrowed {
+				t.Errorf("%d frames on the authorization probe's connection, borrowed %v", authFrames, tc.borrowed)
+			}
+		})
+	}
+}

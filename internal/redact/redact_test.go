@@ -162,7 +162,8 @@ func TestIsSecretHeaderAnswersAsOnTheLowerCasedName(t *testing.T) {
 	for _, name := range []string{"Authorization", "AUTHORIZATION", "@uthorization", "Authorization2", "Proxy-Authorization",
 		"proxy_authorization", "Cookie", "COOKIE", "Cookies", "Set-Cookie", "Set-Cookie2", "Set_Cookie", "X-Api-Key", "X-API-KEY",
 		"X-Api-Kez", "X-Api-[ey", "K", "Ke", "KEY", "Monkey", "X-Token-Id", "X-T0ken", "Tok", "X-Client-SECRET", "Secre",
-		"X-Api-\u212Aey", "X-Api-K\u00e9y", "\u00c9-Token", "Content-Type", "Mcp-Session-Id", "Keep-Alive", ""} {
+		"X-Api-\u212Aey", "X-Api-K\u00e9y", "\u00c9-Token", "Content-Type", "Mcp-Session-Id", "Keep-Alive", "",
+		"ttoken", "TTOKEN", "sssecret", "kkey", "x-tokeN", "X-Tok", "X-Ke", "X-Secre", "Cookiz", "\u00e9cookie", "Secret\u00e9", "Mcp-Protocol-Version"} {
 		if got, want := IsSecretHeader(name, nil), secretLower(strings.ToLower(name)); got != want {
 			t.Errorf("IsSecretHeader(%q) = %v, want %v", name, got, want)
 		}
