@@ -61,15 +61,8 @@ func (c Bars) SVG() string {
 			if !finite(b.Fill) {
 				h = stubHeight
 			}
-			s.b.WriteString(`<rect role="listitem" x="`)
-			s.num(x)
-			s.b.WriteString(`" y="`)
-			s.num(c.Height - h)
-			s.b.WriteString(`" width="`)
-			s.num(w)
-			s.b.WriteString(`" height="`)
-			s.num(h)
-			s.b.WriteByte('"')
+			s.b.WriteString(`<rect role="listitem"`)
+			s.box(x, c.Height-h, w, h)
 			s.attr("class", b.Class)
 			s.b.WriteString(`>`)
 			s.title(b.Label)
@@ -77,15 +70,8 @@ func (c Bars) SVG() string {
 			if finite(b.Share) && b.Share > 0 {
 				// Not a list item of its own: the bar beneath names the whole day.
 				sh := math.Min(math.Max(math.Min(b.Share, 1)*h, minShareHeight), h)
-				s.b.WriteString(`<rect x="`)
-				s.num(x)
-				s.b.WriteString(`" y="`)
-				s.num(c.Height - h)
-				s.b.WriteString(`" width="`)
-				s.num(w)
-				s.b.WriteString(`" height="`)
-				s.num(sh)
-				s.b.WriteByte('"')
+				s.b.WriteString(`<rect`)
+				s.box(x, c.Height-h, w, sh)
 				s.attr("class", "share "+b.ShareClass)
 				s.b.WriteString(`/>`)
 			}

@@ -59,6 +59,19 @@ func (s *svg) close() string {
 }
 
 // attr writes name="value" with the value escaped; empty values are left out.
+// box writes the x, y, width and height attributes of a rectangle.
+func (s *svg) box(x, y, w, h float64) {
+	s.b.WriteString(` x="`)
+	s.num(x)
+	s.b.WriteString(`" y="`)
+	s.num(y)
+	s.b.WriteString(`" width="`)
+	s.num(w)
+	s.b.WriteString(`" height="`)
+	s.num(h)
+	s.b.WriteByte('"')
+}
+
 func (s *svg) attr(name, value string) {
 	if value == "" {
 		return

@@ -120,8 +120,9 @@ func (c TimeChart) SVG() string {
 		if i >= len(c.Hover) || c.Hover[i] == "" {
 			continue
 		}
-		s.b.WriteString(`<rect class="hit" x="` + num(marginLeft+float64(i)*colW) + `" y="` + num(marginTop) +
-			`" width="` + num(math.Max(colW, 0.5)) + `" height="` + num(plotH) + `">`)
+		s.b.WriteString(`<rect class="hit"`)
+		s.box(marginLeft+float64(i)*colW, marginTop, math.Max(colW, 0.5), plotH)
+		s.b.WriteString(`>`)
 		s.title(c.Hover[i])
 		s.b.WriteString(`</rect>`)
 	}
