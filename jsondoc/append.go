@@ -1,6 +1,9 @@
 package jsondoc
 
-import "unicode/utf8"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // AppendString appends s as a JSON string exactly as encoding/json writes it with its
 // default HTML escaping: ", \ and control characters escaped (\b \f \n \r \t by name), <, >
@@ -74,4 +77,15 @@ func AppendStrings(dst []byte, ss []string) []byte {
 		dst = AppendString(dst, s)
 	}
 	return append(dst, ']')
+}
+
+// AppendTime appends t as time.Time's MarshalJSON writes it (RFC 3339 with nanoseconds as
+// needed, quoted) without the copy MarshalJSON makes; a year outside 0–9999 is an error, as
+// there.
+func AppendTime(dst []byte, t time.Time) ([]byte, error) {
+	out, err := t.AppendText(append(dst, '"'))
+	if err != nil {
+		return dst, err
+	}
+	return append(out, '"'), nil
 }

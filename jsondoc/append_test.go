@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAppendStringWritesWhatEncodingJSONWrites(t *testing.T) {
@@ -45,6 +46,25 @@ func TestAppendStringsWritesWhatEncodingJSONWrites(t *testing.T) {
 		}
 		if got := AppendStrings([]byte("x"), ss); !bytes.Equal(got, append([]byte("x"), want...)) {
 			t.Errorf("AppendStrings(%q) = %s, encoding/json %s", ss, got, want)
+		}
+	}
+}
+
+func TestAppendTimeWritesWhatMarshalJSONWrites(t *testing.T) {
+	t.Parallel()
+	for _, tm := range []time.Time{{}, time.Date(2026, 11, 27, 1, 2, 3, 0, time.UTC),
+		time.Date(2026, 11, 27, 1, 2, 3, 456000, time.FixedZone("x", 5400)), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		want, wantErr := tm.MarshalJSON()
+		got, err := AppendTime([]byte("x"), tm)
+		if (err != nil) != (wantErr != nil) {
+			t.Errorf("AppendTime(%v): error %v, MarshalJSON's %v", tm, err, wantErr)
+			continue
+		}
+		if err == nil && !bytes.Equal(got, append([]byte("x"), want...)) {
+			t.Errorf("AppendTime(%v) = %s, MarshalJSON %s", tm, got, want)
+		}
+		if err != nil && string(got) != "x" {
+			t.Errorf("AppendTime(%v) failing left %q, want the input unchanged", tm, got)
 		}
 	}
 }

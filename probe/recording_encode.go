@@ -147,11 +147,11 @@ func (e *recordingEncoder) head(r *Result) error {
 }
 
 func (e *recordingEncoder) time(t time.Time) error {
-	out, err := t.MarshalJSON()
+	b, err := jsondoc.AppendTime(e.b, t)
 	if err != nil {
 		return fmt.Errorf("writing recording: %w", err)
 	}
-	e.b = append(e.b, out...)
+	e.b = b
 	return nil
 }
 

@@ -61,15 +61,14 @@ func (e *listEncoder) float(f float64) {
 	}
 }
 
-// time writes t as time.Time's MarshalJSON does: RFC 3339 with nanoseconds as needed.
+// time writes t as time.Time's MarshalJSON does.
 func (e *listEncoder) time(t time.Time) {
-	e.b = append(e.b, '"')
-	b, err := t.AppendText(e.b)
+	b, err := jsondoc.AppendTime(e.b, t)
 	if err != nil {
 		e.fail(err)
 		return
 	}
-	e.b = append(b, '"')
+	e.b = b
 }
 
 // optional writes a member of a string with omitempty: nothing when it is empty.
