@@ -93,6 +93,7 @@ func BenchmarkRunScale(b *testing.B) {
 		}
 		peak := int64(0)
 		var cpu time.Duration
+		var samples []cpuSample
 		var selfBefore syscall.Rusage
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &selfBefore)
 		deadline := started.Add(duration)
@@ -100,6 +101,7 @@ func BenchmarkRunScale(b *testing.B) {
 			time.Sleep(time.Second)
 			peak = max(peak, rssKiB(cmd.Process.Pid))
 			cpu = max(cpu, cpuTime(cmd.Process.Pid))
+			samples = append(samples, cpuSample{at: time.Now(), cpu: cpu})
 		}
 		var selfAfter syscall.Rusage
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &selfAfter)
@@ -119,17 +121,48 @@ func BenchmarkRunScale(b *testing.B) {
 			cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		}
 		b.Logf("ruleProbes %v, concurrency %d; CPU: worker %v, fixtures (this process) %v, over %v", ruleProbes, concurrency, cpu.Round(time.Second), fixtureCPU.Round(time.Second), duration)
-		runs := reportScale(b, db.URL, names, started, peak)
+		runs, starts, firstRound := reportScale(b, db.URL, names, started, peak)
 		if runs > 0 {
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(runs), "worker-cpu-ms/probe")
 			b.Logf("worker CPU per probe: %v over %d runs", (cpu / time.Duration(runs)).Round(10*time.Microsecond), runs)
 		}
+		if steadyCPU, steadyRuns := steadyCPU(samples, starts, firstRound); steadyRuns > 0 {
+			b.ReportMetric(float64(steadyCPU.Microseconds())/1000/float64(steadyRuns), "steady-cpu-ms/probe")
+			b.Logf("worker CPU per probe in the steady state (from 5 s after the first round to the end): %v over %d runs",
+				(steadyCPU / time.Duration(steadyRuns)).Round(10*time.Microsecond), steadyRuns)
+		}
 	}
 }
 
+// cpuSample is the worker's CPU time as read at one moment.
+type cpuSample struct {
+	at  time.Time
+	cpu time.Duration
+}
+
+// steadyCPU is the worker's CPU over the steady state and the runs that began in it. The
+// whole-life figure also carries the start-up (10,000 servers synced) and the first round,
+// whose runs all keep their transcript (a first run is a change of outcome), which a worker
+// that has been up a while no longer pays; the steady state is what a fleet's workers cost.
+// It starts 5 s after the first round ended, so the first round's last runs have finished.
+func steadyCPU(samples []cpuSample, starts []time.Time, firstRound time.Time) (time.Duration, int) {
+	from := slices.IndexFunc(samples, func(s cpuSample) bool { return s.at.After(firstRound.Add(5 * time.Second)) })
+	if from < 0 || from == len(samples)-1 {
+		return 0, 0
+	}
+	first, last := samples[from], samples[len(samples)-1]
+	runs := 0
+	for _, at := range starts {
+		if at.After(first.at) && !at.After(last.at) {
+			runs++
+		}
+	}
+	return last.cpu - first.cpu, runs
+}
+
 // reportScale reads the runs back, computes the numbers from them, and returns how many
-// runs there are.
-func reportScale(b *testing.B, url string, names []string, started time.Time, peakKiB int64) int {
+// runs there are, when each began, and when the first round ended.
+func reportScale(b *testing.B, url string, names []string, started time.Time, peakKiB int64) (int, []time.Time, time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	st, err := store.Open(ctx, url)
@@ -142,6 +175,7 @@ func reportScale(b *testing.B, url string, names []string, started time.Time, pe
 		b.Fatal(err)
 	}
 	byServer := map[string][]time.Time{}
+	var starts []time.Time
 	var last time.Time
 	total := 0
 	for rows.Next() {
@@ -151,6 +185,7 @@ func reportScale(b *testing.B, url string, names []string, started time.Time, pe
 			b.Fatal(err)
 		}
 		byServer[name] = append(byServer[name], at)
+		starts = append(starts, at)
 		if at.After(last) {
 			last = at
 		}
@@ -229,7 +264,7 @@ func reportScale(b *testing.B, url string, names []string, started time.Time, pe
 	b.Logf("settled (a whole interval after the first round): %d runs, lag p99 %v", len(settled), quantile(settled, 0.99))
 	b.Logf("catch-up (slots due during the first round): %d runs, lag p50 %v, max %v", len(catchUp), quantile(catchUp, 0.5), quantile(catchUp, 1))
 	b.Logf("%d slots missed, %d probed twice, %d servers never probed; worker peak RSS %.1f MiB", missed, twice, never, float64(peakKiB)/1024)
-	return total
+	return total, starts, firstRound
 }
 
 // cpuTime reads a process's user and system CPU time from /proc.
