@@ -125,11 +125,16 @@ func (s *session) detectEra(ctx context.Context, res *Result) (stateless bool, d
 // connection gets no initialize while its server/discover may still be answered.
 // server/discover is awaited up to the init timeout (a server may take seconds to start);
 // after the era window the era probe sends initialize on a connection of its own. The
-// answer to server/discover decides, unless the era probe's initialize is answered first:
-// the server is up and speaks a session revision, and the main connection, opened earlier,
-// ignores server/discover (a session-era server may: 2026-07-28 basic/transports/stdio,
-// "Backward Compatibility"). Only then does the main connection get its initialize, which
-// run judges as the session's.
+// answer to server/discover decides, unless the era probe's initialize is answered first
+// and server/discover stays unanswered as long again as that initialize took (at most an
+// era window more): the server is up and speaks a session revision, and the main
+// connection, opened earlier, ignores server/discover (a session-era server may: 2026-07-28
+// basic/transports/stdio, "Backward Compatibility"). Only then does the main connection get
+// its initialize, which run judges as the session's. The grace is for a dual-era server
+// slow to start: both of its processes start alike, so on a loaded machine the era probe's
+// may answer first although the main process, opened an era window earlier, is about to
+// answer server/discover; without it the same server was judged in either era from run to
+// run.
 func (s *session) settleEra(ctx context.Context, res *Result, dp *pendingCall, rev string) (bool, Step, *Step) {
 	discovered := make(chan Step, 1)
 	// Abandoning server/discover also cancels its exchange: an HTTP Send waits for the
@@ -143,6 +148,8 @@ func (s *session) settleEra(ctx context.Context, res *Result, dp *pendingCall, r
 
 	var disc Step
 	var eraAnswered <-chan struct{}
+	var graceOver <-chan time.Time
+	var eraStarted time.Time
 	initTimeout := s.o.InitTimeout
 wait:
 	for {
@@ -163,16 +170,21 @@ wait:
 			}
 			break wait
 		case <-window.C:
+			eraStarted = time.Now()
 			s.sessionEra.start(ctx)
 			eraAnswered = s.sessionEra.result.done
 		case <-eraAnswered:
 			eraAnswered = nil
 			if st, _ := s.sessionEra.result.settled(); speaksSessionEra(st) {
-				close(abandonDiscover)
-				cancelDiscover()
-				disc = <-discovered
-				break wait
+				grace := time.NewTimer(min(time.Since(eraStarted), eraWindow))
+				defer grace.Stop()
+				graceOver = grace.C
 			}
+		case <-graceOver:
+			close(abandonDiscover)
+			cancelDiscover()
+			disc = <-discovered
+			break wait
 		}
 	}
 	s.sessionEra.stop()

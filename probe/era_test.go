@@ -334,6 +334,33 @@ func TestEraDetectionLeavesASlowStdioServerInTheEraItJudges(t *testing.T) {
 	}
 }
 
+// TestEraDetectionWaitsForASlowFirstProcessOfADualEraServer: a dual-era stdio server whose
+// first process starts slower than the era probe's (3.2 s against 0.8 s: on a loaded machine
+// the two starts differ by more than the era window) answers server/discover after the era
+// probe's initialize was answered. That answer came within as long again as the era probe's
+// initialize took, so it decides: the server speaks the stateless revision on the main
+// process, which never gets initialize. Judging it in the session era instead made the same
+// server's stateless checks skip from run to run.
+func TestEraDetectionWaitsForASlowFirstProcessOfADualEraServer(t *testing.T) {
+	o := eraOptions()
+	o.InitTimeout = 10 * time.Second
+	res, _ := runProbe(t, stdioTestTarget(t, "keeps-era-slower-on-discover:3200ms:800ms"), o)
+	if res.Err != "" {
+		t.Fatalf("probe error: %s", res.Err)
+	}
+	if st := stepNamed(t, res, ConnSessionEra, StepEraInitialize); st.Outcome != OutcomeOK {
+		t.Fatalf("the era probe's initialize: %s (%s), want a result before server/discover's", st.Outcome, st.Err)
+	}
+	if res.Negotiated != protocol.Revision20260728 || res.Discover == nil {
+		t.Fatalf("negotiated %q, discover %s: want the stateless revision", res.Negotiated, res.Discover)
+	}
+	for _, st := range res.Steps {
+		if st.Conn == ConnMain && st.Method == "initialize" {
+			t.Errorf("the main process got initialize (%s, step %q)", st.Outcome, st.Name)
+		}
+	}
+}
+
 // TestEraDetectionFallsBackOnAStdioServerThatIgnoresDiscover: a session-era stdio server
 // slow to start that ignores server/discover is found by the era probe's initialize on a
 // process of its own; the main process then gets initialize (never before), and the probe

@@ -171,6 +171,33 @@ func runStdioTestServer(mode string) int {
 		}
 		return serveFixture(fixture.Config{Stateless: true, KeepsEra: true, Unlisted: unlisted, StartDelay: d}, out)
 	}
+	if delays, ok := strings.CutPrefix(mode, "keeps-era-slower-on-discover:"); ok {
+		// "keeps-era-slower-on-discover:DISCOVER:OTHER": keeps-era, whose process takes
+		// DISCOVER to start when its first line is server/discover and OTHER otherwise: a
+		// dual-era server whose first process starts slower than the era probe's, as one
+		// starting on a loaded machine may.
+		slow, fast, _ := strings.Cut(delays, ":")
+		r := bufio.NewReader(os.Stdin)
+		first, _ := r.ReadBytes('\n')
+		d, err := time.ParseDuration(fast)
+		if bytes.Contains(first, []byte(`"server/discover"`)) {
+			d, err = time.ParseDuration(slow)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		time.Sleep(d)
+		srv, err := fixture.New(fixture.Config{Stateless: true, KeepsEra: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		if srv.ServeStdio(context.Background(), io.MultiReader(bytes.NewReader(first), r), out) != nil {
+			return 1
+		}
+		return 0
+	}
 	if pidFile, ok := strings.CutPrefix(mode, "daemonize:"); ok {
 		// Leaves a daemon behind the classic way (fork, setsid, fork again, first child
 		// exits), then serves until stdin ends.
