@@ -30,6 +30,11 @@ type Capture struct {
 	// surfaceList).
 	surfaceOnce sync.Once
 	surface     map[surfaceKey]*surfaceList
+
+	// sessionEra is why the checks of the stateless revision skip a session-era run (see
+	// needsStateless).
+	sessionEraOnce sync.Once
+	sessionEra     string
 }
 
 // Capability is Result.Capability read from capabilities decoded once per capture.
@@ -51,7 +56,12 @@ func NewCapture(res *probe.Result) *Capture {
 	for i := range res.Frames {
 		f := &res.Frames[i]
 		if f.Kind == probe.KindMessage && f.Seq >= 0 && f.Seq < len(r.msgs) {
-			r.msgs[f.Seq] = Classify(f.Raw)
+			m := &r.msgs[f.Seq]
+			*m = Classify(f.Raw)
+			if m.HasError {
+				m.rpcErr, m.rpcErrObject = decodeError(m.Error)
+				m.rpcErrDecoded = true
+			}
 		}
 	}
 	return r

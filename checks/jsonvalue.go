@@ -74,11 +74,27 @@ func errorOf(m *Message) (rpcError, bool) {
 	if m == nil {
 		return rpcError{}, false
 	}
-	members, ok := objectMembers(m.Error)
-	if !ok {
+	if m.rpcErrDecoded {
+		return m.rpcErr, m.rpcErrObject
+	}
+	return decodeError(m.Error)
+}
+
+// decodeError reads the code and message of an error member, the last of a repeated name
+// winning (ok is false when it is not an object).
+func decodeError(raw json.RawMessage) (e rpcError, ok bool) {
+	kind, ok := jsondoc.ScanObject(raw, func(name, value []byte) {
+		switch string(jsondoc.Unquote(name)) {
+		case "code":
+			e.Code = value
+		case "message":
+			e.Message = value
+		}
+	})
+	if !ok || kind != jsondoc.Object {
 		return rpcError{}, false
 	}
-	return rpcError{Code: members["code"], Message: members["message"]}, true
+	return e, true
 }
 
 // errorCode is the integer code of an error response.

@@ -53,6 +53,12 @@ type Message struct {
 	HasMethod  bool
 	HasResult  bool
 	HasError   bool
+
+	// rpcErr is the error member decoded, when rpcErrDecoded says so (see errorOf): a
+	// capture decodes it once for the many checks that read the error answers.
+	rpcErr        rpcError
+	rpcErrObject  bool
+	rpcErrDecoded bool
 }
 
 // IsResponse reports whether the message is meant as a response (has result or error and no
