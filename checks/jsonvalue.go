@@ -67,6 +67,7 @@ func looseIDKey(raw json.RawMessage) string {
 type rpcError struct {
 	Code    json.RawMessage
 	Message json.RawMessage
+	Data    json.RawMessage
 }
 
 // errorOf decodes the error member of a message (ok is false when it is not an object).
@@ -80,7 +81,7 @@ func errorOf(m *Message) (rpcError, bool) {
 	return decodeError(m.Error)
 }
 
-// decodeError reads the code and message of an error member, the last of a repeated name
+// decodeError reads the code, message and data of an error member, the last of a repeated name
 // winning (ok is false when it is not an object).
 func decodeError(raw json.RawMessage) (e rpcError, ok bool) {
 	kind, ok := jsondoc.ScanObject(raw, func(name, value []byte) {
@@ -89,6 +90,8 @@ func decodeError(raw json.RawMessage) (e rpcError, ok bool) {
 			e.Code = value
 		case "message":
 			e.Message = value
+		case "data":
+			e.Data = value
 		}
 	})
 	if !ok || kind != jsondoc.Object {
