@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"encoding/json"
 	"sync"
 
@@ -30,6 +31,11 @@ type Capture struct {
 	// surfaceList).
 	surfaceOnce sync.Once
 	surface     map[surfaceKey]*surfaceList
+
+	// sessionEra is why the checks of the stateless revision skip a session-era run (see
+	// needsStateless).
+	sessionEraOnce sync.Once
+	sessionEra     string
 }
 
 // Capability is Result.Capability read from capabilities decoded once per capture.
@@ -48,13 +54,53 @@ func (c *Capture) Declares(name string) bool {
 // NewCapture decodes the message frames of a result.
 func NewCapture(res *probe.Result) *Capture {
 	r := &Capture{Result: res, msgs: make([]Message, len(res.Frames))}
+	var results knownResults
 	for i := range res.Frames {
 		f := &res.Frames[i]
 		if f.Kind == probe.KindMessage && f.Seq >= 0 && f.Seq < len(r.msgs) {
-			r.msgs[f.Seq] = Classify(f.Raw)
+			m := &r.msgs[f.Seq]
+			*m = classify(f.Raw, results.at)
+			if m.Kind == ResultResponse {
+				results.add(m.Result)
+			}
+			if m.HasError {
+				m.rpcErr, m.rpcErrObject = decodeError(m.Error)
+				m.rpcErrDecoded = true
+			}
 		}
 	}
 	return r
+}
+
+// knownResults are the large results a capture's messages carried so far, each read and
+// found valid once: a server answers tools/list with the same kilobytes on every connection
+// and when asked again, in messages whose ids differ.
+type knownResults [][]byte
+
+// knownResultMin is the size from which a result is remembered: below it, reading a result
+// again costs less than comparing it.
+const knownResultMin = 512
+
+func (k *knownResults) add(result []byte) {
+	if len(result) < knownResultMin || len(*k) >= 8 {
+		return
+	}
+	for _, seen := range *k {
+		if bytes.Equal(seen, result) {
+			return
+		}
+	}
+	*k = append(*k, result)
+}
+
+// at is the length of a known result that rest starts with, 0 for none.
+func (k *knownResults) at(rest []byte) int {
+	for _, seen := range *k {
+		if len(rest) >= len(seen) && rest[len(seen)-1] == seen[len(seen)-1] && bytes.Equal(rest[:len(seen)], seen) {
+			return len(seen)
+		}
+	}
+	return 0
 }
 
 // Message returns the decoded message of a frame (nil for frames that are not messages).

@@ -112,17 +112,23 @@ func errorTexts(f probe.Frame, m *Message) []string {
 		}
 	case m == nil:
 	case m.Kind == ErrorResponse:
-		var out []string
-		doc, err := jsondoc.Parse(m.Error)
-		if err != nil {
+		// The error member as the capture decoded it: only data, seldom there, is parsed.
+		e, ok := errorOf(m)
+		if !ok {
 			return nil
 		}
-		root := doc.Root()
-		if msg := root.Get("message"); msg.Kind() == jsondoc.String {
-			out = append(out, msg.Str())
+		var out []string
+		if msg, ok := jsondoc.Str(e.Message); ok {
+			out = append(out, msg)
 		}
-		budget := leakMaxStrings
-		collectStrings(root.Get("data"), 0, &budget, &out)
+		if e.Data != nil {
+			doc, err := jsondoc.Parse(e.Data)
+			if err != nil {
+				return out
+			}
+			budget := leakMaxStrings
+			collectStrings(doc.Root(), 0, &budget, &out)
+		}
 		return out
 	case m.Kind == ResultResponse && bytes.Contains(m.Result, []byte(`"isError"`)):
 		var res struct {
@@ -216,16 +222,30 @@ type leakHint struct {
 	s       string
 }
 
-// leakHintsByByte lists the hints of leakPatterns by their first byte. Read-only once built:
+// leakHints lists the hints of leakPatterns by their first byte. Read-only once built:
 // one pass over a text finds every pattern worth running, where a search per hint read each
 // error text some eighty times (a tenth of the checks' CPU).
-var leakHintsByByte = indexLeakHints(leakPatterns)
+var leakHints = indexLeakHints(leakPatterns)
 
-func indexLeakHints(patterns []leakPattern) *[256][]leakHint {
-	var idx [256][]leakHint
+// leakHintIndex is the hints by first byte, and the pairs of bytes some hint starts with:
+// most bytes of a text start no hint though many letters start one ("e" of "eyJ"), and one
+// look at the pair with the next byte passes them by.
+type leakHintIndex struct {
+	byByte [256][]leakHint
+	pairs  [1 << 16 / 64]uint64 // bit a<<8|b: some hint starts with the bytes a, b
+}
+
+func indexLeakHints(patterns []leakPattern) *leakHintIndex {
+	var idx leakHintIndex
 	for i, p := range patterns {
 		for _, h := range p.hints {
-			idx[h[0]] = append(idx[h[0]], leakHint{pattern: i, s: h})
+			idx.byByte[h[0]] = append(idx.byByte[h[0]], leakHint{pattern: i, s: h})
+			for b := range 256 {
+				if len(h) == 1 || int(h[1]) == b {
+					pair := int(h[0])<<8 | b
+					idx.pairs[pair/64] |= 1 << (pair % 64)
+				}
+			}
 		}
 	}
 	return &idx
@@ -235,7 +255,12 @@ func indexLeakHints(patterns []leakPattern) *[256][]leakHint {
 func hintedPatterns(text string) uint64 {
 	var set uint64
 	for i := 0; i < len(text); i++ {
-		for _, h := range leakHintsByByte[text[i]] {
+		if i+1 < len(text) {
+			if pair := int(text[i])<<8 | int(text[i+1]); leakHints.pairs[pair/64]&(1<<(pair%64)) == 0 {
+				continue
+			}
+		}
+		for _, h := range leakHints.byByte[text[i]] {
 			if set&(1<<h.pattern) == 0 && strings.HasPrefix(text[i:], h.s) {
 				set |= 1 << h.pattern
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -18,16 +17,7 @@ const everythingRecording = "testdata/everything-stdio.recording.json"
 
 func readEverything(t testing.TB) *probe.Result {
 	t.Helper()
-	f, err := os.Open(everythingRecording)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	res, err := probe.ReadRecording(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return readRecording(t, everythingRecording)
 }
 
 // schemaMarker is where every tool schema of the recording starts; variants insert a member

@@ -117,14 +117,14 @@ func (f *Finding) AdviseTool(tool string, frames []int, format string, args ...a
 
 // Skip marks the check not applicable, with the reason (an undeclared capability, another
 // transport, a revision the rule does not exist in, a fault another check judges).
-func (f *Finding) Skip(format string, args ...any) { f.skipReason = fmt.Sprintf(format, args...) }
+func (f *Finding) Skip(format string, args ...any) { f.skipReason = sprintf(format, args) }
 
 // Untested marks a check that applies but that the probe could not judge, with the reason:
 // the server died or stopped answering, a step the check needs failed, the probe was
 // interrupted. Unlike a skip it says nothing about whether the rule holds, and it is never
 // counted as a pass. Evidence recorded alongside still decides the status.
 func (f *Finding) Untested(format string, args ...any) {
-	f.untestedReason = fmt.Sprintf(format, args...)
+	f.untestedReason = sprintf(format, args)
 }
 
 // notJudged is Untested when untested holds, Skip otherwise: for the reasons that mean either,
@@ -138,10 +138,20 @@ func (f *Finding) notJudged(untested bool, format string, args ...any) {
 }
 
 // Info marks the finding as a fact rather than a verdict.
-func (f *Finding) Info(format string, args ...any) { f.info = fmt.Sprintf(format, args...) }
+func (f *Finding) Info(format string, args ...any) { f.info = sprintf(format, args) }
 
 // Pass sets the message of a passing finding (what was verified).
-func (f *Finding) Pass(format string, args ...any) { f.Message = fmt.Sprintf(format, args...) }
+func (f *Finding) Pass(format string, args ...any) { f.Message = sprintf(format, args) }
+
+// sprintf is fmt.Sprintf, but a format without verbs or arguments is its own text: most
+// findings of a healthy server are passes and skips with a fixed message, and formatting
+// each cost more than the check that set it.
+func sprintf(format string, args []any) string {
+	if len(args) == 0 && strings.IndexByte(format, '%') < 0 {
+		return format
+	}
+	return fmt.Sprintf(format, args...)
+}
 
 func (f *Finding) add(e Evidence) {
 	if len(f.Evidence) >= maxEvidence {

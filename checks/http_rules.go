@@ -96,11 +96,13 @@ func checkHTTPSession(r *Capture, f *Finding) {
 // ASCII and returns how many distinct ids the server issued.
 func judgeSessionIDs(r *Capture, f *Finding) int {
 	seen := map[string]bool{}
+	// Header.Values canonicalizes the name on every call: once is enough for every frame.
+	name := http.CanonicalHeaderKey(protocol.HeaderSessionID)
 	for _, fr := range r.Frames {
 		if fr.Dir != probe.In || fr.HTTP == nil || fr.SSE != nil {
 			continue
 		}
-		for _, id := range fr.HTTP.Header.Values(protocol.HeaderSessionID) {
+		for _, id := range fr.HTTP.Header[name] {
 			if seen[id] {
 				continue
 			}

@@ -67,6 +67,7 @@ func looseIDKey(raw json.RawMessage) string {
 type rpcError struct {
 	Code    json.RawMessage
 	Message json.RawMessage
+	Data    json.RawMessage
 }
 
 // errorOf decodes the error member of a message (ok is false when it is not an object).
@@ -74,11 +75,29 @@ func errorOf(m *Message) (rpcError, bool) {
 	if m == nil {
 		return rpcError{}, false
 	}
-	members, ok := objectMembers(m.Error)
-	if !ok {
+	if m.rpcErrDecoded {
+		return m.rpcErr, m.rpcErrObject
+	}
+	return decodeError(m.Error)
+}
+
+// decodeError reads the code, message and data of an error member, the last of a repeated name
+// winning (ok is false when it is not an object).
+func decodeError(raw json.RawMessage) (e rpcError, ok bool) {
+	kind, ok := jsondoc.ScanObject(raw, func(name, value []byte) {
+		switch string(jsondoc.Unquote(name)) {
+		case "code":
+			e.Code = value
+		case "message":
+			e.Message = value
+		case "data":
+			e.Data = value
+		}
+	})
+	if !ok || kind != jsondoc.Object {
 		return rpcError{}, false
 	}
-	return rpcError{Code: members["code"], Message: members["message"]}, true
+	return e, true
 }
 
 // errorCode is the integer code of an error response.

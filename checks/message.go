@@ -53,6 +53,12 @@ type Message struct {
 	HasMethod  bool
 	HasResult  bool
 	HasError   bool
+
+	// rpcErr is the error member decoded, when rpcErrDecoded says so (see errorOf): a
+	// capture decodes it once for the many checks that read the error answers.
+	rpcErr        rpcError
+	rpcErrObject  bool
+	rpcErrDecoded bool
 }
 
 // IsResponse reports whether the message is meant as a response (has result or error and no
@@ -65,7 +71,11 @@ func (m *Message) IsResponse() bool {
 func (m *Message) NullID() bool { return m.HasID && bytes.Equal(bytes.TrimSpace(m.ID), []byte("null")) }
 
 // Classify decodes raw bytes into a Message. It never fails: every outcome is a Kind.
-func Classify(raw []byte) Message {
+func Classify(raw []byte) Message { return classify(raw, nil) }
+
+// classify is Classify stepping over the member values known says it has read before (see
+// jsondoc.ScanObjectKnowing).
+func classify(raw []byte, known func(rest []byte) int) Message {
 	var m Message
 	if !utf8.Valid(raw) {
 		m.BadUTF8 = true
@@ -80,7 +90,7 @@ func Classify(raw []byte) Message {
 		m.ParseErr = "empty"
 		return m
 	}
-	kind, valid := jsondoc.ScanObject(trimmed, func(name, value []byte) {
+	kind, valid := jsondoc.ScanObjectKnowing(trimmed, known, func(name, value []byte) {
 		switch string(jsondoc.Unquote(name)) {
 		case "jsonrpc":
 			m.JSONRPC, m.HasJSONRPC = value, true

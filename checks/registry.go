@@ -3,9 +3,11 @@ package checks
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/mcpwatch/mcpwatch/checks/mcpschema"
 	"github.com/mcpwatch/mcpwatch/probe"
+	"github.com/mcpwatch/mcpwatch/protocol"
 )
 
 // Check is one rule of the catalogue (docs/checks.md).
@@ -35,6 +37,12 @@ type Check struct {
 type Registry struct {
 	checks []Check
 	byID   map[string]int
+	// transportSkips[i] is the skip reason of checks[i] on a transport it does not apply to.
+	transportSkips []string
+	// specURLs holds, per revision, every check's SpecURL ([]string in catalogue order),
+	// resolved on first use: each finding of every evaluation carries its link, and building
+	// it was a string concatenation per finding. Evaluations may run at once.
+	specURLs sync.Map
 }
 
 // NewRegistry builds a registry of the given checks; IDs must be unique.
@@ -49,6 +57,7 @@ func NewRegistry(cs ...Check) (*Registry, error) {
 		}
 		r.byID[c.ID] = len(r.checks)
 		r.checks = append(r.checks, c)
+		r.transportSkips = append(r.transportSkips, transportSkip(c))
 	}
 	return r, nil
 }
@@ -146,17 +155,52 @@ func match(id, p string) bool {
 // Evaluate runs every check on a probe result.
 func (r *Registry) Evaluate(res *probe.Result) []Finding {
 	run := NewCapture(res)
+	specs := r.specsFor(run.Revision())
 	out := make([]Finding, 0, len(r.checks))
-	for _, c := range r.checks {
-		out = append(out, evaluateOne(c, run))
+	for i := range r.checks {
+		out = append(out, judge(&r.checks[i], run, specs[i], r.transportSkips[i]))
 	}
 	return out
 }
 
+// specsFor is every check's SpecURL for a revision, in catalogue order. A revision the
+// catalogue does not know links as the newest session revision does (see specSteps.at), so
+// it shares that one's list rather than growing the map with every bogus revision a server
+// sends.
+func (r *Registry) specsFor(revision string) []string {
+	if !protocol.KnownRevision(revision) {
+		revision = protocol.LatestSessionRevision
+	}
+	if v, ok := r.specURLs.Load(revision); ok {
+		return v.([]string)
+	}
+	urls := make([]string, len(r.checks))
+	for i, c := range r.checks {
+		urls[i] = c.SpecURL(revision)
+	}
+	v, _ := r.specURLs.LoadOrStore(revision, urls)
+	return v.([]string)
+}
+
+// evaluateOne runs one check on its own.
 func evaluateOne(c Check, run *Capture) Finding {
-	f := Finding{ID: c.ID, Rule: c.Rule, Spec: c.SpecURL(run.Revision()), Area: c.Area}
+	return judge(&c, run, c.SpecURL(run.Revision()), transportSkip(c))
+}
+
+// transportSkip is the skip reason of c on a transport it does not apply to.
+func transportSkip(c Check) string {
+	if c.Transport == "" {
+		return ""
+	}
+	return fmt.Sprintf("applies to the %s transport only", c.Transport)
+}
+
+// judge runs c on run; spec is c's SpecURL for the run's revision and skip its transportSkip,
+// which a registry works out once rather than for every finding.
+func judge(c *Check, run *Capture, spec, skip string) Finding {
+	f := Finding{ID: c.ID, Rule: c.Rule, Spec: spec, Area: c.Area}
 	if c.Transport != "" && c.Transport != run.Transport {
-		f.Skip("applies to the %s transport only", c.Transport)
+		f.skipReason = skip
 	} else {
 		c.Evaluate(run, &f)
 		cutShort(run.Result, &f)

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -39,6 +40,12 @@ func inputRequiredMethods() []string { return []string{"prompts/get", "resources
 // contents, no cache hints), so the checks of the method's result leave it to
 // results.input-required.
 func interimResult(result []byte) bool {
+	// A member named resultType shows its name in the bytes unless the name is escaped: a
+	// result with neither the name nor a backslash anywhere has none, and its members (a
+	// tools/list result is kilobytes) need not be read.
+	if !bytes.Contains(result, []byte("resultType")) && bytes.IndexByte(result, '\\') < 0 {
+		return false
+	}
 	members, ok := objectMembers(result)
 	if !ok {
 		return false

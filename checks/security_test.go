@@ -2,6 +2,7 @@ package checks
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -243,3 +244,37 @@ func TestHintedPatternsFindsWhatASearchPerHintFinds(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorTextsReadTheMessageAndTheStringsOfData holds errorTexts of a JSON-RPC error to the
+// member a client reads (the last of a repeated name, escapes decoded) and to every string
+// of data, depth first.
+func TestErrorTextsReadTheMessageAndTheStringsOfData(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, error string
+		want        []string
+	}{
+		{"message only", `{"code":-32601,"message":"Method not found"}`, []string{"Method not found"}},
+		{"the last message of two", `{"message":"first","code":1,"message":"second"}`, []string{"second"}},
+		{"an escaped member name", `{"code":1,"mess\u0061ge":"esc\u0061ped \"x\""}`, []string{`escaped "x"`}},
+		{"a message that is no string", `{"code":1,"message":42}`, nil},
+		{"data strings depth first", `{"code":1,"message":"m","data":{"a":["x",{"b":"y"}],"c":1,"d":"z"}}`, []string{"m", "x", "y", "z"}},
+		{"the last data of two", `{"data":"old","code":1,"data":["new"]}`, []string{"new"}},
+		{"data alone", `{"code":1,"data":"only"}`, []string{"only"}},
+		{"an error that is no object", `"broken"`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := []byte(`{"jsonrpc":"2.0","id":1,"error":` + tt.error + `}`)
+			res := &probe.Result{Frames: []probe.Frame{{Seq: 0, Dir: probe.In, Kind: probe.KindMessage, Raw: raw}}}
+			run := NewCapture(res)
+			for _, m := range []*Message{run.Message(0), ptr(Classify(raw))} {
+				if got := errorTexts(res.Frames[0], m); !slices.Equal(got, tt.want) {
+					t.Errorf("errorTexts = %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

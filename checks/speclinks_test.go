@@ -167,3 +167,22 @@ func TestUnknownRevisionLinksToNewestSessionRevision(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestRegistryLinksAsEachCheckDoes holds the links a registry resolves once per revision to
+// what each check's SpecURL says for that revision, unknown and empty revisions included.
+func TestRegistryLinksAsEachCheckDoes(t *testing.T) {
+	reg, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rev := range append(protocol.Revisions(), protocol.BogusRevision, "", "2099-01-01") {
+		for round := range 2 { // the second round reads what the first stored
+			urls := reg.specsFor(rev)
+			for i, c := range reg.checks {
+				if want := c.SpecURL(rev); urls[i] != want {
+					t.Errorf("%s, revision %q, round %d: %s, want %s", c.ID, rev, round, urls[i], want)
+				}
+			}
+		}
+	}
+}

@@ -61,13 +61,21 @@ func needsStateless(r *Capture, f *Finding) bool {
 	if r.Stateless() {
 		return true
 	}
+	// Some fifteen checks skip with this reason on every session-era run: it is worked out
+	// once per capture.
+	r.sessionEraOnce.Do(func() { r.sessionEra = sessionEraReason(r) })
+	f.skipReason = r.sessionEra
+	return false
+}
+
+// sessionEraReason is why a check of the stateless revision does not apply to a session-era
+// run.
+func sessionEraReason(r *Capture) string {
 	rev := r.Revision()
 	if st, ok := r.FirstStep(probe.StepDiscover); ok {
-		f.Skip("the server speaks %s, a revision with sessions (server/discover got %s)", rev, describeAnswer(r, st))
-		return false
+		return fmt.Sprintf("the server speaks %s, a revision with sessions (server/discover got %s)", rev, describeAnswer(r, st))
 	}
-	f.Skip("the probe spoke %s, a revision with sessions: this rule exists from %s on", rev, protocol.Revision20260728)
-	return false
+	return fmt.Sprintf("the probe spoke %s, a revision with sessions: this rule exists from %s on", rev, protocol.Revision20260728)
 }
 
 // discoverFailedReason is the skip reason of checks that need the DiscoverResult.

@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"bytes"
+
 	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 )
@@ -24,6 +26,11 @@ type surfaceKey struct {
 func (r *Capture) surfaceList(step string, conn int) *surfaceList {
 	r.surfaceOnce.Do(func() {
 		r.surface = map[surfaceKey]*surfaceList{}
+		// A server answers the same list with the same bytes on every connection and when
+		// asked again (tools/list, its repeat and the other connection's are three copies of
+		// some kilobytes): each distinct answer is parsed once and its tree shared, as the
+		// checks only read it.
+		var parsed []parsedResult
 		for _, st := range r.Steps {
 			if !surfaceStep(st.Name) {
 				continue
@@ -36,9 +43,7 @@ func (r *Capture) surfaceList(step string, conn int) *surfaceList {
 			}
 			var doc *jsondoc.Doc
 			if st.Outcome == probe.OutcomeOK {
-				if d, err := jsondoc.Parse(st.Result); err == nil && d.Root().Kind() == jsondoc.Object {
-					doc = d
-				}
+				doc, parsed = parseObjectOnce(parsed, st.Result)
 			}
 			l.steps = append(l.steps, st)
 			l.docs = append(l.docs, doc)
@@ -48,6 +53,26 @@ func (r *Capture) surfaceList(step string, conn int) *surfaceList {
 		return l
 	}
 	return &surfaceList{}
+}
+
+// parsedResult is a result's bytes and their document (nil when they are not a JSON object).
+type parsedResult struct {
+	raw []byte
+	doc *jsondoc.Doc
+}
+
+// parseObjectOnce parses raw as a JSON object, or finds it among the results parsed before.
+func parseObjectOnce(parsed []parsedResult, raw []byte) (*jsondoc.Doc, []parsedResult) {
+	for _, p := range parsed {
+		if bytes.Equal(p.raw, raw) {
+			return p.doc, parsed
+		}
+	}
+	var doc *jsondoc.Doc
+	if d, err := jsondoc.Parse(raw); err == nil && d.Root().Kind() == jsondoc.Object {
+		doc = d
+	}
+	return doc, append(parsed, parsedResult{raw, doc})
 }
 
 // surfaceStep reports whether a step is a list whose items the surface checks read.

@@ -220,7 +220,16 @@ func requestedLevel(r *Capture, st probe.Step) string {
 func checkLogMessages(r *Capture, f *Finding) {
 	_, handshake := r.Handshake()
 	declared := r.Declares("logging")
-	asked := logLevelRequests(r)
+	// Which requests asked for log messages is read from every request's params, for the
+	// stateless rule only and only once a log message came.
+	var asked *logRequests
+	requests := func() *logRequests {
+		if asked == nil {
+			l := logLevelRequests(r)
+			asked = &l
+		}
+		return asked
+	}
 	n := 0
 	r.Inbound(func(fr probe.Frame, m *Message) {
 		if m == nil || m.Kind != Notification || m.Method != "notifications/message" {
@@ -232,7 +241,7 @@ func checkLogMessages(r *Capture, f *Finding) {
 		case !declared:
 			// "Servers that emit log message notifications MUST declare the logging capability."
 			f.Fail(Seqs(fr.Seq), "notifications/message from a server that declares no logging capability: %s", clipJSON(fr.Raw))
-		case r.Stateless() && asked.stateless[fr.Conn] && !asked.askedFor(fr):
+		case r.Stateless() && requests().stateless[fr.Conn] && !asked.askedFor(fr):
 			// 2026-07-28: "The server MUST NOT emit notifications/message for a request that
 			// does not include this field."
 			f.Fail(Seqs(fr.Seq), "notifications/message on a request that asked for no log level (_meta %s): %s", metaLogLevel, clipJSON(fr.Raw))

@@ -19,6 +19,17 @@ func Valid(raw []byte) bool {
 // invalid: callers use what it saw only when ok. A name given twice is visited twice; a
 // caller that keeps the last value reads as encoding/json does.
 func ScanObject(raw []byte, visit func(name, value []byte)) (kind Kind, ok bool) {
+	return ScanObjectKnowing(raw, nil, visit)
+}
+
+// ScanObjectKnowing is ScanObject for a caller that has seen some member values before:
+// before it reads a member value of the object that opens with '{' or '[', it asks known
+// (when not nil) for the length of a value the caller knows to start there, and steps over
+// that many bytes instead of reading them (0: read them). A value known must be one that
+// ScanObject passed to visit before (so valid, at the same depth), for the answer to be
+// ScanObject's: a server answers the same list in several messages whose ids differ, and
+// its kilobytes need reading once.
+func ScanObjectKnowing(raw []byte, known func(rest []byte) int, visit func(name, value []byte)) (kind Kind, ok bool) {
 	s := scanner{b: raw, i: skipSpace(raw, 0)}
 	if !s.at('{') {
 		start := s.i
@@ -40,7 +51,9 @@ func ScanObject(raw []byte, visit func(name, value []byte)) (kind Kind, ok bool)
 		name := raw[nameStart:s.nameEnd]
 		s.i = skipSpace(raw, s.i)
 		valueStart := s.i
-		if !s.value(1) {
+		if n := s.knownAt(known); n > 0 {
+			s.i += n
+		} else if !s.value(1) {
 			return Missing, false
 		}
 		visit(name, raw[valueStart:s.i:s.i])
@@ -69,6 +82,19 @@ type scanner struct {
 }
 
 func (s *scanner) at(c byte) bool { return s.i < len(s.b) && s.b[s.i] == c }
+
+// knownAt is the length of the object or array that known says starts at i (0 for none).
+// Only containers are asked about: their end is where their bytes say, whatever follows,
+// where a number known as 1 could be the start of 12.
+func (s *scanner) knownAt(known func(rest []byte) int) int {
+	if known == nil || !s.at('{') && !s.at('[') {
+		return 0
+	}
+	if n := known(s.b[s.i:]); n > 0 && n <= len(s.b)-s.i {
+		return n
+	}
+	return 0
+}
 
 // value scans one value inside containers already depth deep. Containers are tracked on an
 // explicit stack rather than by recursion: how deep a hostile server nests is bounded by

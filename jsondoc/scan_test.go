@@ -3,6 +3,7 @@ package jsondoc
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -192,4 +193,55 @@ func FuzzScanners(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		assertScannersAgree(t, raw)
 	})
+}
+
+// TestScanObjectKnowingAgreesWithScanObject holds ScanObjectKnowing to ScanObject's answer
+// on messages that carry a member value seen before (in another message, as a server's
+// repeated list answers are), valid and broken around it, and to stepping over it.
+func TestScanObjectKnowingAgreesWithScanObject(t *testing.T) {
+	type member struct{ name, value string }
+	scan := func(raw []byte, known func([]byte) int) (Kind, bool, []member) {
+		var got []member
+		kind, ok := ScanObjectKnowing(raw, known, func(n, v []byte) { got = append(got, member{string(n), string(v)}) })
+		return kind, ok, got
+	}
+	for _, sample := range append(append([]string(nil), samples...), scanSamples...) {
+		var seen [][]byte
+		if _, ok := ScanObject([]byte(sample), func(_, v []byte) {
+			if c := KindOf(v); c == Object || c == Array {
+				seen = append(seen, v)
+			}
+		}); !ok || len(seen) == 0 {
+			continue
+		}
+		stepped := 0
+		known := func(rest []byte) int {
+			for _, v := range seen {
+				if bytes.HasPrefix(rest, v) {
+					stepped++
+					return len(v)
+				}
+			}
+			return 0
+		}
+		for _, v := range seen {
+			for _, frame := range []string{
+				`{"id":7,"result":` + string(v) + `}`,
+				`{"id":7, "result" : ` + string(v) + ` , "x":[1]}`,
+				`{"id":7,"result":` + string(v) + `,}`,
+				`{"id":7,"result":` + string(v) + `1}`,
+				`{"id":7,"result":` + string(v) + `} x`,
+				`{"id":7,"result":` + string(v) + `,"a":` + string(v) + `}`,
+			} {
+				wantKind, wantOK, want := scan([]byte(frame), nil)
+				kind, ok, got := scan([]byte(frame), known)
+				if kind != wantKind || ok != wantOK || !slices.Equal(got, want) {
+					t.Errorf("%s: knowing %v %v %q, ScanObject %v %v %q", frame, kind, ok, got, wantKind, wantOK, want)
+				}
+			}
+		}
+		if stepped == 0 {
+			t.Errorf("%s: no known value was stepped over", sample)
+		}
+	}
 }
