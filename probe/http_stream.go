@@ -95,10 +95,13 @@ func (t *httpTransport) streamEnd(x *exchange, ev sseEvent, err error, events in
 	case errors.Is(err, ErrLimit):
 		t.noteReadBudget(x.n)
 		how = "reading stopped: the connection read all it may"
+	case errors.Is(err, io.EOF):
+		// Before the probe's own end: a stream the server ended cleanly just before the
+		// probe closed the connection was still ended by the server (closing it yields a
+		// read error, never a clean end of the body).
+		how = "the server ended the stream"
 	case t.base.Err() != nil:
 		how = "closed by the probe"
-	case errors.Is(err, io.EOF):
-		how = "the server ended the stream"
 	default:
 		how = fmt.Sprintf("read error: %v", err)
 	}

@@ -1,6 +1,7 @@
 package poison
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -249,12 +250,18 @@ func TestScanIsLinear(t *testing.T) {
 	} {
 		small := strings.Repeat(unit, 1000)
 		big := strings.Repeat(unit, 20000)
-		t0 := time.Now()
-		Scan(small)
-		ts := time.Since(t0)
-		t0 = time.Now()
-		Scan(big)
-		tb := time.Since(t0)
+		// The fastest of three: a machine busy with other work stretches one scan, not all
+		// three, and a quadratic scan is 400 times slower at 20 times the size whatever the load.
+		fastest := func(s string) time.Duration {
+			best := time.Duration(math.MaxInt64)
+			for range 3 {
+				t0 := time.Now()
+				Scan(s)
+				best = min(best, time.Since(t0))
+			}
+			return best
+		}
+		ts, tb := fastest(small), fastest(big)
 		if tb > 2*time.Second || ts > 0 && tb > 200*ts+50*time.Millisecond {
 			t.Errorf("unit %q: 1000 repeats %s, 20000 repeats %s", unit, ts, tb)
 		}
