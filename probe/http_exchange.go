@@ -94,11 +94,25 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 	// The Out frame is recorded the moment the request is written, so its time is the start
 	// of the latency; do() records it anyway if that moment was not observed.
 	x.trace = newExchangeTrace(t.w.Now, x.recordOut)
-	x.req, x.reqErr = http.NewRequestWithContext(httptrace.WithClientTrace(ctx, x.trace.hooks(phases)), method, target, rd)
+	if t.tracesDirectly(phases, to) {
+		ctx = withExchangeTrace(ctx, x.trace)
+	} else {
+		ctx = httptrace.WithClientTrace(ctx, x.trace.hooks(phases))
+	}
+	x.req, x.reqErr = http.NewRequestWithContext(ctx, method, target, rd)
 	if x.reqErr == nil {
 		x.req.Header = header
 	}
 	return x
+}
+
+// tracesDirectly reports whether a request to a URL of phases goes straight to the
+// connection's plain-http transport, which then reports its phases to the exchange's trace
+// without net/http's hooks (see withExchangeTrace): one to an IP address (no lookup to time)
+// whose redirects are not followed (a redirect may lead to https, through http.Transport).
+func (t *httpTransport) tracesDirectly(phases tracedPhases, to exchangeTarget) bool {
+	_, own := t.client.Transport.(*http1Transport)
+	return own && !phases.dns && !phases.tls && !to.followRedirects
 }
 
 // do runs the request. The Out frame is recorded before it returns, and before any frame
