@@ -72,6 +72,7 @@ type http1Conn struct {
 	addr   string // host:port it was dialled to
 	opener int    // the probe connection (Conn) whose request dialled it
 	nc     net.Conn
+	idle   *idlePeek // made when the connection first goes idle
 	head   headBudget
 	br     *bufio.Reader
 	bw     *bufio.Writer
@@ -99,7 +100,7 @@ func (h *headBudget) Read(p []byte) (int, error) {
 }
 
 // RoundTrip sends req on an idle connection to its host or a new one. An idle connection
-// the server closed meanwhile is not used (see idleConnUnusable); one it closed just as the
+// the server closed meanwhile is not used (see idlePeek); one it closed just as the
 // request went out is retried on a fresh connection only when the request could not be
 // written, as http.Transport does for a request that is not idempotent.
 func (t *http1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -251,7 +252,7 @@ func (p *http1Idle) take(addr string) *http1Conn {
 		if c == nil {
 			return nil
 		}
-		if c.br.Buffered() == 0 && !idleConnUnusable(c.nc) {
+		if c.br.Buffered() == 0 && !c.idle.connUnusable() {
 			return c
 		}
 		_ = c.nc.Close()
@@ -260,6 +261,9 @@ func (p *http1Idle) take(addr string) *http1Conn {
 
 // put keeps c for the next request; the oldest idle connection makes room if need be.
 func (p *http1Idle) put(c *http1Conn) {
+	if c.idle == nil {
+		c.idle = newIdlePeek(c.nc)
+	}
 	var evicted *http1Conn
 	p.mu.Lock()
 	if len(p.conns) == http1MaxIdle {

@@ -314,7 +314,7 @@ func (t *httpTransport) noteReadBudget(exchange int) {
 // readBody reads at most limit bytes of resp's body; over says there was more (which is left
 // unread).
 func (t *httpTransport) readBody(resp *http.Response, limit int) (data []byte, over bool, err error) {
-	data, err = readAllSized(io.LimitReader(budgetReader{r: resp.Body, t: t}, int64(limit)+1), resp.ContentLength, limit)
+	data, err = readAllSized(&boundedBody{budget: budgetReader{r: resp.Body, t: t}, left: int64(limit) + 1}, resp.ContentLength, limit)
 	if len(data) > limit {
 		return data[:limit], true, nil
 	}
@@ -344,6 +344,25 @@ func readAllSized(r io.Reader, announced int64, limit int) ([]byte, error) {
 			buf = append(buf, 0)[:len(buf)] // lied about its length: grow as append does
 		}
 	}
+}
+
+// boundedBody is io.LimitReader over a budgetReader in one allocation instead of two: it is
+// made for every body a probe reads.
+type boundedBody struct {
+	budget budgetReader
+	left   int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.budget.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // budgetReader counts what the connection reads and stops it at Limits.MaxTotalBytes.
