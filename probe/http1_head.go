@@ -111,10 +111,10 @@ func appendRequestHead(b []byte, req *http.Request, length int64) ([]byte, bool)
 
 	userAgent := "Go-http-client/1.1"
 	if _, set := req.Header["User-Agent"]; set {
-		userAgent = req.Header.Get("User-Agent")
+		userAgent = headerValue(req.Header, "User-Agent")
 	}
 	if userAgent != "" {
-		if strings.ContainsAny(userAgent, "\r\n") {
+		if hasLineBreak(userAgent) {
 			return b, false
 		}
 		b = append(append(append(b, "User-Agent: "...), textproto.TrimString(userAgent)...), "\r\n"...)
@@ -141,7 +141,7 @@ func appendRequestHead(b []byte, req *http.Request, length int64) ([]byte, bool)
 			return b, false
 		}
 		for _, v := range req.Header[k] {
-			if strings.ContainsAny(v, "\r\n") {
+			if hasLineBreak(v) {
 				return b, false
 			}
 			b = append(append(append(append(b, k...), ": "...), textproto.TrimString(v)...), "\r\n"...)
@@ -227,6 +227,12 @@ func plainFieldName(k string) bool {
 
 func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// hasLineBreak reports whether a value holds a CR or LF, which net/http turns into spaces.
+// (strings.ContainsAny builds a set on every call, and this runs for every header value.)
+func hasLineBreak(v string) bool {
+	return strings.IndexByte(v, '\n') >= 0 || strings.IndexByte(v, '\r') >= 0
 }
 
 // hasControlByte reports whether s has a byte net/http refuses in a request line.

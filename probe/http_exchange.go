@@ -99,7 +99,16 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 	} else {
 		ctx = httptrace.WithClientTrace(ctx, x.trace.hooks(phases))
 	}
-	x.req, x.reqErr = http.NewRequestWithContext(ctx, method, target, rd)
+	if to.url == "" && t.endpoint != nil && t.url == t.endpointRaw {
+		// The request NewRequest makes of url, from the parse made once.
+		x.req, x.reqErr = http.NewRequestWithContext(ctx, method, "", rd)
+		if x.reqErr == nil {
+			u := *t.endpoint
+			x.req.URL, x.req.Host = &u, u.Host
+		}
+	} else {
+		x.req, x.reqErr = http.NewRequestWithContext(ctx, method, target, rd)
+	}
 	if x.reqErr == nil {
 		x.req.Header = header
 	}
@@ -232,16 +241,20 @@ func (t *httpTransport) exchangeFailed(x *exchange, err error) error {
 // URL is set only when a redirect was followed.
 func (t *httpTransport) responseInfo(resp *http.Response) *HTTPInfo {
 	host, final := t.host, ""
-	if resp.Request != nil && resp.Request.URL != nil {
-		host = resp.Request.URL.Hostname()
-		if u := resp.Request.URL.Redacted(); u != t.shownURL {
-			final = u // redirected: the answer came from elsewhere
+	if u := resp.Request; u != nil && u.URL != nil {
+		host = u.URL.Hostname()
+		shown := t.endpointShown
+		if t.endpoint == nil || *u.URL != *t.endpoint {
+			shown = u.URL.Redacted()
+		}
+		if shown != t.shownURL {
+			final = shown // redirected: the answer came from elsewhere
 		}
 	}
 	return &HTTPInfo{
 		URL:         final,
 		Status:      resp.StatusCode,
-		ContentType: resp.Header.Get("Content-Type"),
+		ContentType: headerValue(resp.Header, "Content-Type"),
 		Header:      t.secrets.Header(resp.Header),
 		TLS:         t.certs.tlsInfo(resp.TLS, host),
 	}
@@ -264,7 +277,7 @@ func (t *httpTransport) recordBody(x *exchange, resp *http.Response, info *HTTPI
 		// Read as it is, a compressed body would be judged as garbage (invalid UTF-8, no
 		// JSON): it is kept as the answer's head, and the error says what happened.
 		detail := fmt.Sprintf("the body is compressed (Content-Encoding: %s), and the probe does not decode it", coding)
-		if x.req.Header.Get("Accept-Encoding") == identityCoding {
+		if headerValue(x.req.Header, "Accept-Encoding") == identityCoding {
 			detail += "; the request asked for no compression (Accept-Encoding: identity)"
 		}
 		t.w.Record(Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: at, Raw: body, Truncated: over,
@@ -379,12 +392,21 @@ func (b budgetReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// headerValue is h.Get(key) for a key in canonical form, without canonicalizing it again:
+// the probe asks a few on every exchange.
+func headerValue(h http.Header, canonicalKey string) string {
+	if vs := h[canonicalKey]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // identityCoding is the content coding that means no compression.
 const identityCoding = "identity"
 
 // contentCoding is the content coding a response body is in ("" for none: identity).
 func contentCoding(h http.Header) string {
-	coding := strings.TrimSpace(strings.Join(h.Values("Content-Encoding"), ", "))
+	coding := strings.TrimSpace(strings.Join(h["Content-Encoding"], ", ")) // h.Values, the key canonical
 	if coding == "" || strings.EqualFold(coding, identityCoding) {
 		return ""
 	}
