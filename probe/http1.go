@@ -20,10 +20,11 @@ import (
 // no compression, no HTTP/2 without TLS), and it costs two goroutines per connection and a
 // hand-off between them on every request. A probe makes about forty requests on eight short
 // connections (which now share their sockets, see http1Shared); without that machinery it spends about 0.6 ms less CPU (of 5.5) and runs 7%
-// faster (BenchmarkHTTPProbe). The wire format is still net/http's own (Request.Write,
-// http.ReadResponse), so the bytes on the wire do not change, except for the one request of a
-// rule probe that pads header values (see writeRequest). https targets keep
-// http.Transport, which brings HTTP/2.
+// faster (BenchmarkHTTPProbe). The wire format is still net/http's own: responses are read
+// by http.ReadResponse, and requests written byte for byte as Request.Write writes them
+// (writeRequestHead, which leaves to Request.Write whatever it does not reproduce), except
+// for the one request of a rule probe that pads header values (see writeRequest). https
+// targets keep http.Transport, which brings HTTP/2.
 type http1Transport struct {
 	dial           func(ctx context.Context, network, addr string) (net.Conn, error)
 	maxHeaderBytes int64
