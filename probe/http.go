@@ -29,18 +29,25 @@ const httpDeleteTimeout = 3 * time.Second
 // probe's notion, not TCP's: it owns a session id, a negotiated revision and an exchange
 // counter, and (unless the caller gave a client) an HTTP client of its own.
 type httpTransport struct {
-	conn      int
-	url       string // as requested
-	shownURL  string // as recorded (no password)
-	host      string
-	phases    tracedPhases // of a request to url
-	header    http.Header  // the user's headers (secrets)
-	w         Wire
-	o         Options
-	client    *http.Client
-	ownClient bool
-	secrets   *redact.Redactor
-	certs     *certChecker
+	conn     int
+	url      string // as requested
+	shownURL string // as recorded (no password)
+	host     string
+	phases   tracedPhases // of a request to url
+	// endpoint is endpointRaw as http.NewRequest parses it, for the requests to it while it is
+	// url (a copy each; legacy HTTP+SSE moves url to the endpoint the stream names): parsing
+	// it again for each of a probe's forty requests showed in its profile. endpointShown is
+	// its Redacted form, for responseInfo.
+	endpoint      *url.URL
+	endpointRaw   string
+	endpointShown string
+	header        http.Header // the user's headers (secrets)
+	w             Wire
+	o             Options
+	client        *http.Client
+	ownClient     bool
+	secrets       *redact.Redactor
+	certs         *certChecker
 
 	// base ends with Close or the dial context: every exchange and event stream hangs off it.
 	base context.Context
@@ -110,6 +117,9 @@ func dialHTTP(ctx context.Context, t Target, conn int, w Wire, o Options) (Trans
 	tr := &httpTransport{
 		conn: conn, url: t.URL, shownURL: u.Redacted(), host: u.Hostname(), phases: phasesOf(t.URL),
 		header: t.Header.Clone(), w: w, o: o, secrets: secrets, certs: &certChecker{roots: o.RootCAs, skip: o.InsecureSkipVerify},
+	}
+	if tmpl, err := http.NewRequest(http.MethodGet, t.URL, nil); err == nil {
+		tr.endpoint, tr.endpointRaw, tr.endpointShown = tmpl.URL, t.URL, tmpl.URL.Redacted()
 	}
 	if o.HTTPClient != nil {
 		tr.client = withProbePolicy(o.HTTPClient)
@@ -231,12 +241,12 @@ func (t *httpTransport) requestHeader(method string) http.Header {
 		own = append(own, value)
 		h[name] = own[len(own)-1 : len(own) : len(own)]
 	}
-	if h.Get("User-Agent") == "" {
+	if headerValue(h, "User-Agent") == "" {
 		set("User-Agent", t.o.ClientName+"/"+t.o.ClientVersion)
 	}
 	// The probe reads bodies as they travel and bounds them in wire bytes, so it decodes no
 	// content coding; without this header any coding would be acceptable (RFC 9110, 12.5.3).
-	if h.Get("Accept-Encoding") == "" {
+	if headerValue(h, "Accept-Encoding") == "" {
 		set("Accept-Encoding", identityCoding)
 	}
 	if method == http.MethodPost {
@@ -254,7 +264,7 @@ func (t *httpTransport) requestHeader(method string) http.Header {
 
 // noteSession keeps the session id of the first response that carries one.
 func (t *httpTransport) noteSession(h http.Header) {
-	id := h.Get(protocol.HeaderSessionID)
+	id := headerValue(h, protocol.HeaderSessionID)
 	if id == "" {
 		return
 	}

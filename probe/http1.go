@@ -20,10 +20,11 @@ import (
 // no compression, no HTTP/2 without TLS), and it costs two goroutines per connection and a
 // hand-off between them on every request. A probe makes about forty requests on eight short
 // connections (which now share their sockets, see http1Shared); without that machinery it spends about 0.6 ms less CPU (of 5.5) and runs 7%
-// faster (BenchmarkHTTPProbe). The wire format is still net/http's own (Request.Write,
-// http.ReadResponse), so the bytes on the wire do not change, except for the one request of a
-// rule probe that pads header values (see writeRequest). https targets keep
-// http.Transport, which brings HTTP/2.
+// faster (BenchmarkHTTPProbe). The wire format is still net/http's own: responses are read
+// by http.ReadResponse, and requests written byte for byte as Request.Write writes them
+// (writeRequestHead, which leaves to Request.Write whatever it does not reproduce), except
+// for the one request of a rule probe that pads header values (see writeRequest). https
+// targets keep http.Transport, which brings HTTP/2.
 type http1Transport struct {
 	dial           func(ctx context.Context, network, addr string) (net.Conn, error)
 	maxHeaderBytes int64
@@ -72,6 +73,7 @@ type http1Conn struct {
 	addr   string // host:port it was dialled to
 	opener int    // the probe connection (Conn) whose request dialled it
 	nc     net.Conn
+	idle   *idlePeek // made when the connection first goes idle
 	head   headBudget
 	br     *bufio.Reader
 	bw     *bufio.Writer
@@ -99,7 +101,7 @@ func (h *headBudget) Read(p []byte) (int, error) {
 }
 
 // RoundTrip sends req on an idle connection to its host or a new one. An idle connection
-// the server closed meanwhile is not used (see idleConnUnusable); one it closed just as the
+// the server closed meanwhile is not used (see idlePeek); one it closed just as the
 // request went out is retried on a fresh connection only when the request could not be
 // written, as http.Transport does for a request that is not idempotent.
 func (t *http1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -107,21 +109,15 @@ func (t *http1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.other.RoundTrip(req)
 	}
 	ctx := req.Context()
-	trace := httptrace.ContextClientTrace(ctx)
+	trace := traceOf(ctx)
 	sent := req
 	for {
-		c, reused, err := t.conn(ctx, req)
+		c, reused, err := t.conn(ctx, req, trace)
 		if err != nil {
 			closeRequestBody(sent)
 			return nil, err
 		}
-		if trace != nil && trace.GotConn != nil {
-			var nc net.Conn = c.nc
-			if c.opener != t.owner {
-				nc = borrowedConn{Conn: c.nc, opener: c.opener}
-			}
-			trace.GotConn(httptrace.GotConnInfo{Conn: nc, Reused: reused})
-		}
+		trace.gotConn(c, t.owner, reused)
 		resp, written, err := t.exchange(ctx, c, sent, req, trace)
 		if err == nil {
 			return resp, nil
@@ -134,6 +130,64 @@ func (t *http1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		sent = retry
+	}
+}
+
+// http1Trace is where the transport reports an exchange's phases: the probe's exchangeTrace
+// when the request carries one (withExchangeTrace), else the request's httptrace hooks, if
+// any.
+type http1Trace struct {
+	x  *exchangeTrace
+	ct *httptrace.ClientTrace
+}
+
+func traceOf(ctx context.Context) http1Trace {
+	if x := exchangeTraceOf(ctx); x != nil {
+		return http1Trace{x: x}
+	}
+	return http1Trace{ct: httptrace.ContextClientTrace(ctx)}
+}
+
+// dialing brackets a dial: net reports it to httptrace hooks itself, not to an exchangeTrace.
+func (tr http1Trace) dialing() (done func()) {
+	if tr.x == nil {
+		return func() {}
+	}
+	tr.x.connectStart()
+	return func() { tr.x.set(&tr.x.connEnd) }
+}
+
+func (tr http1Trace) gotConn(c *http1Conn, owner int, reused bool) {
+	borrowed := c.opener != owner
+	switch {
+	case tr.x != nil:
+		tr.x.gotConn(reused, borrowed, c.opener)
+	case tr.ct != nil && tr.ct.GotConn != nil:
+		var nc net.Conn = c.nc
+		if borrowed {
+			nc = borrowedConn{Conn: c.nc, opener: c.opener}
+		}
+		tr.ct.GotConn(httptrace.GotConnInfo{Conn: nc, Reused: reused})
+	}
+}
+
+// wroteRequest reports the request written; byNetHTTP says net/http's Request.Write wrote
+// it, which has reported it to the httptrace hooks itself.
+func (tr http1Trace) wroteRequest(err error, byNetHTTP bool) {
+	switch {
+	case tr.x != nil:
+		tr.x.wroteRequest(err)
+	case tr.ct != nil && tr.ct.WroteRequest != nil && !byNetHTTP:
+		tr.ct.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	}
+}
+
+func (tr http1Trace) gotFirstResponseByte() {
+	switch {
+	case tr.x != nil:
+		tr.x.set(&tr.x.firstByte)
+	case tr.ct != nil && tr.ct.GotFirstResponseByte != nil:
+		tr.ct.GotFirstResponseByte()
 	}
 }
 
@@ -161,7 +215,7 @@ func closeRequestBody(req *http.Request) {
 }
 
 // conn takes an idle connection to the request's host or dials one.
-func (t *http1Transport) conn(ctx context.Context, req *http.Request) (*http1Conn, bool, error) {
+func (t *http1Transport) conn(ctx context.Context, req *http.Request, trace http1Trace) (*http1Conn, bool, error) {
 	port := req.URL.Port()
 	if port == "" {
 		port = "80"
@@ -170,7 +224,9 @@ func (t *http1Transport) conn(ctx context.Context, req *http.Request) (*http1Con
 	if c := t.idle.take(addr); c != nil {
 		return c, true, nil
 	}
+	dialed := trace.dialing()
 	nc, err := t.dial(ctx, "tcp", addr)
+	dialed()
 	if err != nil {
 		return nil, false, err
 	}
@@ -197,7 +253,7 @@ func (p *http1Idle) take(addr string) *http1Conn {
 		if c == nil {
 			return nil
 		}
-		if c.br.Buffered() == 0 && !idleConnUnusable(c.nc) {
+		if c.br.Buffered() == 0 && !c.idle.connUnusable() {
 			return c
 		}
 		_ = c.nc.Close()
@@ -206,6 +262,9 @@ func (p *http1Idle) take(addr string) *http1Conn {
 
 // put keeps c for the next request; the oldest idle connection makes room if need be.
 func (p *http1Idle) put(c *http1Conn) {
+	if c.idle == nil {
+		c.idle = newIdlePeek(c.nc)
+	}
 	var evicted *http1Conn
 	p.mu.Lock()
 	if len(p.conns) == http1MaxIdle {
@@ -250,7 +309,7 @@ type borrowedConn struct {
 // exchange writes sent on c and reads the response head; written says the request went
 // out whole (a failure after that is not retried). orig is the request the response belongs
 // to. The connection is given up on any error.
-func (t *http1Transport) exchange(ctx context.Context, c *http1Conn, sent, orig *http.Request, trace *httptrace.ClientTrace) (resp *http.Response, written bool, err error) {
+func (t *http1Transport) exchange(ctx context.Context, c *http1Conn, sent, orig *http.Request, trace http1Trace) (resp *http.Response, written bool, err error) {
 	// Cancelling the request closes its connection at once, as http.Transport does: pending
 	// I/O ends, and the server sees the hang-up even if nobody reads or closes the body.
 	// Once the body is done the hook is removed.
@@ -263,13 +322,14 @@ func (t *http1Transport) exchange(ctx context.Context, c *http1Conn, sent, orig 
 		}
 		return nil, written, err
 	}
-	err = writeRequest(c.bw, sent)
+	// As Request.Write did, the request is reported written once it is in the buffer (the
+	// Out frame's time), and again once it went out (the start of the wait for the answer).
+	byNetHTTP, err := writeRequest(c.bw, sent)
+	trace.wroteRequest(err, byNetHTTP)
 	if err == nil {
 		err = c.bw.Flush()
 	}
-	if trace != nil && trace.WroteRequest != nil {
-		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
-	}
+	trace.wroteRequest(err, false)
 	if err != nil {
 		return fail(err)
 	}
@@ -283,8 +343,8 @@ func (t *http1Transport) exchange(ctx context.Context, c *http1Conn, sent, orig 
 		if _, err := c.br.Peek(1); err != nil {
 			return fail(err)
 		}
-		if first && trace != nil && trace.GotFirstResponseByte != nil {
-			trace.GotFirstResponseByte()
+		if first {
+			trace.gotFirstResponseByte()
 		}
 		first = false
 		resp, err = http.ReadResponse(c.br, orig)

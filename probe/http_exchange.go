@@ -94,11 +94,34 @@ func (t *httpTransport) newExchangeTo(parent, watch context.Context, method stri
 	// The Out frame is recorded the moment the request is written, so its time is the start
 	// of the latency; do() records it anyway if that moment was not observed.
 	x.trace = newExchangeTrace(t.w.Now, x.recordOut)
-	x.req, x.reqErr = http.NewRequestWithContext(httptrace.WithClientTrace(ctx, x.trace.hooks(phases)), method, target, rd)
+	if t.tracesDirectly(phases, to) {
+		ctx = withExchangeTrace(ctx, x.trace)
+	} else {
+		ctx = httptrace.WithClientTrace(ctx, x.trace.hooks(phases))
+	}
+	if to.url == "" && t.endpoint != nil && t.url == t.endpointRaw {
+		// The request NewRequest makes of url, from the parse made once.
+		x.req, x.reqErr = http.NewRequestWithContext(ctx, method, "", rd)
+		if x.reqErr == nil {
+			u := *t.endpoint
+			x.req.URL, x.req.Host = &u, u.Host
+		}
+	} else {
+		x.req, x.reqErr = http.NewRequestWithContext(ctx, method, target, rd)
+	}
 	if x.reqErr == nil {
 		x.req.Header = header
 	}
 	return x
+}
+
+// tracesDirectly reports whether a request to a URL of phases goes straight to the
+// connection's plain-http transport, which then reports its phases to the exchange's trace
+// without net/http's hooks (see withExchangeTrace): one to an IP address (no lookup to time)
+// whose redirects are not followed (a redirect may lead to https, through http.Transport).
+func (t *httpTransport) tracesDirectly(phases tracedPhases, to exchangeTarget) bool {
+	_, own := t.client.Transport.(*http1Transport)
+	return own && !phases.dns && !phases.tls && !to.followRedirects
 }
 
 // do runs the request. The Out frame is recorded before it returns, and before any frame
@@ -218,16 +241,20 @@ func (t *httpTransport) exchangeFailed(x *exchange, err error) error {
 // URL is set only when a redirect was followed.
 func (t *httpTransport) responseInfo(resp *http.Response) *HTTPInfo {
 	host, final := t.host, ""
-	if resp.Request != nil && resp.Request.URL != nil {
-		host = resp.Request.URL.Hostname()
-		if u := resp.Request.URL.Redacted(); u != t.shownURL {
-			final = u // redirected: the answer came from elsewhere
+	if u := resp.Request; u != nil && u.URL != nil {
+		host = u.URL.Hostname()
+		shown := t.endpointShown
+		if t.endpoint == nil || *u.URL != *t.endpoint {
+			shown = u.URL.Redacted()
+		}
+		if shown != t.shownURL {
+			final = shown // redirected: the answer came from elsewhere
 		}
 	}
 	return &HTTPInfo{
 		URL:         final,
 		Status:      resp.StatusCode,
-		ContentType: resp.Header.Get("Content-Type"),
+		ContentType: headerValue(resp.Header, "Content-Type"),
 		Header:      t.secrets.Header(resp.Header),
 		TLS:         t.certs.tlsInfo(resp.TLS, host),
 	}
@@ -250,7 +277,7 @@ func (t *httpTransport) recordBody(x *exchange, resp *http.Response, info *HTTPI
 		// Read as it is, a compressed body would be judged as garbage (invalid UTF-8, no
 		// JSON): it is kept as the answer's head, and the error says what happened.
 		detail := fmt.Sprintf("the body is compressed (Content-Encoding: %s), and the probe does not decode it", coding)
-		if x.req.Header.Get("Accept-Encoding") == identityCoding {
+		if headerValue(x.req.Header, "Accept-Encoding") == identityCoding {
 			detail += "; the request asked for no compression (Accept-Encoding: identity)"
 		}
 		t.w.Record(Frame{Dir: In, Kind: KindHTTPResponse, Exchange: x.n, HTTP: info, At: at, Raw: body, Truncated: over,
@@ -300,7 +327,7 @@ func (t *httpTransport) noteReadBudget(exchange int) {
 // readBody reads at most limit bytes of resp's body; over says there was more (which is left
 // unread).
 func (t *httpTransport) readBody(resp *http.Response, limit int) (data []byte, over bool, err error) {
-	data, err = readAllSized(io.LimitReader(budgetReader{r: resp.Body, t: t}, int64(limit)+1), resp.ContentLength, limit)
+	data, err = readAllSized(&boundedBody{budget: budgetReader{r: resp.Body, t: t}, left: int64(limit) + 1}, resp.ContentLength, limit)
 	if len(data) > limit {
 		return data[:limit], true, nil
 	}
@@ -332,6 +359,25 @@ func readAllSized(r io.Reader, announced int64, limit int) ([]byte, error) {
 	}
 }
 
+// boundedBody is io.LimitReader over a budgetReader in one allocation instead of two: it is
+// made for every body a probe reads.
+type boundedBody struct {
+	budget budgetReader
+	left   int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.budget.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
 // budgetReader counts what the connection reads and stops it at Limits.MaxTotalBytes.
 type budgetReader struct {
 	r io.Reader
@@ -346,12 +392,21 @@ func (b budgetReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// headerValue is h.Get(key) for a key in canonical form, without canonicalizing it again:
+// the probe asks a few on every exchange.
+func headerValue(h http.Header, canonicalKey string) string {
+	if vs := h[canonicalKey]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // identityCoding is the content coding that means no compression.
 const identityCoding = "identity"
 
 // contentCoding is the content coding a response body is in ("" for none: identity).
 func contentCoding(h http.Header) string {
-	coding := strings.TrimSpace(strings.Join(h.Values("Content-Encoding"), ", "))
+	coding := strings.TrimSpace(strings.Join(h["Content-Encoding"], ", ")) // h.Values, the key canonical
 	if coding == "" || strings.EqualFold(coding, identityCoding) {
 		return ""
 	}

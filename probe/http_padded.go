@@ -1,9 +1,9 @@
 package probe
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 )
 
@@ -32,18 +32,22 @@ func padsHeaders(t Target) bool {
 }
 
 // writeRequest writes req as net/http does, with the values of the headers it pads (see
-// withPaddedHeaders) between spaces.
-func writeRequest(w io.Writer, req *http.Request) error {
+// withPaddedHeaders) between spaces; byNetHTTP says net/http's Request.Write wrote it
+// (which reports to the request's httptrace hooks itself) rather than writeRequestHead.
+func writeRequest(w *bufio.Writer, req *http.Request) (byNetHTTP bool, err error) {
 	names := paddedHeaders(req.Context())
 	if names == nil {
-		return req.Write(w)
+		if done, err := writeRequestHead(w, req); done {
+			return false, err
+		}
+		return true, req.Write(w)
 	}
 	var b bytes.Buffer
 	if err := req.Write(&b); err != nil {
-		return err
+		return true, err
 	}
-	_, err := w.Write(padHeaderValues(b.Bytes(), names))
-	return err
+	_, err = w.Write(padHeaderValues(b.Bytes(), names))
+	return true, err
 }
 
 // padHeaderValues puts a space before and after the value of each named header in the head

@@ -567,3 +567,16 @@ func TestReadAllSizedReadsTheWholeBodyWhateverItsLengthSays(t *testing.T) {
 		t.Errorf("a failing read: %v", err)
 	}
 }
+
+// headerValue is given keys in canonical form only: for those it is http.Header.Get.
+func TestHeaderValueKeysAreCanonical(t *testing.T) {
+	for _, key := range []string{"User-Agent", "Accept-Encoding", "Content-Type", "Content-Encoding", protocol.HeaderSessionID} {
+		if c := http.CanonicalHeaderKey(key); c != key {
+			t.Errorf("%q is not canonical (%q)", key, c)
+		}
+		h := http.Header{key: {"a", "b"}}
+		if got, want := headerValue(h, key), h.Get(key); got != want {
+			t.Errorf("%s: %q, Get %q", key, got, want)
+		}
+	}
+}

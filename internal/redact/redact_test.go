@@ -169,3 +169,26 @@ func TestIsSecretHeaderAnswersAsOnTheLowerCasedName(t *testing.T) {
 		}
 	}
 }
+
+// A name answered without the scan is no secret by the rule itself, and a name the user
+// calls secret stays one.
+func TestCommonHeadersAreNoSecretsByTheRule(t *testing.T) {
+	common := 0
+	for _, name := range []string{"Accept", "Accept-Encoding", "Cache-Control", "Connection", "Content-Length",
+		"Content-Type", "Date", "Mcp-Protocol-Version", "Mcp-Session-Id", "Transfer-Encoding", "User-Agent",
+		"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token", "Client-Secret",
+		"Location", "Origin", "Www-Authenticate", "Mcp-Method", "Mcp-Name", "Content-Encoding", "Server"} {
+		if commonHeader(name) {
+			common++
+		}
+		if got, want := IsSecretHeader(name, nil), secretLower(strings.ToLower(name)); got != want {
+			t.Errorf("%s: secret %v, by the rule %v (common %v)", name, got, want, commonHeader(name))
+		}
+		if !IsSecretHeader(name, []string{strings.ToLower(name)}) {
+			t.Errorf("%s named as secret is not one", name)
+		}
+	}
+	if common != 11 {
+		t.Errorf("%d of the names are common, want the 11 first", common)
+	}
+}
