@@ -320,6 +320,57 @@ func TestSkipProbedMovesOnlySlotsNobodyElseHas(t *testing.T) {
 	}
 }
 
+// CompleteLeases ends every lease of a batch that is still held, as Complete would one at a
+// time, and says which were not: the worker learns which slots it lost.
+func TestCompleteLeasesEndsTheHeldLeasesAndReportsTheLost(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t)
+	if err := s.RegisterRegion(ctx, "eu"); err != nil {
+		t.Fatal(err)
+	}
+	seedServers(t, s, 3)
+	claimed, err := s.Claim(ctx, "eu", "w", 10, time.Minute)
+	if err != nil || len(claimed) != 3 {
+		t.Fatalf("Claim = %v, %v; want the 3 servers", claimed, err)
+	}
+	// The first lease is ended already: completing it again finds it lost.
+	if err := s.Complete(ctx, claimed[0].Lease, time.Now(), OutcomeUp); err != nil {
+		t.Fatal(err)
+	}
+	next := time.Now().Add(time.Hour).Truncate(time.Microsecond)
+	batch := []Completion{
+		{Lease: claimed[0].Lease, NextDue: next, Outcome: OutcomeDown},
+		{Lease: claimed[1].Lease, NextDue: next, Outcome: OutcomeDegraded},
+		{Lease: claimed[2].Lease, NextDue: next.Add(time.Minute)}, // no run: keeps no outcome
+	}
+	done, err := s.CompleteLeases(ctx, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{false, true, true}; fmt.Sprint(done) != fmt.Sprint(want) {
+		t.Errorf("done = %v, want %v", done, want)
+	}
+	for i, c := range batch {
+		var due time.Time
+		var outcome string
+		var leased bool
+		if err := s.Pool().QueryRow(ctx, `SELECT next_due, coalesce(last_outcome, ''), lease_until IS NOT NULL
+			FROM schedule WHERE server_id = $1 AND region = 'eu'`, c.Lease.ServerID).Scan(&due, &outcome, &leased); err != nil {
+			t.Fatal(err)
+		}
+		want := struct {
+			due     time.Time
+			outcome string
+		}{c.NextDue, c.Outcome}
+		if i == 0 {
+			want.outcome = OutcomeUp // what the Complete before recorded
+		}
+		if leased || (i > 0 && !due.Equal(want.due)) || outcome != want.outcome {
+			t.Errorf("slot %d: next due %v, outcome %q, leased %v; want next due %v, outcome %q, not leased", i, due, outcome, leased, want.due, want.outcome)
+		}
+	}
+}
+
 func TestClaimReturnsTheOutcomeTheLastCompleteRecorded(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t)
