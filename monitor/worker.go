@@ -291,15 +291,18 @@ func (w *Worker) run(ctx context.Context, stop <-chan struct{}) error {
 	defer completing.Wait()
 	defer stopCompleter()
 
+	runs := newRunners()
+	defer runs.stop()
+
 	w.log.Info("worker started", "concurrency", w.cfg.Concurrency)
 	w.claimLoop(ctx, stop, func(c store.Claimed, offline bool) {
 		probing.Add(1)
 		finishing.Add(1)
 		if offline {
-			go w.handleOffline(ctx, probeCtx, finishCtx, c, &probing, &finishing)
+			runs.run(func() { w.handleOffline(ctx, probeCtx, finishCtx, c, &probing, &finishing) })
 			return
 		}
-		go w.handle(ctx, probeCtx, finishCtx, c, &probing, &finishing)
+		runs.run(func() { w.handle(ctx, probeCtx, finishCtx, c, &probing, &finishing) })
 	}, func() {
 		if w.catchUp.n.Load() == 0 || !w.catchUp.draining.CompareAndSwap(false, true) {
 			return
