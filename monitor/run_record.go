@@ -301,21 +301,8 @@ func serverInfo(result json.RawMessage) (name, version string) {
 // member name matching one of ours only case-insensitively or through escapes, a member
 // given twice, a value of a type that fails the decoding).
 func serverInfoScanned(result []byte) (name, version string, ok bool) {
-	var info, meta []byte
-	odd := false
-	kind, valid := jsondoc.ScanObject(result, func(n, v []byte) {
-		switch string(n) {
-		case `"serverInfo"`:
-			odd = odd || info != nil
-			info = v
-		case `"_meta"`:
-			odd = odd || meta != nil
-			meta = v
-		default:
-			odd = odd || foldsTo(n, "serverInfo", "_meta")
-		}
-	})
-	if !valid || kind != jsondoc.Object || odd {
+	info, meta, plain := structMembers(result, "serverInfo", "_meta")
+	if !plain {
 		return "", "", false
 	}
 	var fromMeta []byte
@@ -331,47 +318,31 @@ func serverInfoScanned(result []byte) (name, version string, ok bool) {
 	default:
 		return "", "", false
 	}
-	switch jsondoc.KindOf(info) {
-	case jsondoc.Object:
-		return implementation(info)
-	case jsondoc.Missing, jsondoc.Null:
-	default:
+	// serverInfo, or where it is missing or null, the one in _meta.
+	for _, obj := range [][]byte{info, fromMeta} {
+		switch jsondoc.KindOf(obj) {
+		case jsondoc.Object:
+			return implementation(obj)
+		case jsondoc.Missing, jsondoc.Null:
+			continue
+		}
 		return "", "", false
 	}
-	switch jsondoc.KindOf(fromMeta) {
-	case jsondoc.Object:
-		return implementation(fromMeta)
-	case jsondoc.Missing, jsondoc.Null:
-		return "", "", true
-	}
-	return "", "", false
+	return "", "", true
 }
 
 // implementation reads the name and version of an Implementation object as
 // serverInfoScanned does the result around it.
 func implementation(obj []byte) (name, version string, ok bool) {
-	var n, v []byte
-	odd := false
-	jsondoc.ScanObject(obj, func(member, value []byte) {
-		switch string(member) {
-		case `"name"`:
-			odd = odd || n != nil
-			n = value
-		case `"version"`:
-			odd = odd || v != nil
-			v = value
-		default:
-			odd = odd || foldsTo(member, "name", "version")
-		}
-	})
+	n, v, plain := structMembers(obj, "name", "version")
 	// A server may send anything here; only strings are names. Other values are decoded
 	// into Go values, which some fail (a number beyond a float64), failing the whole.
 	for _, value := range [][]byte{n, v} {
 		if k := jsondoc.KindOf(value); k != jsondoc.Missing && k != jsondoc.Null && k != jsondoc.String {
-			odd = true
+			plain = false
 		}
 	}
-	if odd {
+	if !plain {
 		return "", "", false
 	}
 	name, _ = jsondoc.Str(n)
@@ -379,22 +350,36 @@ func implementation(obj []byte) (name, version string, ok bool) {
 	return name, version, true
 }
 
-// foldsTo reports whether encoding/json could take the member name token tok for one of
-// the field names: escaped or not ASCII (Unicode folds K and S from other letters), or the
-// same letters in other cases.
-func foldsTo(tok []byte, fields ...string) bool {
-	for _, c := range tok {
-		if c == '\\' || c >= utf8.RuneSelf {
-			return true
+// structMembers finds the members a and b of the JSON object obj (nil when missing), as
+// encoding/json finds the fields of a struct, when that is plain: plain is false when obj is
+// not an object, or one of its names could be taken for a or b only case-insensitively or
+// through escapes (or non-ASCII letters that Unicode folds to K and S), or a or b is given
+// twice.
+func structMembers(obj []byte, a, b string) (va, vb []byte, plain bool) {
+	plain = true
+	kind, valid := jsondoc.ScanObject(obj, func(name, value []byte) {
+		inner := name[1 : len(name)-1]
+		switch {
+		case string(inner) == a:
+			plain = plain && va == nil
+			va = value
+		case string(inner) == b:
+			plain = plain && vb == nil
+			vb = value
+		case bytes.IndexByte(inner, '\\') >= 0 || !isASCII(inner) || strings.EqualFold(string(inner), a) || strings.EqualFold(string(inner), b):
+			plain = false
+		}
+	})
+	return va, vb, plain && valid && kind == jsondoc.Object
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
 		}
 	}
-	name := string(tok[1 : len(tok)-1])
-	for _, f := range fields {
-		if strings.EqualFold(name, f) {
-			return true
-		}
-	}
-	return false
+	return true
 }
 
 // serverInfoDecoded is serverInfo read with encoding/json.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -19,6 +20,21 @@ func seedServers(t testing.TB, s *Store, n int) []Server {
 		t.Fatalf("SyncServers: %v", err)
 	}
 	return servers
+}
+
+// claimedSlots is a store of n servers whose slots in region eu worker w has claimed.
+func claimedSlots(t *testing.T, n int) (*Store, context.Context, []Claimed) {
+	t.Helper()
+	s, ctx := newTestStore(t)
+	if err := s.RegisterRegion(ctx, "eu"); err != nil {
+		t.Fatal(err)
+	}
+	seedServers(t, s, n)
+	claimed, err := s.Claim(ctx, "eu", "w", n, time.Minute)
+	if err != nil || len(claimed) != n {
+		t.Fatalf("Claim = %d, %v; want %d", len(claimed), err, n)
+	}
+	return s, ctx, claimed
 }
 
 type slot struct {
@@ -275,15 +291,7 @@ func TestRegisterRegionAndScheduleChangesDoNotDeadlock(t *testing.T) {
 // else has the slot: a live lease, or a next due time already past the probed slot.
 func TestSkipProbedMovesOnlySlotsNobodyElseHas(t *testing.T) {
 	t.Parallel()
-	s, ctx := newTestStore(t)
-	if err := s.RegisterRegion(ctx, "eu"); err != nil {
-		t.Fatal(err)
-	}
-	seedServers(t, s, 3)
-	claimed, err := s.Claim(ctx, "eu", "w", 3, time.Minute)
-	if err != nil || len(claimed) != 3 {
-		t.Fatalf("Claim = %d, %v; want 3", len(claimed), err)
-	}
+	s, ctx, claimed := claimedSlots(t, 3)
 	free, leased, later := claimed[0], claimed[1], claimed[2]
 	if err := s.Release(ctx, free.Lease); err != nil {
 		t.Fatal(err)
@@ -324,15 +332,7 @@ func TestSkipProbedMovesOnlySlotsNobodyElseHas(t *testing.T) {
 // time, and says which were not: the worker learns which slots it lost.
 func TestCompleteLeasesEndsTheHeldLeasesAndReportsTheLost(t *testing.T) {
 	t.Parallel()
-	s, ctx := newTestStore(t)
-	if err := s.RegisterRegion(ctx, "eu"); err != nil {
-		t.Fatal(err)
-	}
-	seedServers(t, s, 3)
-	claimed, err := s.Claim(ctx, "eu", "w", 10, time.Minute)
-	if err != nil || len(claimed) != 3 {
-		t.Fatalf("Claim = %v, %v; want the 3 servers", claimed, err)
-	}
+	s, ctx, claimed := claimedSlots(t, 3)
 	// The first lease is ended already: completing it again finds it lost.
 	if err := s.Complete(ctx, claimed[0].Lease, time.Now(), OutcomeUp); err != nil {
 		t.Fatal(err)
