@@ -3,6 +3,8 @@ package monitor
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -267,6 +269,97 @@ func TestTheScheduleCacheKeepsOnlyTheServersThisWorkerHolds(t *testing.T) {
 				t.Errorf("kept = %v, want %v", kept, tc.kept)
 			}
 		})
+	}
+}
+
+// The cache forgets and hands back what a walk of every server it holds would, whatever the
+// order of claims, ends, offline probes and hand-backs: it keeps its own index of what to
+// forget and a count of what to hand back instead of walking them after every claim. A
+// plain model of the walk is run beside it on random sequences.
+func TestTheScheduleCacheForgetsAndHandsBackWhatAWalkWould(t *testing.T) {
+	t.Parallel()
+	const lease = 3 * time.Second
+	type model struct {
+		next, probed   time.Time
+		busy, handBack bool
+	}
+	for seed := range int64(50) {
+		rng := rand.New(rand.NewPCG(uint64(seed), 1))
+		var c scheduleCache
+		m := map[int64]*model{}
+		now := time.Now()
+		at := func() time.Time { return now.Add(time.Duration(rng.IntN(20)-10) * time.Second) }
+		for step := range 400 {
+			id := int64(rng.IntN(12) + 1)
+			h := m[id]
+			var op string
+			switch k := rng.IntN(8); {
+			case k == 0 || h == nil:
+				op = "claimed"
+				due := at()
+				c.claimed(store.Server{ID: id}, due)
+				if h == nil {
+					h = &model{next: due}
+					m[id] = h
+				}
+				h.busy = true
+			case k == 1:
+				op = "ended lost"
+				c.ended(id, at(), at(), false, true)
+				delete(m, id)
+			case k == 2:
+				op = "ended unprobed"
+				next := at()
+				c.ended(id, time.Time{}, next, true, false)
+				h.busy, h.next = false, next
+			case k == 3:
+				op = "ended"
+				probed, next, completed := at(), at(), rng.IntN(2) == 0
+				c.ended(id, probed, next, completed, false)
+				h.busy, h.next, h.probed, h.handBack = false, next, probed, !completed
+			case k == 4:
+				op = "probed offline"
+				due, next := at(), at()
+				c.probedOffline(id, due, next)
+				h.busy, h.next, h.probed, h.handBack = false, next, due, true
+			case k == 5:
+				op = "idle"
+				c.idle(id)
+				h.busy = false
+			case k == 6:
+				op = "handed back"
+				slots := c.toHandBack()
+				c.handedBack(slots)
+				for _, p := range slots {
+					if h := m[p.ServerID]; h != nil && h.probed.Equal(p.Due) {
+						h.handBack = false
+					}
+				}
+			default:
+				op = "forget"
+				now = now.Add(time.Duration(rng.IntN(3000)) * time.Millisecond)
+				c.forgetPassed(now, lease)
+				for id, h := range m {
+					if !h.busy && !h.handBack && h.next.Add(lease).Before(now) {
+						delete(m, id)
+					}
+				}
+			}
+			want := map[int64]bool{}
+			for id, h := range m {
+				want[id] = h.handBack
+			}
+			got := map[int64]bool{}
+			for id := range c.servers {
+				got[id] = false
+			}
+			for _, p := range c.toHandBack() {
+				got[p.ServerID] = true
+			}
+			if !maps.Equal(got, want) {
+				t.Fatalf("seed %d, step %d (%s of %d): cache holds (id: to hand back) %v, a walk would %v", seed, step, op, id, got, want)
+			}
+		}
 	}
 }
 

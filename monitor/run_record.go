@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/redact"
+	"github.com/mcpwatch/mcpwatch/jsondoc"
 	"github.com/mcpwatch/mcpwatch/probe"
 	"github.com/mcpwatch/mcpwatch/protocol"
 	"github.com/mcpwatch/mcpwatch/store"
@@ -91,21 +93,35 @@ func RunRecordOf(res *probe.Result, findings []checks.Finding, meta RunMeta) sto
 	handshake, _ := res.Handshake()
 	rec.ServerName, rec.ServerVersion = serverInfo(handshake)
 
-	for _, st := range res.Steps {
+	// Sized once, and one array for the steps' statuses: appends and a pointer a step were
+	// most of the allocations of the worker's own part of a run.
+	if len(res.Steps) > 0 {
+		rec.Steps = make([]store.StepRecord, 0, len(res.Steps))
+	}
+	var statuses []int
+	for i, st := range res.Steps {
 		sr := store.StepRecord{Name: st.Name, Method: st.Method, Outcome: string(st.Outcome), Latency: st.Latency, ErrorCode: st.ErrorCode}
 		if st.HTTPStatus != 0 {
-			sr.HTTPStatus = ptr(st.HTTPStatus)
+			if statuses == nil {
+				statuses = make([]int, len(res.Steps))
+			}
+			statuses[i] = st.HTTPStatus
+			sr.HTTPStatus = &statuses[i]
 		}
 		rec.Steps = append(rec.Steps, sr)
 	}
+	if len(findings) > 0 {
+		rec.Findings = make([]store.FindingRecord, 0, len(findings))
+	}
 	var failing []checks.Finding
-	for _, f := range findings {
+	for i := range findings {
+		f := &findings[i] // a finding is some 200 bytes: not copied for each
 		rec.Findings = append(rec.Findings, store.FindingRecord{CheckID: f.ID, Status: string(f.Status), Severity: string(f.Severity), Message: f.Message})
 		if f.Status == checks.StatusFail {
-			failing = append(failing, f)
+			failing = append(failing, *f)
 		}
 		if f.Status == checks.StatusInfo {
-			if fp, n, ok := checks.ToolFingerprint(f); ok {
+			if fp, n, ok := checks.ToolFingerprint(*f); ok {
 				rec.ToolFingerprint, rec.ToolCount = fp.String(), ptr(n)
 			}
 		}
@@ -264,10 +280,110 @@ func keepTranscript(policy, outcome, previous string) bool {
 
 func ptr[T any](v T) *T { return &v }
 
+// serverInfo reads the name and version a server gave of itself in its initialize result
+// (serverInfo) or its server/discover result (the serverInfo key of _meta), as
+// encoding/json decodes them (serverInfoDecoded); "" where there is none, or no string.
 func serverInfo(result json.RawMessage) (name, version string) {
 	if result == nil {
 		return "", ""
 	}
+	// Every run reads it, and decoding with encoding/json was half of the worker's own
+	// part of a run (BenchmarkRunRecord): the plain results are read with the scanner,
+	// the rest as before.
+	if name, version, ok := serverInfoScanned(result); ok {
+		return name, version
+	}
+	return serverInfoDecoded(result)
+}
+
+// serverInfoScanned is serverInfo for a result that the scanner reads exactly as
+// encoding/json does: ok is false when it holds what only encoding/json decides on (a
+// member name matching one of ours only case-insensitively or through escapes, a member
+// given twice, a value of a type that fails the decoding).
+func serverInfoScanned(result []byte) (name, version string, ok bool) {
+	info, meta, plain := structMembers(result, "serverInfo", "_meta")
+	if !plain {
+		return "", "", false
+	}
+	var fromMeta []byte
+	switch jsondoc.KindOf(meta) {
+	case jsondoc.Missing, jsondoc.Null:
+	case jsondoc.Object:
+		// A map: its keys are matched exactly, after unescaping, and the last one counts.
+		jsondoc.ScanObject(meta, func(n, v []byte) {
+			if string(jsondoc.Unquote(n)) == protocol.MetaServerInfo {
+				fromMeta = v
+			}
+		})
+	default:
+		return "", "", false
+	}
+	// serverInfo, or where it is missing or null, the one in _meta.
+	for _, obj := range [][]byte{info, fromMeta} {
+		switch jsondoc.KindOf(obj) {
+		case jsondoc.Object:
+			return implementation(obj)
+		case jsondoc.Missing, jsondoc.Null:
+			continue
+		}
+		return "", "", false
+	}
+	return "", "", true
+}
+
+// implementation reads the name and version of an Implementation object as
+// serverInfoScanned does the result around it.
+func implementation(obj []byte) (name, version string, ok bool) {
+	n, v, plain := structMembers(obj, "name", "version")
+	// A server may send anything here; only strings are names. Other values are decoded
+	// into Go values, which some fail (a number beyond a float64), failing the whole.
+	for _, value := range [][]byte{n, v} {
+		if k := jsondoc.KindOf(value); k != jsondoc.Missing && k != jsondoc.Null && k != jsondoc.String {
+			plain = false
+		}
+	}
+	if !plain {
+		return "", "", false
+	}
+	name, _ = jsondoc.Str(n)
+	version, _ = jsondoc.Str(v)
+	return name, version, true
+}
+
+// structMembers finds the members a and b of the JSON object obj (nil when missing), as
+// encoding/json finds the fields of a struct, when that is plain: plain is false when obj is
+// not an object, or one of its names could be taken for a or b only case-insensitively or
+// through escapes (or non-ASCII letters that Unicode folds to K and S), or a or b is given
+// twice.
+func structMembers(obj []byte, a, b string) (va, vb []byte, plain bool) {
+	plain = true
+	kind, valid := jsondoc.ScanObject(obj, func(name, value []byte) {
+		inner := name[1 : len(name)-1]
+		switch {
+		case string(inner) == a:
+			plain = plain && va == nil
+			va = value
+		case string(inner) == b:
+			plain = plain && vb == nil
+			vb = value
+		case bytes.IndexByte(inner, '\\') >= 0 || !isASCII(inner) || strings.EqualFold(string(inner), a) || strings.EqualFold(string(inner), b):
+			plain = false
+		}
+	})
+	return va, vb, plain && valid && kind == jsondoc.Object
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// serverInfoDecoded is serverInfo read with encoding/json.
+func serverInfoDecoded(result json.RawMessage) (name, version string) {
 	type info struct {
 		Name    any `json:"name"`
 		Version any `json:"version"`

@@ -511,3 +511,62 @@ func TestProbeWithoutObservationStoresTheSameRun(t *testing.T) {
 		t.Errorf("the run without observation differs:\n got %s\nwant %s", got, want)
 	}
 }
+
+// serverInfoCases are results whose serverInfo the scanner must read as encoding/json does:
+// plain ones, which it reads itself, and the odd ones it leaves to encoding/json.
+var serverInfoCases = []struct {
+	result  string
+	scanned bool // read by the scanner
+}{
+	{`{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"a","version":"1.0"}}`, true},
+	{`{"serverInfo":{"name":"caf\u00e9 \"x\"","version":7}}`, false},
+	{`{"serverInfo":{"name":"a","title":"A","version":null}}`, true},
+	{`{"serverInfo":null,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"2"}}}`, true},
+	{`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m"},"io.modelcontextprotocol/serverInfo":{"version":"3"}}}`, true},
+	{`{"_meta":{"io.modelcontextprotocol\/serverInfo":{"name":"escaped key"}}}`, true},
+	{`{"_meta":{"io.modelcontextprotocol/serverInfo":null}}`, true},
+	{`{"_meta":{"other":1}}`, true},
+	{`{}`, true},
+	{`{"serverInfo":{"name":"a"},"_meta":[]}`, false},
+	{`{"serverInfo":"a string"}`, false},
+	{`{"ServerInfo":{"name":"folded"}}`, false},
+	{`{"serverinfo":{"NAME":"folded","Version":"1"}}`, false},
+	{`{"\u0073erverInfo":{"name":"escaped"}}`, false},
+	{`{"ſerverInfo":{"name":"long s"}}`, false},
+	{`{"serverInfo":{"name":"first"},"serverInfo":{"version":"second"}}`, false},
+	{`{"serverInfo":{"name":"a","version":1e400}}`, false},
+	{`{"serverInfo":{"name":["x"]}}`, false},
+	{`{"serverInfo":{"name":"a"}`, false},
+	{`[]`, false},
+	{`null`, false},
+	{"{\"serverInfo\":{\"name\":\"not UTF-8: \xff\"}}", true},
+}
+
+// The run's server name and version are what encoding/json decodes from the result, whether
+// the scanner read them or left them to it.
+func TestServerInfoIsReadAsEncodingJSONDecodesIt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range serverInfoCases {
+		name, version := serverInfo(json.RawMessage(tc.result))
+		wantName, wantVersion := serverInfoDecoded(json.RawMessage(tc.result))
+		if name != wantName || version != wantVersion {
+			t.Errorf("%s: read %q %q, encoding/json decodes %q %q", tc.result, name, version, wantName, wantVersion)
+		}
+		if _, _, scanned := serverInfoScanned([]byte(tc.result)); scanned != tc.scanned {
+			t.Errorf("%s: read by the scanner %v, want %v", tc.result, scanned, tc.scanned)
+		}
+	}
+}
+
+func FuzzServerInfo(f *testing.F) {
+	for _, tc := range serverInfoCases {
+		f.Add([]byte(tc.result))
+	}
+	f.Fuzz(func(t *testing.T, result []byte) {
+		name, version := serverInfo(result)
+		wantName, wantVersion := serverInfoDecoded(result)
+		if name != wantName || version != wantVersion {
+			t.Errorf("%q: read %q %q, encoding/json decodes %q %q", result, name, version, wantName, wantVersion)
+		}
+	})
+}

@@ -129,11 +129,11 @@ type Event struct {
 
 // SlotClaimer leases due slots (server, region) to workers; *store.Store is one. The database
 // behind it is the only coordinator of the workers that share a schedule: a slot is leased to
-// one claimer at a time, and Complete and Release fail with store.ErrLeaseLost once the lease
-// is someone else's.
+// one claimer at a time, and CompleteLeases and Release find a lease lost (Release fails with
+// store.ErrLeaseLost) once it is someone else's.
 type SlotClaimer interface {
 	Claim(ctx context.Context, region, worker string, limit int, lease time.Duration) ([]store.Claimed, error)
-	Complete(ctx context.Context, l store.Lease, nextDue time.Time, outcome string) error
+	CompleteLeases(ctx context.Context, cs []store.Completion) (done []bool, err error)
 	Release(ctx context.Context, l store.Lease) error
 	NextClaimable(ctx context.Context, region string) (at time.Time, ok bool, err error)
 	SkipProbed(ctx context.Context, region string, slots []store.ProbedSlot) error
@@ -173,8 +173,9 @@ type Worker struct {
 	dbOK       atomic.Bool
 	stopping   atomic.Bool
 
-	cache   scheduleCache
-	catchUp catchUpQueue
+	cache     scheduleCache
+	catchUp   catchUpQueue
+	completer *completer
 }
 
 // NewWorker builds a worker that probes with p and hands runs to buf.
@@ -185,9 +186,10 @@ func NewWorker(st SlotClaimer, p *Prober, buf *Buffer, cfg WorkerConfig) (*Worke
 	}
 	w := &Worker{
 		st: st, prober: p, buf: buf, cfg: cfg, log: cfg.Logger,
-		slots: make(chan struct{}, cfg.Concurrency),
-		freed: make(chan struct{}, 1),
-		wake:  make(chan struct{}, 1),
+		slots:     make(chan struct{}, cfg.Concurrency),
+		freed:     make(chan struct{}, 1),
+		wake:      make(chan struct{}, 1),
+		completer: newCompleter(st),
 	}
 	w.maxTimeout.Store(int64(cfg.MaxTimeout))
 	w.dbOK.Store(true)
@@ -282,16 +284,25 @@ func (w *Worker) run(ctx context.Context, stop <-chan struct{}) error {
 	finishCtx, cancelFinish := context.WithCancel(ctx)
 	defer cancelFinish()
 	var probing, finishing sync.WaitGroup
+	// The completer outlives every probe's finish: it stops once they all have.
+	completeCtx, stopCompleter := context.WithCancel(ctx)
+	var completing sync.WaitGroup
+	completing.Go(func() { w.completer.run(completeCtx) })
+	defer completing.Wait()
+	defer stopCompleter()
+
+	runs := newRunners()
+	defer runs.stop()
 
 	w.log.Info("worker started", "concurrency", w.cfg.Concurrency)
 	w.claimLoop(ctx, stop, func(c store.Claimed, offline bool) {
 		probing.Add(1)
 		finishing.Add(1)
 		if offline {
-			go w.handleOffline(ctx, probeCtx, finishCtx, c, &probing, &finishing)
+			runs.run(func() { w.handleOffline(ctx, probeCtx, finishCtx, c, &probing, &finishing) })
 			return
 		}
-		go w.handle(ctx, probeCtx, finishCtx, c, &probing, &finishing)
+		runs.run(func() { w.handle(ctx, probeCtx, finishCtx, c, &probing, &finishing) })
 	}, func() {
 		if w.catchUp.n.Load() == 0 || !w.catchUp.draining.CompareAndSwap(false, true) {
 			return
@@ -724,9 +735,7 @@ func (w *Worker) nextDue(c store.Claimed, started time.Time) time.Time {
 func (w *Worker) complete(ctx context.Context, c store.Claimed, next time.Time, outcome string) (lost, completed bool) {
 	backoff := 100 * time.Millisecond
 	for {
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := w.st.Complete(cctx, c.Lease, next, outcome)
-		cancel()
+		err := w.completer.complete(ctx, store.Completion{Lease: c.Lease, NextDue: next, Outcome: outcome})
 		switch {
 		case err == nil:
 			return false, true

@@ -113,17 +113,62 @@ func (s *Store) Claim(ctx context.Context, region, worker string, limit int, lea
 // claim decides the next due time), the lease was completed or released already, or the
 // server was disabled or deleted meanwhile.
 func (s *Store) Complete(ctx context.Context, l Lease, nextDue time.Time, outcome string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE schedule SET next_due = $4, lease_until = NULL, leased_by = NULL,
-			last_outcome = coalesce(nullif($5, ''), last_outcome)
-		WHERE server_id = $1 AND region = $2 AND lease_seq = $3 AND lease_until IS NOT NULL`,
-		l.ServerID, l.Region, l.Seq, nextDue, outcome)
+	done, err := s.CompleteLeases(ctx, []Completion{{Lease: l, NextDue: nextDue, Outcome: outcome}})
 	if err != nil {
-		return fmt.Errorf("store: complete server %d in %q: %w", l.ServerID, l.Region, err)
+		return err
 	}
-	if tag.RowsAffected() == 0 {
+	if !done[0] {
 		return fmt.Errorf("server %d in %q: %w", l.ServerID, l.Region, ErrLeaseLost)
 	}
 	return nil
+}
+
+// Completion is a lease to end, as Complete ends it.
+type Completion struct {
+	Lease   Lease
+	NextDue time.Time
+	Outcome string
+}
+
+// CompleteLeases is Complete for many leases in one statement: a worker completes its slots
+// in batches, one round trip for all the runs one write made durable. done[i] says whether
+// cs[i] was completed; a lease that was not is lost, as Complete's ErrLeaseLost says.
+func (s *Store) CompleteLeases(ctx context.Context, cs []Completion) (done []bool, err error) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	ids, seqs := make([]int64, len(cs)), make([]int64, len(cs))
+	regions, outcomes := make([]string, len(cs)), make([]string, len(cs))
+	nexts := make([]time.Time, len(cs))
+	for i, c := range cs {
+		ids[i], regions[i], seqs[i], nexts[i], outcomes[i] = c.Lease.ServerID, c.Lease.Region, c.Lease.Seq, c.NextDue, c.Outcome
+	}
+	// ord is the completion's index in cs, so that what the update returns maps back.
+	rows, err := s.pool.Query(ctx, `UPDATE schedule AS sc SET next_due = c.next, lease_until = NULL, leased_by = NULL,
+			last_outcome = coalesce(nullif(c.outcome, ''), sc.last_outcome)
+		FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::timestamptz[], $5::text[])
+			WITH ORDINALITY AS c (server_id, region, seq, next, outcome, ord)
+		WHERE sc.server_id = c.server_id AND sc.region = c.region AND sc.lease_seq = c.seq AND sc.lease_until IS NOT NULL
+		RETURNING c.ord`,
+		ids, regions, seqs, nexts, outcomes)
+	if err != nil {
+		return nil, fmt.Errorf("store: complete %d leases: %w", len(cs), err)
+	}
+	defer rows.Close()
+	done = make([]bool, len(cs))
+	for rows.Next() {
+		var ord int64
+		if err := rows.Scan(&ord); err != nil {
+			return nil, fmt.Errorf("store: complete %d leases: %w", len(cs), err)
+		}
+		if ord >= 1 && ord <= int64(len(cs)) {
+			done[ord-1] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: complete %d leases: %w", len(cs), err)
+	}
+	return done, nil
 }
 
 // Release gives a lease back unused (a worker shutting down): the slot becomes claimable at

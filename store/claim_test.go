@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -19,6 +20,21 @@ func seedServers(t testing.TB, s *Store, n int) []Server {
 		t.Fatalf("SyncServers: %v", err)
 	}
 	return servers
+}
+
+// claimedSlots is a store of n servers whose slots in region eu worker w has claimed.
+func claimedSlots(t *testing.T, n int) (*Store, context.Context, []Claimed) {
+	t.Helper()
+	s, ctx := newTestStore(t)
+	if err := s.RegisterRegion(ctx, "eu"); err != nil {
+		t.Fatal(err)
+	}
+	seedServers(t, s, n)
+	claimed, err := s.Claim(ctx, "eu", "w", n, time.Minute)
+	if err != nil || len(claimed) != n {
+		t.Fatalf("Claim = %d, %v; want %d", len(claimed), err, n)
+	}
+	return s, ctx, claimed
 }
 
 type slot struct {
@@ -275,15 +291,7 @@ func TestRegisterRegionAndScheduleChangesDoNotDeadlock(t *testing.T) {
 // else has the slot: a live lease, or a next due time already past the probed slot.
 func TestSkipProbedMovesOnlySlotsNobodyElseHas(t *testing.T) {
 	t.Parallel()
-	s, ctx := newTestStore(t)
-	if err := s.RegisterRegion(ctx, "eu"); err != nil {
-		t.Fatal(err)
-	}
-	seedServers(t, s, 3)
-	claimed, err := s.Claim(ctx, "eu", "w", 3, time.Minute)
-	if err != nil || len(claimed) != 3 {
-		t.Fatalf("Claim = %d, %v; want 3", len(claimed), err)
-	}
+	s, ctx, claimed := claimedSlots(t, 3)
 	free, leased, later := claimed[0], claimed[1], claimed[2]
 	if err := s.Release(ctx, free.Lease); err != nil {
 		t.Fatal(err)
@@ -316,6 +324,49 @@ func TestSkipProbedMovesOnlySlotsNobodyElseHas(t *testing.T) {
 		}
 		if !got.Equal(tc.want) {
 			t.Errorf("%s: next due %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// CompleteLeases ends every lease of a batch that is still held, as Complete would one at a
+// time, and says which were not: the worker learns which slots it lost.
+func TestCompleteLeasesEndsTheHeldLeasesAndReportsTheLost(t *testing.T) {
+	t.Parallel()
+	s, ctx, claimed := claimedSlots(t, 3)
+	// The first lease is ended already: completing it again finds it lost.
+	if err := s.Complete(ctx, claimed[0].Lease, time.Now(), OutcomeUp); err != nil {
+		t.Fatal(err)
+	}
+	next := time.Now().Add(time.Hour).Truncate(time.Microsecond)
+	batch := []Completion{
+		{Lease: claimed[0].Lease, NextDue: next, Outcome: OutcomeDown},
+		{Lease: claimed[1].Lease, NextDue: next, Outcome: OutcomeDegraded},
+		{Lease: claimed[2].Lease, NextDue: next.Add(time.Minute)}, // no run: keeps no outcome
+	}
+	done, err := s.CompleteLeases(ctx, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{false, true, true}; fmt.Sprint(done) != fmt.Sprint(want) {
+		t.Errorf("done = %v, want %v", done, want)
+	}
+	for i, c := range batch {
+		var due time.Time
+		var outcome string
+		var leased bool
+		if err := s.Pool().QueryRow(ctx, `SELECT next_due, coalesce(last_outcome, ''), lease_until IS NOT NULL
+			FROM schedule WHERE server_id = $1 AND region = 'eu'`, c.Lease.ServerID).Scan(&due, &outcome, &leased); err != nil {
+			t.Fatal(err)
+		}
+		want := struct {
+			due     time.Time
+			outcome string
+		}{c.NextDue, c.Outcome}
+		if i == 0 {
+			want.outcome = OutcomeUp // what the Complete before recorded
+		}
+		if leased || (i > 0 && !due.Equal(want.due)) || outcome != want.outcome {
+			t.Errorf("slot %d: next due %v, outcome %q, leased %v; want next due %v, outcome %q, not leased", i, due, outcome, leased, want.due, want.outcome)
 		}
 	}
 }
