@@ -1,7 +1,6 @@
 package alert
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,30 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/syncbuf"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mcpwatch/mcpwatch/alert/alerttest"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/store"
 )
-
-// syncBuffer is a log destination shared by goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func hookChannel() ChannelConfig {
 	return ChannelConfig{Name: "hook", Type: ChannelSlack, WebhookURLEnv: alerttest.EnvWebhookURL}
@@ -62,7 +45,7 @@ type process struct {
 	disp   *Dispatcher
 }
 
-func startProcess(t *testing.T, db pgtest.DB, cfg Config, f *alerttest.Slack, logs *syncBuffer, worker string) *process {
+func startProcess(t *testing.T, db pgtest.DB, cfg Config, f *alerttest.Slack, logs *syncbuf.Buffer, worker string) *process {
 	t.Helper()
 	st := store.New(db.Pool(t))
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -168,7 +151,7 @@ func TestDispatcherRetries5xxAnd429HonouringRetryAfterWithoutLoggingSecrets(t *t
 		c.Down.FailureThreshold = 1
 		c.Channels = []ChannelConfig{hookChannel(), botChannel(f)}
 	})
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	p := startProcess(t, db, cfg, f, logs, "w1")
 	p.run(t)
 	observeAll(t, p.engine, obs(0, "eu", down))
@@ -226,7 +209,7 @@ func TestDispatcherGivesUpOnPermanentErrorsWithoutMarkingSent(t *testing.T) {
 		c.Down.FailureThreshold = 1
 		c.Channels = []ChannelConfig{hookChannel()}
 	})
-	p := startProcess(t, db, cfg, f, &syncBuffer{}, "w1")
+	p := startProcess(t, db, cfg, f, &syncbuf.Buffer{}, "w1")
 	observeAll(t, p.engine, obs(0, "eu", down))
 	if n, err := p.disp.DispatchOnce(testContext(t)); n != 1 || err != nil {
 		t.Fatalf("DispatchOnce = %d, %v", n, err)
@@ -249,8 +232,8 @@ func TestTwoDispatchersSendOneMessagePerTransition(t *testing.T) {
 		c.Channels = []ChannelConfig{genericChannel()}
 		c.Delivery.BatchSize = 3
 	})
-	a := startProcess(t, db, cfg, f, &syncBuffer{}, "a")
-	b := startProcess(t, db, cfg, f, &syncBuffer{}, "b")
+	a := startProcess(t, db, cfg, f, &syncbuf.Buffer{}, "a")
+	b := startProcess(t, db, cfg, f, &syncbuf.Buffer{}, "b")
 	a.run(t)
 	b.run(t)
 	const servers = 40
@@ -325,8 +308,8 @@ func TestEnginesJudgeRunsOfOneServerOneAtATime(t *testing.T) {
 	db, pool := pgtest.Migrated(t)
 	f := alerttest.NewSlack(t)
 	cfg := config(only(KindDown), func(c *Config) { c.Channels = []ChannelConfig{genericChannel()} })
-	a := startProcess(t, db, cfg, f, &syncBuffer{}, "a")
-	b := startProcess(t, db, cfg, f, &syncBuffer{}, "b")
+	a := startProcess(t, db, cfg, f, &syncbuf.Buffer{}, "a")
+	b := startProcess(t, db, cfg, f, &syncbuf.Buffer{}, "b")
 	var wg sync.WaitGroup
 	for i, p := range []*process{a, b} {
 		region := []string{"eu", "us"}[i]

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/syncbuf"
+
 	"github.com/mcpwatch/mcpwatch/alert/alerttest"
 	"github.com/mcpwatch/mcpwatch/checks"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
@@ -81,7 +83,7 @@ func TestBreakingAndFixingAMonitoredServer(t *testing.T) {
 	at := time.Now().Add(-time.Hour).Truncate(time.Second)
 	next := func() time.Time { at = at.Add(time.Minute); return at }
 
-	first := startProcess(t, db, cfg, f, &syncBuffer{}, "w1")
+	first := startProcess(t, db, cfg, f, &syncbuf.Buffer{}, "w1")
 	stop := first.run(t)
 	mon.Serve(t, fixture.Config{})
 	observeAll(t, first.engine, probeOnce(t, mon, server, "eu", next()))
@@ -103,7 +105,7 @@ func TestBreakingAndFixingAMonitoredServer(t *testing.T) {
 	}
 	stop()
 
-	second := startProcess(t, db, cfg, f, &syncBuffer{}, "w2")
+	second := startProcess(t, db, cfg, f, &syncbuf.Buffer{}, "w2")
 	second.run(t)
 	observeAll(t, second.engine, probeOnce(t, mon, server, "eu", next()))
 	mon.Serve(t, fixture.Config{})

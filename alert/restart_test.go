@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/syncbuf"
+
 	"github.com/mcpwatch/mcpwatch/alert/alerttest"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/store"
@@ -30,13 +32,13 @@ func TestRestartInTheMiddleOfAnIncident(t *testing.T) {
 		t.Parallel()
 		db, _ := pgtest.Migrated(t)
 		f := alerttest.NewSlack(t)
-		first := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w1")
+		first := startProcess(t, db, cfg(f), f, &syncbuf.Buffer{}, "w1")
 		stop := first.run(t)
 		observeAll(t, first.engine, obs(0, "eu", down), obs(1*m, "eu", down))
 		f.WaitFor(t, 1, 30*time.Second)
 		stop()
 
-		second := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w2")
+		second := startProcess(t, db, cfg(f), f, &syncbuf.Buffer{}, "w2")
 		observeAll(t, second.engine, obs(2*m, "eu", down), obs(3*m, "eu", down), obs(4*m, "eu", down))
 		if n, err := second.disp.DispatchOnce(testContext(t)); n != 0 || err != nil {
 			t.Fatalf("after the restart DispatchOnce = %d, %v; want nothing to send", n, err)
@@ -69,13 +71,13 @@ func TestRestartInTheMiddleOfAnIncident(t *testing.T) {
 		db, _ := pgtest.Migrated(t)
 		f := alerttest.NewSlack(t)
 		f.Answer(alerttest.GenericPath, alerttest.Answer{Status: http.StatusBadGateway})
-		first := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w1")
+		first := startProcess(t, db, cfg(f), f, &syncbuf.Buffer{}, "w1")
 		observeAll(t, first.engine, obs(0, "eu", down), obs(1*m, "eu", down))
 		if n, _ := first.disp.DispatchOnce(testContext(t)); n != 1 {
 			t.Fatalf("first attempt claimed %d", n)
 		}
 		// The process dies here, with the firing unsent.
-		second := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w2")
+		second := startProcess(t, db, cfg(f), f, &syncbuf.Buffer{}, "w2")
 		second.run(t)
 		f.WaitFor(t, 2, 30*time.Second)
 		observeAll(t, second.engine, obs(2*m, "eu", down), obs(3*m, "eu", up))
@@ -94,8 +96,8 @@ func TestRestartInTheMiddleOfAnIncident(t *testing.T) {
 		t.Parallel()
 		db, _ := pgtest.Migrated(t)
 		f := alerttest.NewSlack(t)
-		first := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w1")
-		second := startProcess(t, db, cfg(f), f, &syncBuffer{}, "w2")
+		first := startProcess(t, db, cfg(f), f, &syncbuf.Buffer{}, "w1")
+		second := startProcess(t, db, cfg(f), f, &syncbuf.Buffer{}, "w2")
 		observeAll(t, first.engine, obs(0, "eu", down), obs(1*m, "eu", down))
 		claimed, err := first.store.ClaimNotifications(testContext(t), "w1", 10, 2*time.Second)
 		if err != nil || len(claimed) != 1 {

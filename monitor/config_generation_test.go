@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/syncbuf"
+
 	"github.com/mcpwatch/mcpwatch/internal/metrics"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/store"
@@ -128,9 +130,9 @@ func TestAWorkersStaleFileDisablesNothingFleetWide(t *testing.T) {
 	db := pgtest.New(t)
 	dir := t.TempDir()
 	now := time.Now()
-	start := func(name string, cfg *Config) (*Service, *logBuffer) {
+	start := func(name string, cfg *Config) (*Service, *syncbuf.Buffer) {
 		t.Helper()
-		var logs logBuffer
+		var logs syncbuf.Buffer
 		svc, err := Start(t.Context(), cfg, ServiceOptions{
 			DatabaseURL: db.URL, Migrate: true, Worker: name, LookupEnv: func(string) (string, bool) { return "", false },
 			Version: "test", Logger: slog.New(slog.NewTextHandler(&logs, nil)),
@@ -159,7 +161,7 @@ func TestAWorkersStaleFileDisablesNothingFleetWide(t *testing.T) {
 	if !enabled("beta") {
 		t.Fatal("beta was disabled by the worker started from the older file")
 	}
-	for name, logs := range map[string]*logBuffer{"a": logsA, "c": logsC} {
+	for name, logs := range map[string]*syncbuf.Buffer{"a": logsA, "c": logsC} {
 		if strings.Contains(logs.String(), "not synced") || !strings.Contains(logs.String(), "configuration synced") {
 			t.Errorf("worker %s, from the newer file or a copy of it, did not sync:\n%s", name, logs.String())
 		}
@@ -218,7 +220,7 @@ func TestForcedSyncAppliesAnOlderFileAndSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs logBuffer
+	var logs syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	now := time.Now()
 	newer := writeConfig(t, filepath.Join(dir, "a.yaml"), fleetConfig(dir, "alpha", "beta"), now)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/syncbuf"
+
 	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/store"
@@ -91,7 +93,7 @@ servers:
   - name: first
     url: %s/mcp
 `, spool, ts.URL))
-	var logs logBuffer
+	var logs syncbuf.Buffer
 	svc, err := Start(t.Context(), cfg, ServiceOptions{
 		DatabaseURL: db.URL, Migrate: true, Worker: "w1", LookupEnv: func(string) (string, bool) { return "", false },
 		Version: "test", Logger: slog.New(slog.NewTextHandler(&logs, nil)),

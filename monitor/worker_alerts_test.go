@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/testkit/syncbuf"
 
 	"github.com/mcpwatch/mcpwatch/alert"
 	"github.com/mcpwatch/mcpwatch/store"
@@ -33,24 +34,6 @@ func (f *fakeEngine) observed() []alert.Observation {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]alert.Observation(nil), f.seen...)
-}
-
-// logBuffer is a log destination shared by goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // Whatever the alert engine does, every run is stored and its slot completed on time: an
@@ -79,7 +62,7 @@ func TestWorkerHandsEveryStoredRunToTheAlertEngine(t *testing.T) {
 			farm := newFixtureFarm(t, 0)
 			syncServers(t, db.direct, "eu", farm.servers("srv", 2, "@every 1s", 5*time.Second))
 			engine := &fakeEngine{answer: tt.answer}
-			logs := &logBuffer{}
+			logs := &syncbuf.Buffer{}
 			rec := newRecorder()
 			w := startWorker(t, openStore(t, db.URL), WorkerConfig{Name: "w", Concurrency: 2, MaxTimeout: 5 * time.Second,
 				MaxJitter: -1, Alerts: engine, AlertTimeout: alertTimeout, Trace: rec.trace,

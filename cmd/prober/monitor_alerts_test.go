@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/syncbuf"
+
 	"github.com/mcpwatch/mcpwatch/alert/alerttest"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
@@ -40,7 +42,7 @@ alerts:
       webhook-url-env: %s
 `, serveFixture(t, fixture.InitError), alerttest.EnvWebhookURL))
 	var stdout bytes.Buffer
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	env := environment{stdout: &stdout, stderr: &stderr, lookupEnv: slack.Env()}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

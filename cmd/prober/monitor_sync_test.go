@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/syncbuf"
+
 	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 )
 
@@ -36,9 +38,9 @@ func TestRunRefusesAnOlderFileUnlessForced(t *testing.T) {
 	now := time.Now()
 	newer := config("a.yaml", now, "alpha", "beta")
 	older := config("b.yaml", now.Add(-time.Hour), "alpha")
-	run := func(worker, file string, extra ...string) (*lockedBuffer, func()) {
-		var stderr lockedBuffer
-		env := environment{stdout: &lockedBuffer{}, stderr: &stderr, lookupEnv: func(string) (string, bool) { return "", false }}
+	run := func(worker, file string, extra ...string) (*syncbuf.Buffer, func()) {
+		var stderr syncbuf.Buffer
+		env := environment{stdout: &syncbuf.Buffer{}, stderr: &stderr, lookupEnv: func(string) (string, bool) { return "", false }}
 		ctx, cancel := context.WithCancel(context.Background())
 		code := make(chan int, 1)
 		args := append([]string{"--config", file, "--database-url", db.URL, "--worker", worker,
@@ -104,7 +106,7 @@ func TestForceSyncIsAFlagOfRun(t *testing.T) {
 			t.Errorf("%q: force %v, %v; want %v", tc.args, f != nil && f.forceSync, err, tc.want)
 		}
 	}
-	var help lockedBuffer
+	var help syncbuf.Buffer
 	writeMonitorHelp(&help)
 	if !strings.Contains(help.String(), "--force-sync") {
 		t.Error("the help of run does not document --force-sync")

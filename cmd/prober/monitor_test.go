@@ -14,34 +14,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwatch/mcpwatch/internal/testkit/syncbuf"
 
 	"github.com/mcpwatch/mcpwatch/internal/testkit/fixture"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/pgtest"
 	"github.com/mcpwatch/mcpwatch/internal/units/unitstest"
 	"github.com/mcpwatch/mcpwatch/store"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the logger's goroutines and the test's reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func serveFixture(t *testing.T, fault fixture.Fault) string {
 	t.Helper()
@@ -141,7 +124,7 @@ servers:
 `, good, broken))
 	metrics := freeAddr(t)
 	var stdout bytes.Buffer
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	env := environment{stdout: &stdout, stderr: &stderr, lookupEnv: func(k string) (string, bool) {
 		if k == "TEST_TOKEN" {
 			return "t0ken", true
@@ -301,7 +284,7 @@ func TestRunAsAProcessReloadsOnSIGHUPAndStopsOnSIGTERM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd := exec.Command(exe, "run", "--config", config, "--database-url", db.URL, "--spool-dir", filepath.Join(dir, "spool"))
 	cmd.Env = append(os.Environ(), asMainEnv+"=1")
 	cmd.Stderr = &stderr
@@ -340,7 +323,7 @@ func TestRunAsAProcessReloadsOnSIGHUPAndStopsOnSIGTERM(t *testing.T) {
 }
 
 // expectCleanStop waits for a stopped `prober run` to exit 0, within a minute.
-func expectCleanStop(t *testing.T, code <-chan int, stderr *lockedBuffer) {
+func expectCleanStop(t *testing.T, code <-chan int, stderr *syncbuf.Buffer) {
 	t.Helper()
 	select {
 	case c := <-code:
@@ -372,7 +355,7 @@ alerts:
       duration: 2h
 `, serveFixture(t, fixture.Conformant)))
 	site := freeAddr(t)
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	env := environment{stdout: &bytes.Buffer{}, stderr: &stderr, lookupEnv: func(string) (string, bool) { return "", false }}
 	ctx, cancel := context.WithCancel(context.Background())
 	code := make(chan int, 1)

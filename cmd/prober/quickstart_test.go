@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatch/mcpwatch/internal/testkit/syncbuf"
+
 	"github.com/mcpwatch/mcpwatch/internal/pgembed"
 	"github.com/mcpwatch/mcpwatch/internal/testkit/modroot"
 )
@@ -54,7 +56,7 @@ func TestQuickStartShowsAProbeOnTheStatusPageWithinAMinute(t *testing.T) {
 	// standard library from scratch within the minute measured.
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"), "GOCACHE="+goEnv(t, "GOCACHE"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a Ctrl-C reaches go run and prober
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
